@@ -1,0 +1,47 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import { randomUUID } from 'node:crypto';
+import type { CoreDeps } from './core/context.js';
+import { gatewayBody } from './http/body.js';
+import { errorHandler, notFound } from './http/error-handler.js';
+import { healthRouter } from './http/routes/health.js';
+import { authoriseRouter } from './http/routes/authorise.js';
+
+export interface AppOptions {
+  trustProxy?: string | boolean | number | undefined;
+  isShuttingDown?: () => boolean;
+}
+
+/** Tags every request with an id (echoed in X-Request-Id and in error bodies) and logs its outcome. */
+function requestLog(deps: CoreDeps) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const header = req.get('x-request-id');
+    const id = header && /^[\w.-]{1,64}$/.test(header) ? header : randomUUID();
+    res.locals.requestId = id;
+    res.setHeader('X-Request-Id', id);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      deps.log.info(
+        { request_id: id, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        'request',
+      );
+    });
+    next();
+  };
+}
+
+/** Builds the Express app around the core; no listen here, so tests run it on port 0 with supertest. */
+export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
+  app.use(requestLog(deps));
+  app.use(helmet());
+  app.use(healthRouter(deps.store, options.isShuttingDown ?? (() => false)));
+  app.use(gatewayBody);
+  app.use(authoriseRouter(deps));
+  app.use(notFound);
+  app.use(errorHandler(deps.log));
+  return app;
+}

@@ -1,0 +1,38 @@
+import type { Config } from './config.js';
+import type { CoreDeps, Logger } from './core/context.js';
+import { randomIds, systemClock, type Clock, type IdGenerator } from './core/clock.js';
+import { connectorRegistry } from './core/connectors/connector.js';
+import { SandboxConnector } from './core/connectors/sandbox.js';
+import { CardVault } from './core/vault.js';
+import type { GatewayStore } from './core/store-port.js';
+import { KvGatewayStore } from './store/gateway-store.js';
+import { MemoryKv } from './store/memory-kv.js';
+import { RedisKv, connectRedis } from './store/redis-kv.js';
+
+/** The store the configuration asks for: Redis when REDIS_URL is set, else the embedded in-memory store. */
+export function openStore(redisUrl: string | undefined): GatewayStore {
+  return new KvGatewayStore(redisUrl ? new RedisKv(connectRedis(redisUrl)) : new MemoryKv());
+}
+
+export interface ComposeOverrides {
+  store?: GatewayStore;
+  clock?: Clock;
+  ids?: IdGenerator;
+}
+
+/** Wires the core's dependencies from the configuration; tests pass their own clock, ids or store. */
+export function composeCore(config: Config, log: Logger, overrides: ComposeOverrides = {}): CoreDeps {
+  const clock = overrides.clock ?? systemClock;
+  const ids = overrides.ids ?? randomIds(clock);
+  return {
+    store: overrides.store ?? openStore(config.redisUrl),
+    clock,
+    ids,
+    vault: new CardVault(config.vaultKey),
+    connectors: connectorRegistry([new SandboxConnector(ids)]),
+    merchants: config.merchants,
+    baseUrl: config.baseUrl,
+    timezone: config.timezone,
+    log,
+  };
+}

@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { merchantsFileSchema, type MerchantDirectory, buildDirectory, demoMerchants } from './core/merchants.js';
+
+/** Thrown when a setting is wrong; main prints the message and exits non-zero. */
+export class ConfigError extends Error {}
+
+const boolFlag = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
+  .optional()
+  .transform((v) => v === '1' || v === 'true' || v === 'yes' || v === 'on');
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^(redis|rediss|redis\+cluster):\/\//, 'must start with redis://, rediss:// or redis+cluster://')
+    .optional(),
+  MERCHANTS_FILE: z.string().min(1).optional(),
+  GATEWAY_TIMEZONE: z
+    .string()
+    .default('UTC')
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat('en-GB', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'is not an IANA time zone'),
+  TRUST_PROXY: z.string().optional(),
+  NOTIFY_ALLOW_PRIVATE: boolFlag,
+  VAULT_KEY: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  NODE_ENV: z.string().default('production'),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: string;
+  redisUrl: string | undefined;
+  timezone: string;
+  trustProxy: string | boolean | number | undefined;
+  notifyAllowPrivate: boolean;
+  vaultKey: Buffer;
+  vaultKeyGenerated: boolean;
+  logLevel: string;
+  development: boolean;
+  shutdownGraceMs: number;
+  merchants: MerchantDirectory;
+  merchantsFromFile: boolean;
+}
+
+function parseVaultKey(raw: string): Buffer {
+  const text = raw.trim();
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  if (key.length !== 32) throw new ConfigError('VAULT_KEY: must be 32 bytes written as 64 hex characters or base64');
+  return key;
+}
+
+function parseTrustProxy(raw: string | undefined): string | boolean | number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
+}
+
+function loadMerchants(path: string | undefined): { directory: MerchantDirectory; fromFile: boolean } {
+  if (!path) return { directory: buildDirectory(demoMerchants()), fromFile: false };
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`MERCHANTS_FILE: cannot read ${path}: ${(err as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`MERCHANTS_FILE: ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+  const parsed = merchantsFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`MERCHANTS_FILE: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  try {
+    return { directory: buildDirectory(parsed.data), fromFile: true };
+  } catch (err) {
+    throw new ConfigError(`MERCHANTS_FILE: ${(err as Error).message}`);
+  }
+}
+
+/** Reads the environment once at start; any bad setting stops the start with a message naming it. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`${issue.path.join('.')}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  if (e.REDIS_URL && !e.VAULT_KEY) {
+    throw new ConfigError('VAULT_KEY: required when REDIS_URL is set (32 bytes, hex or base64)');
+  }
+  const vaultKey = e.VAULT_KEY ? parseVaultKey(e.VAULT_KEY) : randomBytes(32);
+  const { directory, fromFile } = loadMerchants(e.MERCHANTS_FILE);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    redisUrl: e.REDIS_URL,
+    timezone: e.GATEWAY_TIMEZONE,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    notifyAllowPrivate: e.NOTIFY_ALLOW_PRIVATE,
+    vaultKey,
+    vaultKeyGenerated: !e.VAULT_KEY,
+    logLevel: e.LOG_LEVEL,
+    development: e.NODE_ENV === 'development',
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    merchants: directory,
+    merchantsFromFile: fromFile,
+  };
+}

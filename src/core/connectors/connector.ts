@@ -1,0 +1,50 @@
+/**
+ * What the gateway asks of an acquirer. Each connector maps its own answers into these outcomes, so a real
+ * acquirer is one more module beside the sandbox.
+ */
+export interface CardAuthorisation {
+  reference: string;
+  pan: string;
+  expMonth: string;
+  expYear: string;
+  /** absent for token and recurring charges */
+  securityCode?: string;
+  amount: number;
+  currency: string;
+  /** do3DS asks for authentication; no3DS goes straight to authorisation */
+  threeDS: 'do3DS' | 'no3DS';
+  /** results of a 3-D Secure done elsewhere (additional_information.mpi_info) */
+  mpi?: { eci?: string; cavv?: string; xid?: string; dsTransID?: string };
+  recurring?: boolean;
+}
+
+export type DeclineReason = 'DECLINED' | 'INSUFFICIENT_FUNDS' | 'EXPIRED_CARD' | 'THREEDS_FAILED';
+
+export type AuthorisationOutcome =
+  | { kind: 'approved'; connectorRef: string; threedsResult: string }
+  | { kind: 'declined'; connectorRef: string; reason: DeclineReason; threedsResult: string }
+  | { kind: 'challenge'; connectorRef: string }
+  | { kind: 'error'; message: string };
+
+export type OperationOutcome = { ok: true; connectorRef: string } | { ok: false; message: string };
+
+export interface CardConnector {
+  readonly code: string;
+  /** name shown in answers (`connector`) */
+  readonly displayName: string;
+  authorise(req: CardAuthorisation): Promise<AuthorisationOutcome>;
+  /** Finishes a 3-D Secure challenge started by authorise. */
+  completeChallenge(connectorRef: string, code: string): Promise<AuthorisationOutcome>;
+  capture(connectorRef: string, amount: number, currency: string): Promise<OperationOutcome>;
+  void(connectorRef: string): Promise<OperationOutcome>;
+  refund(connectorRef: string, amount: number, currency: string): Promise<OperationOutcome>;
+}
+
+export interface ConnectorRegistry {
+  get(code: string): CardConnector | undefined;
+}
+
+export function connectorRegistry(connectors: CardConnector[]): ConnectorRegistry {
+  const map = new Map(connectors.map((c) => [c.code, c]));
+  return { get: (code) => map.get(code) };
+}

@@ -1,0 +1,26 @@
+import type { Clock, IdGenerator } from './clock.js';
+import type { ConnectorRegistry } from './connectors/connector.js';
+import type { MerchantDirectory } from './merchants.js';
+import type { GatewayStore } from './store-port.js';
+import type { CardVault } from './vault.js';
+
+/** The part of a logger the core uses (pino satisfies it). */
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+}
+
+/** Everything the core needs, passed in: no module reaches for a global. */
+export interface CoreDeps {
+  store: GatewayStore;
+  clock: Clock;
+  ids: IdGenerator;
+  vault: CardVault;
+  connectors: ConnectorRegistry;
+  merchants: MerchantDirectory;
+  baseUrl: string;
+  timezone: string;
+  log: Logger;
+}

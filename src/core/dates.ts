@@ -1,0 +1,63 @@
+/** Date texts of the interface, written in the gateway's time zone (GATEWAY_TIMEZONE). */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function partsIn(ms: number, timeZone: string): Record<string, string> {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-GB', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(timeZone, f);
+  }
+  const out: Record<string, string> = {};
+  for (const p of f.formatToParts(new Date(ms))) out[p.type] = p.value;
+  return out;
+}
+
+/** `YYYYMMDDhhmmss` */
+export function compactDate(ms: number, timeZone: string): string {
+  const p = partsIn(ms, timeZone);
+  return `${p.year}${p.month}${p.day}${p.hour}${p.minute}${p.second}`;
+}
+
+/** `YYYY-MM-DD hh:mm:ss` */
+export function spacedDate(ms: number, timeZone: string): string {
+  const p = partsIn(ms, timeZone);
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
+}
+
+/** Offset of the zone at that instant in minutes east of UTC. */
+export function zoneOffsetMinutes(ms: number, timeZone: string): number {
+  const p = partsIn(ms, timeZone);
+  const asUtc = Date.UTC(+p.year!, +p.month! - 1, +p.day!, +p.hour!, +p.minute!, +p.second!);
+  return Math.round((asUtc - Math.floor(ms / 1000) * 1000) / 60_000);
+}
+
+/** ISO 8601 with an offset written without a colon: 2026-11-21T10:00:00+0000 */
+export function isoWithOffset(ms: number, timeZone: string): string {
+  const p = partsIn(ms, timeZone);
+  const off = zoneOffsetMinutes(ms, timeZone);
+  const sign = off < 0 ? '-' : '+';
+  const abs = Math.abs(off);
+  const hh = String(Math.floor(abs / 60)).padStart(2, '0');
+  const mm = String(abs % 60).padStart(2, '0');
+  return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}${sign}${hh}${mm}`;
+}
+
+/** Parses `YYYYMMDDhhmmss` in the zone to epoch ms; undefined when it is not a real date. */
+export function parseCompactDate(text: string, timeZone: string): number | undefined {
+  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(text);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  const guess = Date.UTC(y, mo - 1, d, h, mi, s);
+  const check = new Date(guess);
+  if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return undefined;
+  return guess - zoneOffsetMinutes(guess, timeZone) * 60_000;
+}

@@ -1,0 +1,50 @@
+/**
+ * Typed domain errors with stable codes. Only http/error-handler.ts turns them into a status and a body;
+ * business failures (declines, over-refunds) are results, never these errors.
+ */
+export const ERROR_CODES = {
+  INVALID_BODY: 400,
+  INVALID_FIELD: 400,
+  MISSING_FIELD: 400,
+  AUTHENTICATION_FAILED: 401,
+  IP_NOT_ALLOWED: 403,
+  NOT_FOUND: 404,
+  ORDER_CONFLICT: 409,
+  IDEMPOTENCY_CONFLICT: 409,
+  IDEMPOTENCY_IN_PROGRESS: 409,
+  BODY_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  STORE_UNAVAILABLE: 503,
+  INTERNAL: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class GatewayError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** the request field at fault, when there is one */
+    readonly field?: string,
+    /** seconds to wait before retrying (429) */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = 'GatewayError';
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code];
+  }
+}
+
+export const invalidField = (field: string, message: string): GatewayError =>
+  new GatewayError('INVALID_FIELD', `${field}: ${message}`, field);
+
+export const missingField = (field: string): GatewayError =>
+  new GatewayError('MISSING_FIELD', `${field}: is required`, field);
+
+/** One message for a bad signature, an unknown merchant and an unknown account: nothing to probe. */
+export const authenticationFailed = (): GatewayError =>
+  new GatewayError('AUTHENTICATION_FAILED', 'merchant_id, account_id or encryption_data is not valid');

@@ -1,0 +1,53 @@
+/**
+ * Money inside the gateway is an integer count of hundredths of the currency unit, because the interface
+ * writes every amount as a decimal string with exactly two fraction digits. Currencies whose minor unit has
+ * no decimals (JPY, KRW, ...) accept only `.00`; three-decimal currencies are carried at two decimals as the
+ * interface fixes. Floating point never touches an amount.
+ */
+export type Minor = number;
+
+const ISO_4217 = (
+  'AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV BRL BSD BTN BWP BYN BZD ' +
+  'CAD CDF CHE CHF CHW CLF CLP CNY COP COU CRC CUC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP ' +
+  'GEL GHS GIP GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW ' +
+  'KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN ' +
+  'NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL ' +
+  'SOS SRD SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD USN UYI UYU UYW UZS VED VES ' +
+  'VND VUV WST XAF XAG XAU XCD XCG XOF XPF YER ZAR ZMW ZWG ZWL'
+).split(' ');
+const CURRENCIES = new Set(ISO_4217);
+
+/** Currencies whose minor unit has no decimals: an amount in them must end in `.00`. */
+const ZERO_DECIMAL = new Set(
+  'BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF'.split(' '),
+);
+
+export function isCurrency(code: string): boolean {
+  return CURRENCIES.has(code);
+}
+
+export function isZeroDecimal(code: string): boolean {
+  return ZERO_DECIMAL.has(code);
+}
+
+/** Largest amount we accept: well inside Number.MAX_SAFE_INTEGER so sums stay exact. */
+export const MAX_MINOR = 99_999_999_999_99;
+
+const DECIMAL = /^(0|[1-9]\d{0,12})\.(\d{2})$/;
+
+/** Parses a two-decimal string ("12.34") into minor units; undefined when the shape is wrong. */
+export function parseAmount(text: string): Minor | undefined {
+  const m = DECIMAL.exec(text);
+  if (!m) return undefined;
+  const minor = Number(m[1]) * 100 + Number(m[2]);
+  return minor <= MAX_MINOR ? minor : undefined;
+}
+
+/** Writes minor units as the interface's two-decimal string. */
+export function formatAmount(minor: Minor): string {
+  const sign = minor < 0 ? '-' : '';
+  const abs = Math.abs(minor);
+  const units = Math.trunc(abs / 100);
+  const cents = abs % 100;
+  return `${sign}${units}.${cents < 10 ? '0' : ''}${cents}`;
+}

@@ -1,0 +1,62 @@
+import type { Account } from '../merchants.js';
+import { orderStatusOf } from '../payment.js';
+import { formatAmount } from '../money.js';
+import { resultInfoOf } from '../result-codes.js';
+import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../signing.js';
+import { deductionSchedule } from '../subscriptions.js';
+import type { PaymentResult } from './settle.js';
+
+/** The authorise answer: the elements of the spec's `respon` document, in the spec's order. */
+export interface PaymentAnswer {
+  merchant_id: string;
+  account_id: string;
+  order_no: string;
+  amount: string;
+  currency: string;
+  transaction_id: string;
+  card: string;
+  order_status: string;
+  result_info: string;
+  contract_name: string;
+  recurring_id: string;
+  recurring_deduction_period: string;
+  recurring_deduction_time: string;
+  note: string;
+  token_id: string;
+  connector: string;
+  threeds_result: string;
+  risk_action: string;
+  risk_score: string;
+  risk_reasons: { name: string; status: string }[];
+  issuer_url?: string;
+  encryption_data: string;
+}
+
+export function paymentAnswer(account: Account, r: PaymentResult, timezone: string): PaymentAnswer {
+  const p = r.payment;
+  const schedule = r.contract ? deductionSchedule(r.contract, timezone) : { period: '', time: '' };
+  const answer: Omit<PaymentAnswer, 'encryption_data'> = {
+    merchant_id: p.merchant_id,
+    account_id: p.account_id,
+    order_no: p.order_no,
+    amount: formatAmount(p.amount),
+    currency: p.currency,
+    transaction_id: p.transaction_id,
+    card: p.card?.masked ?? '',
+    order_status: orderStatusOf(p.status),
+    result_info: resultInfoOf(p.result_code),
+    contract_name: r.contract?.contract_name ?? '',
+    recurring_id: r.contract?.recurring_id ?? '',
+    recurring_deduction_period: schedule.period,
+    recurring_deduction_time: schedule.time,
+    note: p.note,
+    token_id: p.token_id ?? '',
+    connector: p.connector,
+    threeds_result: p.threeds.result,
+    risk_action: p.risk.action,
+    risk_score: String(p.risk.score),
+    risk_reasons: p.risk.checks.map((c) => ({ name: c.name, status: c.status })),
+    ...(r.issuerUrl ? { issuer_url: r.issuerUrl } : {}),
+  };
+  return { ...answer, encryption_data: signFields(answer, RESPONSE_SIGNATURE_FIELDS.payment, account.sign_key).toUpperCase() };
+}

@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import type { CoreDeps } from '../context.js';
+import type { Account } from '../merchants.js';
+import type { Contract, NotifyType } from '../records.js';
+import type { AuthorisationOutcome, DeclineReason } from '../connectors/connector.js';
+import type { ChangeSet } from '../store-port.js';
+import { PaymentStatus as S, type Payment, type PaymentStatus } from '../payment.js';
+import { moveTo } from '../payment-state.js';
+import { RESULT, type ResultKey } from '../result-codes.js';
+import { paymentNotification } from '../notifications.js';
+import { newContract } from '../subscriptions.js';
+
+export interface PaymentResult {
+  payment: Payment;
+  contract?: Contract | undefined;
+  /** the hosted challenge address, while a 3-D Secure challenge waits */
+  issuerUrl?: string;
+  /** true when this answer repeats an earlier outcome (same order_no, same request) */
+  replayed: boolean;
+}
+
+export type SettleOutcome = AuthorisationOutcome | { kind: 'rejected' };
+
+const DECLINE_RESULT: Record<DeclineReason, ResultKey> = {
+  DECLINED: 'DECLINED',
+  INSUFFICIENT_FUNDS: 'INSUFFICIENT_FUNDS',
+  EXPIRED_CARD: 'EXPIRED_CARD',
+  THREEDS_FAILED: 'THREEDS_FAILED',
+};
+
+export function issuerUrl(baseUrl: string, p: Payment): string {
+  return `${baseUrl}/v1/3ds/${encodeURIComponent(p.merchant_id)}/${encodeURIComponent(p.transaction_id)}/${p.threeds.challenge_secret}`;
+}
+
+/** Status, result and extra fields that an authorisation outcome leads to. */
+function nextState(account: Account, p: Payment, outcome: SettleOutcome, now: number): { status: PaymentStatus; result: ResultKey; changes: Partial<Payment> } {
+  switch (outcome.kind) {
+    case 'rejected':
+      return { status: S.REJECTED, result: 'RISK_REJECTED', changes: { threeds: { ...p.threeds, result: 'not performed' } } };
+    case 'error':
+      return { status: S.DECLINED, result: 'CONNECTOR_ERROR', changes: { threeds: { ...p.threeds, challenge_pending: false } } };
+    case 'declined': {
+      const status = outcome.reason === 'THREEDS_FAILED' ? S.THREEDS_FAILED : S.DECLINED;
+      return {
+        status,
+        result: DECLINE_RESULT[outcome.reason],
+        changes: { connector_ref: outcome.connectorRef, threeds: { ...p.threeds, challenge_pending: false, result: outcome.threedsResult } },
+      };
+    }
+    case 'approved': {
+      const base = { connector_ref: outcome.connectorRef, threeds: { ...p.threeds, challenge_pending: false, result: outcome.threedsResult } };
+      if (p.risk.action === 'REVIEW') return { status: S.HELD, result: 'HELD_FOR_REVIEW', changes: base };
+      if (account.capture_mode === 'auto') return { status: S.CAPTURED, result: 'SUCCESS', changes: { ...base, captured: p.amount } };
+      return { status: S.AUTHORISED, result: 'SUCCESS', changes: { ...base, auth_expires_at: now + account.auth_window_days * 86_400_000 } };
+    }
+    case 'challenge':
+      throw new Error('a challenge is not a settled outcome');
+  }
+}
+
+/**
+ * Records an authorisation outcome in one atomic step: the payment's new status, its contract, the card kept
+ * or dropped, the expiry queue and the notification. A payment that moved meanwhile is answered as it is.
+ */
+export async function settleAuthorisation(
+  deps: CoreDeps,
+  account: Account,
+  payment: Payment,
+  outcome: SettleOutcome,
+  notifyType: NotifyType,
+): Promise<PaymentResult> {
+  const now = deps.clock.now();
+  const m = account.merchant_id;
+  const change: ChangeSet = { merchantId: m };
+  let next: Payment;
+  let contract: Contract | undefined;
+
+  if (outcome.kind === 'challenge') {
+    next = {
+      ...payment,
+      connector_ref: outcome.connectorRef,
+      result_code: RESULT.PENDING_3DS[0],
+      threeds: { ...payment.threeds, challenge_pending: true, result: 'challenge required', challenge_secret: randomBytes(18).toString('base64url') },
+      updated_at: now,
+    };
+  } else {
+    const { status, result, changes } = nextState(account, payment, outcome, now);
+    const move = moveTo(payment, status, now, { ...changes, result_code: RESULT[result][0] });
+    if (!move.ok) return { payment, replayed: true };
+    next = move.payment;
+    const approved = status === S.AUTHORISED || status === S.CAPTURED;
+    if (status === S.AUTHORISED) change.due = [{ queue: 'auth_expiry', member: next.transaction_id, at: next.auth_expires_at! }];
+    if (approved && next.subscription && next.vault_token) {
+      contract = newContract(next, next.subscription, deps.ids.recurringId(), next.vault_token, now);
+      next = { ...next, recurring_id: contract.recurring_id };
+      change.contracts = [{ next: contract, expected: 0 }];
+      if (contract.next_charge_at !== null) {
+        change.due = [...(change.due ?? []), { queue: 'contract_charge', member: contract.recurring_id, at: contract.next_charge_at }];
+      }
+    }
+    const failed = !approved && status !== S.HELD;
+    if (failed && next.vault_created && next.vault_token) {
+      change.dropCards = [next.vault_token];
+      const { token_id: _t, vault_token: _v, ...rest } = next;
+      next = rest as Payment;
+    }
+    change.outbox = paymentNotification(deps, account, notifyType, next).map((o) => ({ next: o, expected: 0 }));
+  }
+  change.payments = [{ next, expected: payment.version }];
+  if (!(await deps.store.commit(change))) {
+    const current = (await deps.store.getPayment(m, payment.transaction_id)) ?? payment;
+    const currentContract = current.recurring_id ? await deps.store.getContract(m, current.recurring_id) : undefined;
+    return { payment: current, contract: currentContract, replayed: true };
+  }
+  next = { ...next, version: payment.version + 1 };
+  if (contract) contract = { ...contract, version: 1 };
+  deps.log.info(
+    { transaction_id: next.transaction_id, merchant_id: m, order_no: next.order_no, status: next.status, result_code: next.result_code },
+    'payment settled',
+  );
+  return outcome.kind === 'challenge'
+    ? { payment: next, issuerUrl: issuerUrl(deps.baseUrl, next), replayed: false }
+    : { payment: next, contract, replayed: false };
+}

@@ -1,0 +1,81 @@
+import type { Minor } from './money.js';
+import type { CardSummary } from './payment.js';
+
+/** A card in the vault: the number only encrypted (AES-256-GCM), beside what may be shown of it. */
+export interface VaultRecord {
+  token: string;
+  merchant_id: string;
+  account_id: string;
+  /** base64 of iv (12 bytes) + auth tag (16 bytes) + ciphertext of the card number */
+  sealed: string;
+  card: CardSummary;
+  created_at: number;
+}
+
+export type ContractStatus = 'Active' | 'Inactived' | 'Suspended' | 'Completed';
+export type ContractInterval = 'day' | 'week' | 'month' | 'year';
+
+/** A recurring contract created by a payment's subscription block. */
+export interface Contract {
+  version: number;
+  recurring_id: string;
+  merchant_id: string;
+  account_id: string;
+  contract: string;
+  contract_name: string;
+  currency: string;
+  /** amount of the first promotion_cycle charges (the payment's amount) */
+  promotion_amount: Minor;
+  /** amount of later charges */
+  contract_amount: Minor;
+  interval: ContractInterval;
+  interval_count: number;
+  billing_cycle: number;
+  promotion_cycle: number;
+  contract_start: string;
+  contract_end: string;
+  price_id: string;
+  vault_token: string;
+  status: ContractStatus;
+  /** charges made so far, the first payment included */
+  charges_made: number;
+  /** when the next charge is due (epoch ms); null when none is left */
+  next_charge_at: number | null;
+  failed_attempts: number;
+  origin_transaction_id: string;
+  order_no: string;
+  notify_url: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export type NotifyType =
+  | 'payment'
+  | 'threeds'
+  | 'review'
+  | 'capture'
+  | 'cancel'
+  | 'refund'
+  | 'expire'
+  | 'subscription_charge'
+  | 'subscription_cancel'
+  | 'payout';
+
+/** A notification waiting for delivery (the outbox); written in the same atomic step as the outcome. */
+export interface OutboxRecord {
+  version: number;
+  notify_id: string;
+  merchant_id: string;
+  account_id: string;
+  notify_type: NotifyType;
+  notify_url: string;
+  /** the form fields to send, signature included */
+  fields: Record<string, string>;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  created_at: number;
+  next_attempt_at: number;
+  lease_until?: number;
+  last_error?: string;
+  delivered_at?: number;
+}

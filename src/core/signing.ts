@@ -1,0 +1,67 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * The signature rule of DESIGN section 2: SHA-256 over the listed values (spaces removed, no separator)
+ * followed by the account's sign_key, written as hex.
+ */
+export type SignedValue = string | number | boolean | null | undefined;
+
+/** Field order of every request signature, by call. */
+export const REQUEST_SIGNATURE_FIELDS = {
+  authorise: [
+    'merchant_id', 'account_id', 'order_no', 'currency', 'amount', 'first_name', 'last_name',
+    'card', 'expiration_year', 'expiration_month', 'security_code', 'shopper_email',
+  ],
+  checkout: ['merchant_id', 'account_id', 'order_no', 'currency', 'amount', 'first_name', 'last_name', 'shopper_email'],
+  batch: ['merchant_id', 'account_id'],
+  cancelsubscription: ['merchant_id', 'account_id', 'recurring_id'],
+  retrieval: ['merchant_id', 'account_id'],
+  payout: ['merchant_id', 'account_id', 'request_id', 'payment_currency', 'payment_amount'],
+  optimise: ['merchant_id', 'account_id', 'request_id', 'currency', 'amount', 'shopper_email'],
+} as const;
+
+/** Field order of every signature the gateway writes (answers, results, notifications). */
+export const RESPONSE_SIGNATURE_FIELDS = {
+  payment: ['merchant_id', 'account_id', 'order_no', 'currency', 'amount', 'order_status'],
+  batch: ['merchant_id', 'account_id', 'return_status'],
+  cancelsubscription: ['merchant_id', 'account_id', 'recurring_id', 'cancel_status'],
+  payout: ['merchant_id', 'account_id', 'request_id', 'status'],
+  notification: ['merchant_id', 'account_id', 'notify_type', 'notify_id', 'order_no'],
+} as const;
+
+function valueText(v: SignedValue): string {
+  if (v === undefined || v === null) return '';
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** Signs values in the given order; the result is lower-case hex. */
+export function signValues(values: readonly SignedValue[], signKey: string): string {
+  const hash = createHash('sha256');
+  for (const v of values) hash.update(valueText(v).replaceAll(' ', ''), 'utf8');
+  hash.update(signKey, 'utf8');
+  return hash.digest('hex');
+}
+
+/** Signs the named fields of a record in the given order. */
+export function signFields(
+  record: Readonly<Record<string, unknown>>,
+  fields: readonly string[],
+  signKey: string,
+): string {
+  return signValues(
+    fields.map((f) => record[f] as SignedValue),
+    signKey,
+  );
+}
+
+/** Case-insensitive, constant-time comparison of a received signature with the expected one. */
+export function signatureMatches(received: unknown, expected: string): boolean {
+  if (typeof received !== 'string' || received.length !== expected.length) return false;
+  return timingSafeEqual(Buffer.from(received.toLowerCase(), 'utf8'), Buffer.from(expected.toLowerCase(), 'utf8'));
+}
+
+/** The X-Signature header of a notification: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`. */
+export function notificationHeader(body: string, signKey: string, unixSeconds: number): string {
+  const mac = createHmac('sha256', signKey).update(`${unixSeconds}.${body}`, 'utf8').digest('hex');
+  return `t=${unixSeconds},v1=${mac}`;
+}

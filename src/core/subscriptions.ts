@@ -1,0 +1,109 @@
+import type { Contract, ContractInterval } from './records.js';
+import type { Payment } from './payment.js';
+import { spacedDate } from './dates.js';
+
+export interface SubscriptionTerms {
+  contract: string;
+  contract_name: string;
+  contract_amount: number;
+  interval: ContractInterval;
+  interval_count: number;
+  billing_cycle: number;
+  promotion_cycle: number;
+  contract_start: string;
+  contract_end: string;
+  price_id: string;
+}
+
+/** The time `n` intervals after `anchor`; months and years keep the day, clamped to the month's end. */
+export function addIntervals(anchor: number, interval: ContractInterval, count: number, n: number): number {
+  const steps = count * n;
+  const d = new Date(anchor);
+  switch (interval) {
+    case 'day':
+      return anchor + steps * 86_400_000;
+    case 'week':
+      return anchor + steps * 7 * 86_400_000;
+    case 'month':
+    case 'year': {
+      const months = interval === 'month' ? steps : steps * 12;
+      const y = d.getUTCFullYear();
+      const m = d.getUTCMonth() + months;
+      const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+      return Date.UTC(y, m, Math.min(d.getUTCDate(), lastDay), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
+    }
+  }
+}
+
+/** Amount of charge number `n` (1 = the first payment): promotion charges at the payment's amount. */
+export function chargeAmount(contract: Contract, n: number): number {
+  return n <= contract.promotion_cycle ? contract.promotion_amount : contract.contract_amount;
+}
+
+/** End of the contract as epoch ms (end of contract_end's day, UTC), or null when open-ended. */
+function contractEndAt(contractEnd: string): number | null {
+  if (!contractEnd) return null;
+  const [date, time] = contractEnd.split(' ');
+  const [y, m, d] = date!.split('-').map(Number) as [number, number, number];
+  if (time) {
+    const [hh, mm, ss] = time.split(':').map(Number) as [number, number, number];
+    return Date.UTC(y, m - 1, d, hh, mm, ss);
+  }
+  return Date.UTC(y, m - 1, d, 23, 59, 59, 999);
+}
+
+/** When charge number `n` is due, or null when the contract has no such charge. */
+export function dueAt(c: Pick<Contract, 'created_at' | 'interval' | 'interval_count' | 'billing_cycle' | 'contract_end'>, n: number): number | null {
+  if (n > c.billing_cycle) return null;
+  const at = addIntervals(c.created_at, c.interval, c.interval_count, n - 1);
+  const end = contractEndAt(c.contract_end);
+  return end !== null && at > end ? null : at;
+}
+
+/** The contract a payment's subscription block creates once the payment is approved; charge 1 is that payment. */
+export function newContract(payment: Payment, terms: SubscriptionTerms, recurringId: string, vaultToken: string, now: number): Contract {
+  const base = {
+    created_at: now,
+    interval: terms.interval,
+    interval_count: terms.interval_count,
+    billing_cycle: terms.billing_cycle,
+    contract_end: terms.contract_end,
+  };
+  const next = dueAt(base, 2);
+  return {
+    version: 0,
+    recurring_id: recurringId,
+    merchant_id: payment.merchant_id,
+    account_id: payment.account_id,
+    contract: terms.contract,
+    contract_name: terms.contract_name,
+    currency: payment.currency,
+    promotion_amount: payment.amount,
+    contract_amount: terms.contract_amount,
+    interval: terms.interval,
+    interval_count: terms.interval_count,
+    billing_cycle: terms.billing_cycle,
+    promotion_cycle: terms.promotion_cycle,
+    contract_start: terms.contract_start,
+    contract_end: terms.contract_end,
+    price_id: terms.price_id,
+    vault_token: vaultToken,
+    status: next === null ? 'Completed' : 'Active',
+    charges_made: 1,
+    next_charge_at: next,
+    failed_attempts: 0,
+    origin_transaction_id: payment.transaction_id,
+    order_no: payment.order_no,
+    notify_url: payment.notify_url,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** recurring_deduction_period and recurring_deduction_time of the authorise answer. */
+export function deductionSchedule(c: Contract, timezone: string): { period: string; time: string } {
+  return {
+    period: `${c.interval_count} ${c.interval}`,
+    time: c.next_charge_at === null ? '' : spacedDate(c.next_charge_at, timezone),
+  };
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { isCurrency, parseAmount } from '../../core/money.js';
+import { GatewayError } from '../../core/errors.js';
+
+/** Field shapes shared by every call's schema. */
+export const text = (max = 255) => z.string({ error: 'must be a string' }).max(max, `must be at most ${max} characters`);
+export const optionalText = (max = 255) => text(max).optional().default('');
+
+export const merchantId = z.string({ error: 'is required' }).min(1, 'is required').max(7, 'must be at most 7 characters');
+export const accountId = z.string({ error: 'is required' }).min(1, 'is required').max(10, 'must be at most 10 characters');
+export const signature = z
+  .string({ error: 'is required' })
+  .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters');
+
+export const amountText = z
+  .string({ error: 'must be a decimal string such as "10.00"' })
+  .refine((v) => parseAmount(v) !== undefined, 'must be a decimal string with two fraction digits, such as "10.00"');
+export const optionalAmountText = amountText.optional();
+
+export const currencyCode = z
+  .string({ error: 'is required' })
+  .refine(isCurrency, 'must be an ISO 4217 currency code such as "USD"');
+
+export const httpUrl = z
+  .string()
+  .max(2048)
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an http or https URL');
+export const optionalUrl = z.union([z.literal(''), httpUrl]).optional().default('');
+
+/** Turns the first zod issue into a 400 that names the field. */
+export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.map(String).join('.') || 'body';
+  let message = issue.message;
+  if (issue.code === 'invalid_type' && /received undefined/.test(message)) message = 'is required';
+  return throwField(field, message);
+}
+
+function throwField(field: string, message: string): never {
+  throw new GatewayError(message === 'is required' ? 'MISSING_FIELD' : 'INVALID_FIELD', `${field}: ${message}`, field);
+}

@@ -1,0 +1,20 @@
+import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino';
+
+/** Field names that may hold card data anywhere in a log object: always replaced before writing. */
+export const REDACTED_PATHS = [
+  'card', 'pan', 'security_code', 'cvv', 'cvc', 'expiration_month', 'expiration_year', 'card_number',
+  '*.card', '*.pan', '*.security_code', '*.cvv', '*.cvc', '*.card_number', '*.expiration_month', '*.expiration_year',
+  'body', '*.body', 'req.body', 'sealed', '*.sealed',
+];
+
+export function createLogger(level: string, destination?: DestinationStream): PinoLogger {
+  return pino(
+    {
+      level,
+      base: { service: 'payment-gateway' },
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination,
+  );
+}

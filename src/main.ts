@@ -1,0 +1,67 @@
+import type { Server } from 'node:http';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createLogger } from './logger.js';
+import { composeCore } from './compose.js';
+import { createApp } from './app.js';
+
+function printDemoMerchant(config: Config): void {
+  if (config.merchantsFromFile) return;
+  const a = config.merchants.all()[0]!;
+  process.stdout.write(
+    [
+      '',
+      'No MERCHANTS_FILE given: running with the demo merchant',
+      `  merchant_id: ${a.merchant_id}`,
+      `  account_id:  ${a.account_id}`,
+      `  sign_key:    ${a.sign_key}`,
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger(config.logLevel);
+  const deps = composeCore(config, log);
+  if (!config.redisUrl) log.warn({}, 'no REDIS_URL: using the embedded in-memory store (state is lost on exit)');
+  if (config.vaultKeyGenerated) log.warn({}, 'no VAULT_KEY: made a key for this run; stored cards are unreadable after a restart');
+  printDemoMerchant(config);
+
+  let shuttingDown = false;
+  const app = createApp(deps, { trustProxy: config.trustProxy, isShuttingDown: () => shuttingDown });
+  const server: Server = app.listen(config.port, config.host, () => {
+    log.info({ port: config.port, host: config.host, store: config.redisUrl ? 'redis' : 'memory', base_url: config.baseUrl }, 'gateway listening');
+  });
+  server.keepAliveTimeout = 65_000;
+
+  const shutdown = (signal: string): void => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    log.info({ signal }, 'shutting down: finishing requests in flight');
+    const force = setTimeout(() => {
+      log.warn({}, 'grace period over: closing remaining connections');
+      server.closeAllConnections();
+    }, config.shutdownGraceMs);
+    force.unref();
+    server.close(() => {
+      void deps.store.close().finally(() => {
+        log.info({}, 'stopped');
+        process.exit(0);
+      });
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+void main();

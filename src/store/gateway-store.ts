@@ -1,0 +1,121 @@
+import type { ChangeSet, DueQueue, GatewayStore } from '../core/store-port.js';
+import type { Payment } from '../core/payment.js';
+import type { Contract, OutboxRecord, VaultRecord } from '../core/records.js';
+import type { Condition, KvStore, Versioned, Write } from './kv.js';
+
+/**
+ * Every key the gateway uses, built here only. The merchant id is the hash tag `{...}`, so all of one
+ * merchant's records sit in one Redis Cluster slot and a change set can touch them atomically.
+ */
+export const keys = {
+  payment: (m: string, txn: string) => `gw:{${m}}:pay:${txn}`,
+  order: (m: string, account: string, orderNo: string) => `gw:{${m}}:order:${account}:${orderNo}`,
+  card: (m: string, token: string) => `gw:{${m}}:card:${token}`,
+  contract: (m: string, id: string) => `gw:{${m}}:contract:${id}`,
+  outbox: (m: string, id: string) => `gw:{${m}}:outbox:${id}`,
+  due: (m: string, queue: DueQueue) => `gw:{${m}}:due:${queue}`,
+  calls: (m: string, account: string, windowStart: number) => `gw:{${m}}:calls:${account}:${windowStart}`,
+};
+
+function decode<T extends { version: number }>(v: Versioned | undefined): T | undefined {
+  if (!v) return undefined;
+  const record = JSON.parse(v.data) as T;
+  record.version = v.version;
+  return record;
+}
+
+/** Serialises a versioned record without its version (the store keeps that itself). */
+function encode(record: { version: number }): string {
+  const { version: _v, ...rest } = record;
+  return JSON.stringify(rest);
+}
+
+/** The gateway store over any KvStore: one implementation of the domain mapping for both adapters. */
+export class KvGatewayStore implements GatewayStore {
+  constructor(private kv: KvStore) {}
+
+  async commit(change: ChangeSet): Promise<boolean> {
+    const m = change.merchantId;
+    const conditions: Condition[] = [];
+    const writes: Write[] = [];
+    for (const { next, expected } of change.payments ?? []) {
+      const key = keys.payment(m, next.transaction_id);
+      conditions.push({ key, version: expected });
+      writes.push({ op: 'put', key, data: encode(next) });
+      if (expected === 0) {
+        const orderKey = keys.order(m, next.account_id, next.order_no);
+        conditions.push({ key: orderKey, version: 0 });
+        writes.push({ op: 'put', key: orderKey, data: next.transaction_id });
+      }
+    }
+    for (const card of change.cards ?? []) {
+      writes.push({ op: 'put', key: keys.card(m, card.token), data: JSON.stringify(card) });
+    }
+    for (const token of change.dropCards ?? []) writes.push({ op: 'del', key: keys.card(m, token) });
+    for (const { next, expected } of change.contracts ?? []) {
+      const key = keys.contract(m, next.recurring_id);
+      conditions.push({ key, version: expected });
+      writes.push({ op: 'put', key, data: encode(next) });
+    }
+    for (const { next, expected } of change.outbox ?? []) {
+      const key = keys.outbox(m, next.notify_id);
+      conditions.push({ key, version: expected });
+      writes.push({ op: 'put', key, data: encode(next) });
+      const dueKey = keys.due(m, 'outbox');
+      writes.push(
+        next.status === 'pending'
+          ? { op: 'zadd', key: dueKey, score: next.lease_until ?? next.next_attempt_at, member: next.notify_id }
+          : { op: 'zrem', key: dueKey, member: next.notify_id },
+      );
+    }
+    for (const d of change.due ?? []) {
+      const key = keys.due(m, d.queue);
+      writes.push(d.at === null ? { op: 'zrem', key, member: d.member } : { op: 'zadd', key, score: d.at, member: d.member });
+    }
+    return (await this.kv.commit(conditions, writes)).ok;
+  }
+
+  async getPayment(m: string, txn: string): Promise<Payment | undefined> {
+    return decode<Payment>(await this.kv.get(keys.payment(m, txn)));
+  }
+
+  async getPayments(m: string, txns: readonly string[]): Promise<(Payment | undefined)[]> {
+    const found = await this.kv.getMany(txns.map((t) => keys.payment(m, t)));
+    return found.map((v) => decode<Payment>(v));
+  }
+
+  async findPaymentByOrder(m: string, account: string, orderNo: string): Promise<Payment | undefined> {
+    const idx = await this.kv.get(keys.order(m, account, orderNo));
+    return idx ? this.getPayment(m, idx.data) : undefined;
+  }
+
+  async getCard(m: string, token: string): Promise<VaultRecord | undefined> {
+    const v = await this.kv.get(keys.card(m, token));
+    return v ? (JSON.parse(v.data) as VaultRecord) : undefined;
+  }
+
+  async getContract(m: string, id: string): Promise<Contract | undefined> {
+    return decode<Contract>(await this.kv.get(keys.contract(m, id)));
+  }
+
+  async getOutbox(m: string, id: string): Promise<OutboxRecord | undefined> {
+    return decode<OutboxRecord>(await this.kv.get(keys.outbox(m, id)));
+  }
+
+  async due(m: string, queue: DueQueue, upTo: number, limit: number): Promise<{ member: string; at: number }[]> {
+    const hits = await this.kv.range(keys.due(m, queue), -Infinity, upTo, limit);
+    return hits.map((h) => ({ member: h.member, at: h.score }));
+  }
+
+  async countCall(m: string, account: string, windowMs: number, windowStart: number): Promise<number> {
+    return this.kv.countInWindow(keys.calls(m, account, windowStart), windowMs * 2);
+  }
+
+  ping(): Promise<void> {
+    return this.kv.ping();
+  }
+
+  close(): Promise<void> {
+    return this.kv.close();
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * The small set of storage primitives both adapters implement identically (one contract test suite runs
+ * against both). Every record is a string with a version counter; `commit` applies its writes atomically
+ * only when every condition holds, which is how a status change is one atomic step.
+ */
+export interface Versioned {
+  version: number;
+  data: string;
+}
+
+/** The record's version must equal `version` (0: the record must not exist). */
+export interface Condition {
+  key: string;
+  version: number;
+}
+
+export type Write =
+  /** replace the record's data and add one to its version; ttlMs > 0 sets an expiry */
+  | { op: 'put'; key: string; data: string; ttlMs?: number }
+  | { op: 'del'; key: string }
+  | { op: 'zadd'; key: string; score: number; member: string }
+  | { op: 'zrem'; key: string; member: string };
+
+export interface ScoredMember {
+  member: string;
+  score: number;
+}
+
+export type CommitResult = { ok: true } | { ok: false; conflict: string };
+
+export interface KvStore {
+  get(key: string): Promise<Versioned | undefined>;
+  getMany(keys: readonly string[]): Promise<(Versioned | undefined)[]>;
+  /** All keys of one commit must share a hash tag (Redis Cluster slot). */
+  commit(conditions: readonly Condition[], writes: readonly Write[]): Promise<CommitResult>;
+  /** Members with min <= score <= max, lowest first (or highest first with reverse), at most limit. */
+  range(key: string, min: number, max: number, limit: number, reverse?: boolean): Promise<ScoredMember[]>;
+  /** Adds one to a counter that lives windowMs from its first increment; returns the new count. */
+  countInWindow(key: string, windowMs: number): Promise<number>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,89 @@
+import type { CommitResult, Condition, KvStore, ScoredMember, Versioned, Write } from './kv.js';
+
+interface Entry {
+  version: number;
+  data: string;
+  expiresAt: number;
+}
+
+/** The embedded store: one process, all state in memory; each call runs to completion, so commits are atomic. */
+export class MemoryKv implements KvStore {
+  private records = new Map<string, Entry>();
+  private sets = new Map<string, Map<string, number>>();
+  private counters = new Map<string, { count: number; expiresAt: number }>();
+
+  private live(key: string): Entry | undefined {
+    const e = this.records.get(key);
+    if (e && e.expiresAt > 0 && e.expiresAt <= Date.now()) {
+      this.records.delete(key);
+      return undefined;
+    }
+    return e;
+  }
+
+  async get(key: string): Promise<Versioned | undefined> {
+    const e = this.live(key);
+    return e ? { version: e.version, data: e.data } : undefined;
+  }
+
+  async getMany(keys: readonly string[]): Promise<(Versioned | undefined)[]> {
+    return keys.map((k) => {
+      const e = this.live(k);
+      return e ? { version: e.version, data: e.data } : undefined;
+    });
+  }
+
+  async commit(conditions: readonly Condition[], writes: readonly Write[]): Promise<CommitResult> {
+    for (const c of conditions) {
+      if ((this.live(c.key)?.version ?? 0) !== c.version) return { ok: false, conflict: c.key };
+    }
+    for (const w of writes) {
+      switch (w.op) {
+        case 'put': {
+          const prev = this.live(w.key)?.version ?? 0;
+          const ttl = w.ttlMs ?? 0;
+          this.records.set(w.key, { version: prev + 1, data: w.data, expiresAt: ttl > 0 ? Date.now() + ttl : 0 });
+          break;
+        }
+        case 'del':
+          this.records.delete(w.key);
+          this.sets.delete(w.key);
+          break;
+        case 'zadd': {
+          let set = this.sets.get(w.key);
+          if (!set) this.sets.set(w.key, (set = new Map()));
+          set.set(w.member, w.score);
+          break;
+        }
+        case 'zrem':
+          this.sets.get(w.key)?.delete(w.member);
+          break;
+      }
+    }
+    return { ok: true };
+  }
+
+  async range(key: string, min: number, max: number, limit: number, reverse = false): Promise<ScoredMember[]> {
+    const set = this.sets.get(key);
+    if (!set) return [];
+    const hits: ScoredMember[] = [];
+    for (const [member, score] of set) if (score >= min && score <= max) hits.push({ member, score });
+    hits.sort((a, b) => (a.score - b.score || (a.member < b.member ? -1 : a.member > b.member ? 1 : 0)) * (reverse ? -1 : 1));
+    return hits.slice(0, limit);
+  }
+
+  async countInWindow(key: string, windowMs: number): Promise<number> {
+    const now = Date.now();
+    const c = this.counters.get(key);
+    if (!c || c.expiresAt <= now) {
+      this.counters.set(key, { count: 1, expiresAt: now + windowMs });
+      return 1;
+    }
+    c.count += 1;
+    return c.count;
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {}
+}

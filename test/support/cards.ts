@@ -1,0 +1,15 @@
+/** DESIGN section 7's test cards, and the security code the tests use. */
+export const CARDS = {
+  approved: '4242424242424242',
+  approvedVisa2: '4444333322221111',
+  approvedMastercard: '5555555555554444',
+  declined: '4000000000000002',
+  insufficientFunds: '4000000000009995',
+  expiredCard: '4000000000000069',
+  processingError: '4000000000000119',
+  challenge: '4000002500003155',
+} as const;
+
+export const ALL_TEST_CARDS: string[] = Object.values(CARDS);
+export const TEST_SECURITY_CODE = '737';
+export const CHALLENGE_CODE = '123456';

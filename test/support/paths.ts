@@ -1,0 +1,9 @@
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Everything the tests leave behind (Redis data, logs, screenshots); scanned after the suite. */
+export const ARTIFACTS = join(ROOT, 'test-artifacts');
+export const REDIS_DIR = join(ARTIFACTS, 'redis');
+export const LOG_DIR = join(ARTIFACTS, 'logs');
+export const SCREENSHOT_DIR = join(ARTIFACTS, 'screenshots');
