@@ -5,6 +5,7 @@ import { connectorRegistry } from './core/connectors/connector.js';
 import { SandboxConnector } from './core/connectors/sandbox.js';
 import { CardVault } from './core/vault.js';
 import type { GatewayStore } from './core/store-port.js';
+import type { BackgroundJob } from './core/jobs.js';
 import { KvGatewayStore } from './store/gateway-store.js';
 import { MemoryKv } from './store/memory-kv.js';
 import { RedisKv, connectRedis } from './store/redis-kv.js';
@@ -35,4 +36,9 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     timezone: config.timezone,
     log,
   };
+}
+
+/** The background jobs main starts (each issue's sweeps and workers are listed here). */
+export function backgroundJobs(_deps: CoreDeps, _config: Config): BackgroundJob[] {
+  return [];
 }

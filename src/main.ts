@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
-import { composeCore } from './compose.js';
+import { backgroundJobs, composeCore } from './compose.js';
+import { startJobs } from './jobs.js';
 import { createApp } from './app.js';
 
 function printDemoMerchant(config: Config): void {
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
     log.info({ port: config.port, host: config.host, store: config.redisUrl ? 'redis' : 'memory', base_url: config.baseUrl }, 'gateway listening');
   });
   server.keepAliveTimeout = 65_000;
+  const jobs = startJobs(backgroundJobs(deps, config), log);
 
   const shutdown = (signal: string): void => {
     if (shuttingDown) return;
@@ -53,10 +55,13 @@ async function main(): Promise<void> {
     }, config.shutdownGraceMs);
     force.unref();
     server.close(() => {
-      void deps.store.close().finally(() => {
-        log.info({}, 'stopped');
-        process.exit(0);
-      });
+      void jobs
+        .stop()
+        .then(() => deps.store.close())
+        .finally(() => {
+          log.info({}, 'stopped');
+          process.exit(0);
+        });
     });
     server.closeIdleConnections();
   };
