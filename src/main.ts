@@ -63,7 +63,9 @@ async function main(): Promise<void> {
           process.exit(0);
         });
     });
+    // connections kept alive are closed as soon as their last answer is out
     server.closeIdleConnections();
+    setInterval(() => server.closeIdleConnections(), 100).unref();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -9,7 +9,7 @@ import { assessRisk } from '../risk.js';
 import { expiryPassed, summariseCard } from '../cards.js';
 import type { SubscriptionTerms } from '../subscriptions.js';
 import { RESULT } from '../result-codes.js';
-import { settleAuthorisation, type PaymentResult } from './settle.js';
+import { issuerUrl, settleAuthorisation, type PaymentResult } from './settle.js';
 
 export interface CardInput {
   pan: string;
@@ -89,6 +89,7 @@ async function replayOf(deps: CoreDeps, account: Account, cmd: AuthoriseCommand)
   }
   const payment = await awaitOutcome(deps, existing);
   const contract = payment.recurring_id ? await deps.store.getContract(account.merchant_id, payment.recurring_id) : undefined;
+  if (payment.threeds.challenge_pending) return { payment, issuerUrl: issuerUrl(deps.baseUrl, payment), replayed: true };
   return { payment, contract, replayed: true };
 }
 
