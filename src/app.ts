@@ -21,8 +21,9 @@ function requestLog(deps: CoreDeps) {
     res.setHeader('X-Request-Id', id);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
+      // one line per request; routers add what the call did (transaction id, status) in res.locals.outcome
       deps.log.info(
-        { request_id: id, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        { request_id: id, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, ...res.locals.outcome },
         'request',
       );
     });

@@ -7,6 +7,10 @@ export const REDACTED_PATHS = [
   'body', '*.body', 'req.body', 'sealed', '*.sealed',
 ];
 
+/**
+ * JSON logs with card fields redacted. Without a destination, logs go to stdout through an asynchronous
+ * buffer (a synchronous write per line costs the payment path dearly); flushLogger() empties it on exit.
+ */
 export function createLogger(level: string, destination?: DestinationStream): PinoLogger {
   return pino(
     {
@@ -15,6 +19,14 @@ export function createLogger(level: string, destination?: DestinationStream): Pi
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    destination,
+    destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 }),
   );
+}
+
+export function flushLogger(log: PinoLogger): void {
+  try {
+    log.flush();
+  } catch {
+    // the stream may already be closed
+  }
 }

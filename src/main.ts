@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { createLogger } from './logger.js';
+import { createLogger, flushLogger } from './logger.js';
 import { backgroundJobs, composeCore } from './compose.js';
 import { startJobs } from './jobs.js';
 import { createApp } from './app.js';
@@ -60,6 +60,7 @@ async function main(): Promise<void> {
         .then(() => deps.store.close())
         .finally(() => {
           log.info({}, 'stopped');
+          flushLogger(log);
           process.exit(0);
         });
     });

@@ -103,9 +103,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
     throw invalidField('currency', `is not enabled for this account (${account.currencies.join(', ')})`);
   }
   const connector = connectorFor(deps, account);
-  const replay = await replayOf(deps, account, cmd);
-  if (replay) return replay;
-
+  // No read before the write: the order_no claim in the create step finds a repeat (one round trip less).
   const card = await resolveCard(deps, cmd);
   const now = deps.clock.now();
   const keepCard = cmd.card !== undefined && (order.token_flag === 'YES' || order.subscription !== undefined);

@@ -114,10 +114,7 @@ export async function settleAuthorisation(
   }
   next = { ...next, version: payment.version + 1 };
   if (contract) contract = { ...contract, version: 1 };
-  deps.log.info(
-    { transaction_id: next.transaction_id, merchant_id: m, order_no: next.order_no, status: next.status, result_code: next.result_code },
-    'payment settled',
-  );
+  deps.log.debug({ transaction_id: next.transaction_id, merchant_id: m, status: next.status, result_code: next.result_code }, 'payment settled');
   return outcome.kind === 'challenge'
     ? { payment: next, issuerUrl: issuerUrl(deps.baseUrl, next), replayed: false }
     : { payment: next, contract, replayed: false };

@@ -84,6 +84,7 @@ export function authoriseRouter(deps: CoreDeps): Router {
         : {}),
     };
     const result = await authorisePayment(deps, command);
+    res.locals.outcome = { transaction_id: result.payment.transaction_id, payment_status: result.payment.status, replayed: result.replayed };
     res.type('application/xml').send(xmlDocument('respon', paymentAnswer(account, result, deps.timezone)));
   });
   return router;

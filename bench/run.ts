@@ -1,0 +1,123 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { freePort, startRedis } from '../test/support/redis.js';
+
+/**
+ * npm run bench: measures POST /v1/authorise (approved sandbox card, a fresh order_no per request) on a real
+ * Redis with appendfsync always, and in the same run a bare Express route parsing a 2 KB JSON body, then
+ * prints req/s, p50 and p99 of both and their ratio. Absolute figures vary on shared machines; the ratio is
+ * the comparable number.
+ */
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const SIGN_KEY = 'bench-sign-key-0001';
+const M = '1000001';
+const A = '1000001001';
+
+function sha(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function authoriseBody(): string {
+  const b: Record<string, unknown> = {
+    merchant_id: M, account_id: A, order_no: `B-${randomUUID()}`, currency: 'USD', amount: '25.00', item_total: '25.00',
+    items: 'Mug#,#SKU-7#,#12.50#,#2', website: 'https://shop.example', shopper_email: 'bench@example.com', shopper_ip: '203.0.113.9',
+    shopper_id: 'u-1', first_name: 'Ada', last_name: 'Lovelace', card: '4242424242424242', expiration_month: '12', expiration_year: '2034',
+    security_code: '737', open3d: 'no3DS', token_flag: 'NO', billing_country: 'GB', billing_city: 'London', billing_address: '1 Street',
+    billing_postal_code: 'N1 1AA', delivery_country: 'GB', os: 'Linux', browser: 'Chromium', browser_lang: 'en-GB', time_zone: '0',
+    resolution: '1920x1080', color_depth: '24', user_agent: 'Mozilla/5.0 (X11; Linux x86_64) bench', accept: 'text/html',
+    device_type: 'PC', order_type: 'WEB', checkout_time: 1763700000,
+    cart_items: [{ basic_item_data: { name: 'Mug', quantity: '2', type: 'physical', category: 'home', productId: 'SKU-7', price: { amount_usd: 12.5, amount_local_currency: 12.5, currency: 'USD' } } }],
+  };
+  const fields = ['merchant_id', 'account_id', 'order_no', 'currency', 'amount', 'first_name', 'last_name', 'card', 'expiration_year', 'expiration_month', 'security_code', 'shopper_email'];
+  b.encryption_data = sha(fields.map((f) => String(b[f] ?? '').split(' ').join('')).join('') + SIGN_KEY);
+  return JSON.stringify(b);
+}
+
+function bareBody(): string {
+  const filler: Record<string, string> = {};
+  for (let i = 0; JSON.stringify(filler).length < 2000; i++) filler[`field_${i}`] = `value-${i}-${'x'.repeat(20)}`;
+  return JSON.stringify(filler).slice(0, 2048);
+}
+
+async function startServer(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (ready.test(out)) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
+  });
+  child.stdout!.resume();
+  child.stderr!.resume();
+  return child;
+}
+
+interface Figures {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  total: number;
+}
+
+async function measure(name: string, url: string, body: () => string, seconds = DURATION): Promise<Figures> {
+  const run = (duration: number) =>
+    autocannon({
+      url,
+      connections: CONNECTIONS,
+      duration,
+      requests: [{ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, setupRequest: (req) => ({ ...req, body: body() }) }],
+    });
+  await run(2); // warm-up: JIT, connection pools
+  const r = await run(seconds);
+  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, total: r.requests.total };
+}
+
+function print(rows: Figures[]): void {
+  const line = (cells: (string | number)[]) => cells.map((c, i) => String(c).padStart(i === 0 ? 0 : 12)).join('');
+  console.log(line(['scenario'.padEnd(34), 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors']));
+  for (const r of rows) console.log(line([r.name.padEnd(34), r.rps.toFixed(0), r.p50.toFixed(1), r.p99.toFixed(1), r.non2xx, r.errors]));
+}
+
+async function main(): Promise<void> {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  const redis = await startRedis('bench');
+  const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+  const merchants = join(dir, 'merchants.json');
+  writeFileSync(merchants, JSON.stringify({ merchants: [{ merchant_id: M, name: 'Bench Shop', accounts: [{ account_id: A, sign_key: SIGN_KEY, currencies: ['USD'] }] }] }));
+  const gwPort = await freePort();
+  const barePort = await freePort();
+  const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info';
+  const gateway = await startServer(['dist/main.js'], { PORT: String(gwPort), HOST: '127.0.0.1', REDIS_URL: redis.url, VAULT_KEY: 'b'.repeat(64), MERCHANTS_FILE: merchants, LOG_LEVEL: logLevel }, /gateway listening/);
+  const bare = await startServer(['--import', 'tsx', 'bench/bare-server.ts'], { PORT: String(barePort) }, /listening/);
+  try {
+    console.log(`\n${CONNECTIONS} connections, ${DURATION} s per scenario after a 2 s warm-up; Redis with appendfsync always; gateway LOG_LEVEL=${logLevel}\n`);
+    const bare2k = bareBody();
+    const baseline = await measure('bare Express, 2 KB JSON', `http://127.0.0.1:${barePort}/bare`, () => bare2k);
+    const authorise = await measure('POST /v1/authorise (approved)', `http://127.0.0.1:${gwPort}/v1/authorise`, authoriseBody);
+    print([baseline, authorise]);
+    console.log(`\nauthorise / baseline req/s: ${(authorise.rps / baseline.rps).toFixed(2)}  (aim >= 0.50; p99 aim < 25 ms)`);
+    const txns = (await redis.client().keys(`gw:{${M}}:pay:*`)).length;
+    console.log(`transactions stored: ${txns} (authorise answers counted: ${authorise.total + 0})`);
+    if (authorise.non2xx > 0 || authorise.errors > 0) process.exitCode = 1;
+  } finally {
+    gateway.kill('SIGTERM');
+    bare.kill('SIGTERM');
+    await redis.stop();
+  }
+}
+
+void main();
