@@ -53,6 +53,13 @@ describe('capture', () => {
     expect(second.body.capture_orders[0]).toMatchObject({ capture_status: '0', error_message: 'V2001:Transaction has already been captured' });
   });
 
+  it('when the capture amount is 0.00, then that order fails and the payment stays authorised', async () => {
+    const p = await pay(gw.app);
+    const res = await postBatch(gw.app, 'capture', [ref(p, { amount: '0.00' })]);
+    expect(res.body.capture_orders[0].error_message).toBe('V3003:Amount must be greater than zero');
+    expect(await statusOf(p)).toBe('3000');
+  });
+
   it('when the capture amount exceeds the authorised amount, then that order fails and the payment stays authorised', async () => {
     const p = await pay(gw.app);
     const res = await postBatch(gw.app, 'capture', [ref(p, { amount: '10.01' })]);
@@ -216,6 +223,33 @@ describe('cancel', () => {
     expect(res.body.cancel_orders[0]).toEqual({ ...ref(p), cancel_status: '1', error_message: '' });
     expect(await statusOf(p)).toBe('4100');
     expect(await gw.deps.store.getCard(MERCHANT_ID, before!.vault_token!)).toBeUndefined();
+  });
+
+  it('when a payment waits for a 3-D Secure challenge, then it can be cancelled and the challenge no longer counts', async () => {
+    const p = await pay(gw.app, { card: '4000002500003155', open3d: 'do3DS' });
+    expect(p.order_status).toBe('2');
+    const res = await postBatch(gw.app, 'cancel', [ref(p)]);
+    expect(res.body.cancel_orders[0].cancel_status).toBe('1');
+    expect(await statusOf(p)).toBe('4100');
+  });
+
+  it('when a scheduled recurring charge has not run yet, then cancel stops it (4100)', async () => {
+    const origin = await gw.deps.store.getPayment(MERCHANT_ID, (await pay(gw.app)).transaction_id);
+    const charge = {
+      ...origin!,
+      version: 0,
+      transaction_id: `RC-${origin!.transaction_id}`,
+      order_no: `RC-${origin!.order_no}`,
+      status: '1000' as const,
+      source: 'recurring' as const,
+      auth_expires_at: undefined,
+      connector_ref: undefined,
+    };
+    expect(await gw.deps.store.commit({ merchantId: MERCHANT_ID, payments: [{ next: charge, expected: 0 }] })).toBe(true);
+    const c: Paid = { transaction_id: charge.transaction_id, order_no: charge.order_no, currency: 'USD', amount: '10.00', order_status: '2' };
+    const res = await postBatch(gw.app, 'cancel', [ref(c)]);
+    expect(res.body.cancel_orders[0]).toMatchObject({ cancel_status: '1', error_message: '' });
+    expect(await statusOf(c)).toBe('4100');
   });
 
   it('when a captured payment is cancelled, then the order fails and says to refund', async () => {

@@ -82,6 +82,7 @@ export async function applyOperation<O, P>(
   ref?: OrderRef,
 ): Promise<OperationResult<P>> {
   const m = account.merchant_id;
+  const connector = connectorFor(deps, account);
   const claimId = deps.ids.opaque('claim');
   const waitUntil = Date.now() + WAIT_MS;
   let claimed: Payment | undefined;
@@ -105,16 +106,23 @@ export async function applyOperation<O, P>(
     if (Date.now() > waitUntil) return { ok: false, failure: 'BUSY', payment: p };
     await sleep(Math.min(2 + attempt * 2, 40) + Math.random() * 8);
   }
-  return finish(deps, account, op, claimed, plan as P);
+  return finish(deps, account, connector, op, claimed, plan as P);
 }
 
-async function finish<O, P>(deps: CoreDeps, account: Account, op: PaymentOperation<O, P>, claimed: Payment, plan: P): Promise<OperationResult<P>> {
+async function finish<O, P>(
+  deps: CoreDeps,
+  account: Account,
+  connector: CardConnector,
+  op: PaymentOperation<O, P>,
+  claimed: Payment,
+  plan: P,
+): Promise<OperationResult<P>> {
   const m = account.merchant_id;
   const before = withoutClaim(claimed);
-  const asked = op.execute(connectorFor(deps, account), before, plan);
-  const outcome: OperationOutcome | undefined = asked
-    ? await asked.catch((err: unknown) => ({ ok: false as const, message: (err as Error).message }))
-    : undefined;
+  // a throwing connector counts as a refusal: the claim must be released either way
+  const outcome: OperationOutcome | undefined = await Promise.resolve()
+    .then(() => op.execute(connector, before, plan))
+    .catch((err: unknown) => ({ ok: false as const, message: (err as Error).message }));
   if (outcome && !outcome.ok && !op.connectorOptional) {
     deps.log.warn({ transaction_id: claimed.transaction_id, merchant_id: m, operation: op.notifyType, reason: outcome.message }, 'connector refused the operation');
     const released = await deps.store.commit({ merchantId: m, payments: [{ next: before, expected: claimed.version }] });
