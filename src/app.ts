@@ -6,6 +6,9 @@ import { gatewayBody } from './http/body.js';
 import { errorHandler, notFound } from './http/error-handler.js';
 import { healthRouter } from './http/routes/health.js';
 import { authoriseRouter } from './http/routes/authorise.js';
+import { operationsRouter } from './http/routes/operations.js';
+import { retrievalRouter } from './http/routes/retrieval.js';
+import { idempotency } from './http/idempotency.js';
 
 export interface AppOptions {
   trustProxy?: string | boolean | number | undefined;
@@ -41,7 +44,10 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(helmet());
   app.use(healthRouter(deps.store, options.isShuttingDown ?? (() => false)));
   app.use(gatewayBody);
+  app.use('/v1', idempotency(deps));
   app.use(authoriseRouter(deps));
+  app.use(operationsRouter(deps));
+  app.use(retrievalRouter(deps));
   app.use(notFound);
   app.use(errorHandler(deps.log));
   return app;

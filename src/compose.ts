@@ -9,6 +9,7 @@ import type { BackgroundJob } from './core/jobs.js';
 import { KvGatewayStore } from './store/gateway-store.js';
 import { MemoryKv } from './store/memory-kv.js';
 import { RedisKv, connectRedis } from './store/redis-kv.js';
+import { authExpiryJob } from './core/operations/expiry.js';
 
 /** The store the configuration asks for: Redis when REDIS_URL is set, else the embedded in-memory store. */
 export function openStore(redisUrl: string | undefined): GatewayStore {
@@ -39,6 +40,6 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
 }
 
 /** The background jobs main starts (each issue's sweeps and workers are listed here). */
-export function backgroundJobs(_deps: CoreDeps, _config: Config): BackgroundJob[] {
-  return [];
+export function backgroundJobs(deps: CoreDeps, _config: Config): BackgroundJob[] {
+  return [authExpiryJob(deps)];
 }

@@ -102,6 +102,8 @@ export interface Payment {
   updated_at: number;
   /** when an authorisation not captured by then expires */
   auth_expires_at?: number;
+  /** set while one follow-up operation (capture, cancel, ...) holds the payment; others wait for it */
+  claim?: { id: string; until: number };
   /** extra per-source data (checkout session id, contract charge number, ...) */
   meta?: Record<string, string>;
 }

@@ -1,5 +1,5 @@
 import type { Payment } from './payment.js';
-import type { Contract, OutboxRecord, VaultRecord } from './records.js';
+import type { Contract, IdempotencyRecord, OutboxRecord, VaultRecord } from './records.js';
 
 /** Queues of work due at a time, per merchant: the sweeps and schedulers read them. */
 export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox';
@@ -17,6 +17,17 @@ export interface ChangeSet {
   outbox?: { next: OutboxRecord; expected: number }[];
   /** add (at = time) or remove (at = null) a member of a due queue */
   due?: { queue: DueQueue; member: string; at: number | null }[];
+  /** accepted refunds, indexed per account by refund date and by refund_reference_id */
+  refunds?: { accountId: string; refundReferenceId: string; transactionId: string; at: number }[];
+  /** an Idempotency-Key's record (next null removes it), with the version read and its time to live */
+  idempotency?: { accountId: string; key: string; next: IdempotencyRecord | null; expected: number; ttlMs: number }[];
+}
+
+/** One entry of the per-account refund index. */
+export interface RefundIndexEntry {
+  refundReferenceId: string;
+  transactionId: string;
+  at: number;
 }
 
 /** The gateway's persistence, in the gateway's terms; a Redis and an in-memory implementation. */
@@ -31,6 +42,11 @@ export interface GatewayStore {
   getOutbox(merchantId: string, notifyId: string): Promise<OutboxRecord | undefined>;
   /** Members of a due queue due at or before `upTo`, earliest first. */
   due(merchantId: string, queue: DueQueue, upTo: number, limit: number): Promise<{ member: string; at: number }[]>;
+  /** Refunds of an account with from <= refund date <= to, newest first, at most limit. */
+  refundsByDate(merchantId: string, accountId: string, from: number, to: number, limit: number): Promise<RefundIndexEntry[]>;
+  /** The transaction of a refund_reference_id of this account. */
+  findRefund(merchantId: string, accountId: string, refundReferenceId: string): Promise<string | undefined>;
+  getIdempotency(merchantId: string, accountId: string, key: string): Promise<IdempotencyRecord | undefined>;
   /** Counts a call against a window (rate limits); returns the count so far in this window. */
   countCall(merchantId: string, accountId: string, windowMs: number, windowStart: number): Promise<number>;
   ping(): Promise<void>;

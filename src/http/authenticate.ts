@@ -1,11 +1,39 @@
 import { authenticationFailed, GatewayError, invalidField, missingField } from '../core/errors.js';
 import type { Account } from '../core/merchants.js';
 import type { CoreDeps } from '../core/context.js';
-import { signValues, signatureMatches, type SignedValue } from '../core/signing.js';
+import { REQUEST_SIGNATURE_FIELDS, signValues, signatureMatches, type SignedValue } from '../core/signing.js';
 
 /** The values of the named fields, in order, as the signature rule reads them. */
 export function fieldValues(body: Record<string, unknown>, fields: readonly string[]): SignedValue[] {
   return fields.map((f) => body[f] as SignedValue);
+}
+
+const BATCH_ARRAYS: Record<string, string> = {
+  '/v1/capture': 'capture_orders',
+  '/v1/review': 'review_orders',
+  '/v1/cancel': 'cancel_orders',
+  '/v1/refund': 'refund_orders',
+};
+const SIGNED: Record<string, readonly string[]> = {
+  '/v1/authorise': REQUEST_SIGNATURE_FIELDS.authorise,
+  '/v1/checkout': REQUEST_SIGNATURE_FIELDS.checkout,
+  '/v1/cancelsubscription': REQUEST_SIGNATURE_FIELDS.cancelsubscription,
+  '/v1/retrievalTrans': REQUEST_SIGNATURE_FIELDS.retrieval,
+  '/v1/retrievalRefund': REQUEST_SIGNATURE_FIELDS.retrieval,
+  '/v1/payout': REQUEST_SIGNATURE_FIELDS.payout,
+  '/v1/optimise': REQUEST_SIGNATURE_FIELDS.optimise,
+};
+
+/** The values the call's request signature covers (DESIGN section 2), or undefined for an unknown path. */
+export function signedValuesFor(path: string, body: Record<string, unknown>): SignedValue[] | undefined {
+  const array = BATCH_ARRAYS[path];
+  if (array) {
+    const list = body[array];
+    const ids = Array.isArray(list) ? list.map((o) => (o && typeof o === 'object' ? (o as Record<string, unknown>).transaction_id : undefined)) : [];
+    return [body.merchant_id, body.account_id, ...ids] as SignedValue[];
+  }
+  const fields = SIGNED[path];
+  return fields && fields.map((f) => body[f] as SignedValue);
 }
 
 /**

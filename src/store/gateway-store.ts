@@ -1,6 +1,6 @@
-import type { ChangeSet, DueQueue, GatewayStore } from '../core/store-port.js';
+import type { ChangeSet, DueQueue, GatewayStore, RefundIndexEntry } from '../core/store-port.js';
 import type { Payment } from '../core/payment.js';
-import type { Contract, OutboxRecord, VaultRecord } from '../core/records.js';
+import type { Contract, IdempotencyRecord, OutboxRecord, VaultRecord } from '../core/records.js';
 import type { Condition, KvStore, Versioned, Write } from './kv.js';
 
 /**
@@ -14,6 +14,9 @@ export const keys = {
   contract: (m: string, id: string) => `gw:{${m}}:contract:${id}`,
   outbox: (m: string, id: string) => `gw:{${m}}:outbox:${id}`,
   due: (m: string, queue: DueQueue) => `gw:{${m}}:due:${queue}`,
+  refundsByDate: (m: string, account: string) => `gw:{${m}}:refunds:${account}`,
+  refund: (m: string, account: string, refundReferenceId: string) => `gw:{${m}}:refund:${account}:${refundReferenceId}`,
+  idempotency: (m: string, account: string, key: string) => `gw:{${m}}:idem:${account}:${key}`,
   calls: (m: string, account: string, windowStart: number) => `gw:{${m}}:calls:${account}:${windowStart}`,
 };
 
@@ -72,6 +75,15 @@ export class KvGatewayStore implements GatewayStore {
       const key = keys.due(m, d.queue);
       writes.push(d.at === null ? { op: 'zrem', key, member: d.member } : { op: 'zadd', key, score: d.at, member: d.member });
     }
+    for (const r of change.refunds ?? []) {
+      writes.push({ op: 'zadd', key: keys.refundsByDate(m, r.accountId), score: r.at, member: `${r.refundReferenceId}\u0000${r.transactionId}` });
+      writes.push({ op: 'put', key: keys.refund(m, r.accountId, r.refundReferenceId), data: r.transactionId });
+    }
+    for (const i of change.idempotency ?? []) {
+      const key = keys.idempotency(m, i.accountId, i.key);
+      conditions.push({ key, version: i.expected });
+      writes.push(i.next === null ? { op: 'del', key } : { op: 'put', key, data: encode(i.next), ttlMs: i.ttlMs });
+    }
     return (await this.kv.commit(conditions, writes)).ok;
   }
 
@@ -105,6 +117,22 @@ export class KvGatewayStore implements GatewayStore {
   async due(m: string, queue: DueQueue, upTo: number, limit: number): Promise<{ member: string; at: number }[]> {
     const hits = await this.kv.range(keys.due(m, queue), -Infinity, upTo, limit);
     return hits.map((h) => ({ member: h.member, at: h.score }));
+  }
+
+  async refundsByDate(m: string, account: string, from: number, to: number, limit: number): Promise<RefundIndexEntry[]> {
+    const hits = await this.kv.range(keys.refundsByDate(m, account), from, to, limit, true);
+    return hits.map((h) => {
+      const [refundReferenceId, transactionId] = h.member.split('\u0000') as [string, string];
+      return { refundReferenceId, transactionId, at: h.score };
+    });
+  }
+
+  async findRefund(m: string, account: string, refundReferenceId: string): Promise<string | undefined> {
+    return (await this.kv.get(keys.refund(m, account, refundReferenceId)))?.data;
+  }
+
+  async getIdempotency(m: string, account: string, key: string): Promise<IdempotencyRecord | undefined> {
+    return decode<IdempotencyRecord>(await this.kv.get(keys.idempotency(m, account, key)));
   }
 
   async countCall(m: string, account: string, windowMs: number, windowStart: number): Promise<number> {

@@ -12,6 +12,14 @@ const CHALLENGE = '4000002500003155';
 export const SANDBOX_CHALLENGE_CODE = '123456';
 
 /**
+ * Operation failures on demand (docs/operations.md): a capture or refund of an amount whose cents are 13
+ * (1.13, 10.13, ...) is refused, and so is a void of an authorisation made for such an amount.
+ */
+const FAILING_CENTS = 13;
+const VOID_FAILS = 'sbxvf';
+const failsFor = (amount: number): boolean => amount % 100 === FAILING_CENTS;
+
+/**
  * The sandbox acquirer: deterministic answers from the test cards, no network. Its references carry the
  * challenge state, so it keeps nothing itself and several gateway processes agree.
  */
@@ -22,7 +30,7 @@ export class SandboxConnector implements CardConnector {
   constructor(private ids: IdGenerator) {}
 
   async authorise(req: CardAuthorisation): Promise<AuthorisationOutcome> {
-    const ref = this.ids.opaque('sbx');
+    const ref = this.ids.opaque(failsFor(req.amount) ? VOID_FAILS : 'sbx');
     if (req.pan === PROCESSING_ERROR) return { kind: 'error', message: 'sandbox: processing error' };
     const decline = DECLINES[req.pan];
     const mpiDone = Boolean(req.mpi?.cavv || req.mpi?.eci);
@@ -46,15 +54,18 @@ export class SandboxConnector implements CardConnector {
     return { kind: 'declined', connectorRef, reason: 'THREEDS_FAILED', threedsResult: 'authentication failed (challenge)' };
   }
 
-  async capture(connectorRef: string): Promise<OperationOutcome> {
+  async capture(connectorRef: string, amount: number): Promise<OperationOutcome> {
+    if (failsFor(amount)) return { ok: false, message: 'sandbox: capture refused (amount cents 13)' };
     return { ok: true, connectorRef };
   }
 
   async void(connectorRef: string): Promise<OperationOutcome> {
+    if (connectorRef.startsWith(`${VOID_FAILS}_`)) return { ok: false, message: 'sandbox: void refused (authorised amount cents 13)' };
     return { ok: true, connectorRef };
   }
 
-  async refund(connectorRef: string): Promise<OperationOutcome> {
+  async refund(connectorRef: string, amount: number): Promise<OperationOutcome> {
+    if (failsFor(amount)) return { ok: false, message: 'sandbox: refund refused (amount cents 13)' };
     return { ok: true, connectorRef: `${connectorRef}_rf_${this.ids.opaque('r')}` };
   }
 }

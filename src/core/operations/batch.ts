@@ -1,0 +1,40 @@
+import type { CoreDeps } from '../context.js';
+import type { Account } from '../merchants.js';
+import { invalidField } from '../errors.js';
+import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../signing.js';
+import { applyOperation, type OperationResult, type OrderRef, type PaymentOperation } from './apply.js';
+
+/** The four batch calls, their order arrays and their limits (spec: Batch operations summary). */
+export const BATCH_CALLS = {
+  capture: { array: 'capture_orders', max: 50 },
+  review: { array: 'review_orders', max: 100 },
+  cancel: { array: 'cancel_orders', max: 50 },
+  refund: { array: 'refund_orders', max: 50 },
+} as const;
+export type BatchCall = keyof typeof BATCH_CALLS;
+
+/**
+ * Runs a batch call: the whole call is refused (and nothing applied) when its array is empty or too long;
+ * otherwise each order is found, matched and applied on its own, in request order, and one order's
+ * failure does not undo another's.
+ */
+export async function runBatch<O extends OrderRef, P>(
+  deps: CoreDeps,
+  account: Account,
+  call: BatchCall,
+  orders: readonly O[],
+  op: PaymentOperation<O, P>,
+): Promise<OperationResult<P>[]> {
+  const { array, max } = BATCH_CALLS[call];
+  if (orders.length === 0) throw invalidField(array, 'must list at least one order');
+  if (orders.length > max) throw invalidField(array, `must list at most ${max} orders`);
+  const results: OperationResult<P>[] = [];
+  for (const order of orders) results.push(await applyOperation(deps, account, order.transaction_id, op, order, order));
+  return results;
+}
+
+/** The batch answer: processed (`return_status` 1, `OK`) whatever its orders' results, signed. */
+export function batchAnswer<R>(account: Account, call: BatchCall, rows: R[]): Record<string, unknown> {
+  const head = { merchant_id: account.merchant_id, account_id: account.account_id, return_status: '1', return_message: 'OK' };
+  return { ...head, encryption_data: signFields(head, RESPONSE_SIGNATURE_FIELDS.batch, account.sign_key), [BATCH_CALLS[call].array]: rows };
+}

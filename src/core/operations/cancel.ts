@@ -1,0 +1,56 @@
+import { PaymentStatus as S, type Payment } from '../payment.js';
+import { moveTo } from '../payment-state.js';
+import { RESULT } from '../result-codes.js';
+import type { ChangeSet } from '../store-port.js';
+import type { OrderRef, PaymentOperation, Planned } from './apply.js';
+import { closedStatusFailure } from './status-failures.js';
+
+interface CancelPlan {
+  /** false for a scheduled recurring charge that never reached the connector */
+  void: boolean;
+}
+
+/** True for a pending payment that may be cancelled: a recurring charge not yet run, or one waiting on 3-D Secure. */
+function cancellablePending(p: Payment): boolean {
+  return (p.source === 'recurring' && !p.connector_ref) || p.threeds.challenge_pending;
+}
+
+/** Drops the vault card a failed or cancelled payment made, unless a contract already charges it. */
+export function dropOwnCard(p: Payment): { next: Payment; dropCards?: string[] } {
+  if (!p.vault_created || !p.vault_token || p.recurring_id) return { next: p };
+  const { token_id: _t, vault_token: _v, ...rest } = p;
+  return { next: rest as Payment, dropCards: [p.vault_token] };
+}
+
+/** Cancel voids an authorisation or a held payment (and stops a pending recurring charge or 3-D Secure wait). */
+export const cancelOperation: PaymentOperation<OrderRef, CancelPlan> = {
+  notifyType: 'cancel',
+  amountMustMatch: true,
+  plan(p: Payment): Planned<CancelPlan> {
+    switch (p.status) {
+      case S.AUTHORISED:
+      case S.HELD:
+        return { ok: true, plan: { void: true } };
+      case S.PENDING:
+        return cancellablePending(p) ? { ok: true, plan: { void: Boolean(p.connector_ref) } } : { ok: false, failure: 'IN_PROCESS' };
+      case S.CAPTURED:
+      case S.PARTLY_REFUNDED:
+      case S.REFUNDED:
+        return { ok: false, failure: 'CAPTURED_NOT_CANCELLABLE' };
+      default:
+        return { ok: false, failure: closedStatusFailure(p.status) ?? 'NOT_APPROVED' };
+    }
+  },
+  execute: (connector, p, plan) => (plan.void && p.connector_ref ? connector.void(p.connector_ref) : undefined),
+  apply({ now }, p) {
+    const move = moveTo(p, S.CANCELLED, now, {
+      result_code: RESULT.CANCELLED[0],
+      threeds: { ...p.threeds, challenge_pending: false },
+    });
+    if (!move.ok) throw new Error('cancel planned on a payment that cannot be cancelled');
+    const { next, dropCards } = dropOwnCard(move.payment);
+    const change: Omit<ChangeSet, 'merchantId'> = { due: [{ queue: 'auth_expiry', member: p.transaction_id, at: null }] };
+    if (dropCards) change.dropCards = dropCards;
+    return { next, change };
+  },
+};

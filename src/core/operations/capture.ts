@@ -1,0 +1,34 @@
+import { PaymentStatus as S, type Payment } from '../payment.js';
+import { moveTo } from '../payment-state.js';
+import { formatAmount } from '../money.js';
+import { RESULT } from '../result-codes.js';
+import type { OrderRef, PaymentOperation, Planned } from './apply.js';
+import { closedStatusFailure } from './status-failures.js';
+
+/** Capture once, any amount up to the authorised one; the rest of the authorisation is released. */
+export const captureOperation: PaymentOperation<OrderRef, { amount: number }> = {
+  notifyType: 'capture',
+  amountMustMatch: false,
+  plan(p: Payment, order: OrderRef): Planned<{ amount: number }> {
+    if (p.status !== S.AUTHORISED) {
+      const closed = closedStatusFailure(p.status);
+      if (closed) return { ok: false, failure: closed };
+      if (p.status === S.HELD) return { ok: false, failure: 'HELD_FOR_REVIEW' };
+      if (p.status === S.PENDING) return { ok: false, failure: 'IN_PROCESS' };
+      return { ok: false, failure: 'ALREADY_CAPTURED' };
+    }
+    if (order.amount <= 0) return { ok: false, failure: 'ZERO_AMOUNT' };
+    if (order.amount > p.amount) return { ok: false, failure: 'CAPTURE_EXCEEDS_AUTHORISED' };
+    return { ok: true, plan: { amount: order.amount } };
+  },
+  execute: (connector, p, plan) => connector.capture(p.connector_ref ?? '', plan.amount, p.currency),
+  apply({ now }, p, plan) {
+    const move = moveTo(p, S.CAPTURED, now, { captured: plan.amount, result_code: RESULT.SUCCESS[0] });
+    if (!move.ok) throw new Error('capture planned on a payment that cannot be captured');
+    return {
+      next: move.payment,
+      change: { due: [{ queue: 'auth_expiry', member: p.transaction_id, at: null }] },
+      notification: { capture_amount: formatAmount(plan.amount) },
+    };
+  },
+};

@@ -1,0 +1,59 @@
+import type { CoreDeps } from '../context.js';
+import type { BackgroundJob } from '../jobs.js';
+import { PaymentStatus as S } from '../payment.js';
+import { moveTo } from '../payment-state.js';
+import { RESULT } from '../result-codes.js';
+import { applyOperation, type PaymentOperation } from './apply.js';
+
+/** An authorisation not captured within the account's window lapses (4400); the connector is asked to void it. */
+const expireOperation: PaymentOperation<{ now: number }, null> = {
+  notifyType: 'expire',
+  amountMustMatch: false,
+  connectorOptional: true,
+  plan(p, { now }) {
+    if (p.status !== S.AUTHORISED) return { ok: false, failure: 'NOT_APPROVED' };
+    if (p.auth_expires_at === undefined || p.auth_expires_at > now) return { ok: false, failure: 'IN_PROCESS' };
+    return { ok: true, plan: null };
+  },
+  execute: (connector, p) => (p.connector_ref ? connector.void(p.connector_ref) : undefined),
+  apply({ now }, p) {
+    const move = moveTo(p, S.EXPIRED, now, { result_code: RESULT.EXPIRED[0] });
+    if (!move.ok) throw new Error('expiry planned on a payment that is not authorised');
+    return { next: move.payment, change: { due: [{ queue: 'auth_expiry', member: p.transaction_id, at: null }] } };
+  },
+};
+
+const BATCH = 100;
+
+/**
+ * The expiry sweep. Safe with several gateway processes: each payment is claimed by a versioned write
+ * before it is voided, so only one process expires it; the others find it claimed or already expired.
+ */
+export function authExpiryJob(deps: CoreDeps): BackgroundJob {
+  return {
+    name: 'auth-expiry',
+    intervalMs: 30_000,
+    async runOnce(): Promise<number> {
+      let handled = 0;
+      for (const m of deps.merchants.merchantIds()) {
+        const now = deps.clock.now();
+        for (const { member } of await deps.store.due(m, 'auth_expiry', now, BATCH)) {
+          const p = await deps.store.getPayment(m, member);
+          const account = p && deps.merchants.find(m, p.account_id);
+          if (!p || !account || p.status !== S.AUTHORISED) {
+            // captured, cancelled or gone meanwhile: nothing to expire
+            await deps.store.commit({ merchantId: m, due: [{ queue: 'auth_expiry', member, at: null }] });
+            continue;
+          }
+          const result = await applyOperation(deps, account, member, expireOperation, { now });
+          if (result.ok) handled++;
+          else if (result.failure === 'IN_PROCESS' && p.auth_expires_at !== undefined) {
+            // the window was extended (review approval): keep the queue in step with the payment
+            await deps.store.commit({ merchantId: m, due: [{ queue: 'auth_expiry', member, at: p.auth_expires_at }] });
+          }
+        }
+      }
+      return handled;
+    },
+  };
+}

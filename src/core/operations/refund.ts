@@ -1,0 +1,69 @@
+import { PaymentStatus as S, type Payment, type RefundRecord } from '../payment.js';
+import { moveTo } from '../payment-state.js';
+import { formatAmount } from '../money.js';
+import type { OrderRef, PaymentOperation, Planned } from './apply.js';
+import { outcomeText } from './failures.js';
+import { closedStatusFailure } from './status-failures.js';
+
+export interface RefundOrder extends OrderRef {
+  refund_amount: number;
+  refund_reason: string;
+}
+
+interface RefundPlan {
+  amount: number;
+  reason: string;
+  refundReferenceId: string;
+}
+
+const MAX_REFUNDS = 99;
+
+/** `<transaction_id>-NN`, NN counting from 01 per transaction. */
+export function refundReferenceId(transactionId: string, n: number): string {
+  return `${transactionId}-${String(n).padStart(2, '0')}`;
+}
+
+/** Refunds of a captured payment: several, partial, their sum at most the captured amount. */
+export const refundOperation: PaymentOperation<RefundOrder, RefundPlan> = {
+  notifyType: 'refund',
+  amountMustMatch: true,
+  plan(p: Payment, order: RefundOrder): Planned<RefundPlan> {
+    if (p.status === S.REFUNDED) return { ok: false, failure: 'FULLY_REFUNDED' };
+    if (p.status !== S.CAPTURED && p.status !== S.PARTLY_REFUNDED) {
+      return { ok: false, failure: closedStatusFailure(p.status) ?? 'NOT_CAPTURED' };
+    }
+    if (order.refund_amount <= 0) return { ok: false, failure: 'ZERO_AMOUNT' };
+    if (order.refund_amount > p.captured - p.refunded) return { ok: false, failure: 'REFUND_EXCEEDS_CAPTURED' };
+    if (p.refunds.length >= MAX_REFUNDS) return { ok: false, failure: 'TOO_MANY_REFUNDS' };
+    return {
+      ok: true,
+      plan: { amount: order.refund_amount, reason: order.refund_reason, refundReferenceId: refundReferenceId(p.transaction_id, p.refunds.length + 1) },
+    };
+  },
+  execute: (connector, p, plan) => connector.refund(p.connector_ref ?? '', plan.amount, p.currency),
+  apply({ account, now }, p, plan, connectorRef) {
+    const refunded = p.refunded + plan.amount;
+    const record: RefundRecord = {
+      refund_reference_id: plan.refundReferenceId,
+      refund_amount: plan.amount,
+      refund_reason: plan.reason,
+      refund_status: '1',
+      refund_message: outcomeText('SUCCESS'),
+      refund_reference: connectorRef ?? '',
+      refund_date: now,
+      refund_processing_date: now,
+    };
+    const move = moveTo(p, refunded === p.captured ? S.REFUNDED : S.PARTLY_REFUNDED, now, { refunded, refunds: [...p.refunds, record] });
+    if (!move.ok) throw new Error('refund planned on a payment that cannot be refunded');
+    return {
+      next: move.payment,
+      change: { refunds: [{ accountId: account.account_id, refundReferenceId: plan.refundReferenceId, transactionId: p.transaction_id, at: now }] },
+      notification: {
+        refund_reference_id: plan.refundReferenceId,
+        refund_amount: formatAmount(plan.amount),
+        refund_status: '1',
+        refund_message: record.refund_message,
+      },
+    };
+  },
+};

@@ -1,0 +1,95 @@
+import type { CoreDeps } from '../context.js';
+import type { Account } from '../merchants.js';
+import type { Payment } from '../payment.js';
+import { formatAmount } from '../money.js';
+import { compactDate } from '../dates.js';
+import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../signing.js';
+
+export const QUERY_LIMIT = 100;
+export const ANTIFRAUD_PROVIDER = 'gateway-risk';
+
+/** Orders named by the caller: by order_no and/or transaction_id, at most 100 in all. */
+export interface TransactionQuery {
+  orderNos: string[];
+  transactionIds: string[];
+}
+
+interface OrderLine {
+  amount: string;
+  currency: string;
+  order_no: string;
+  payment_status: string;
+  query_result: '0' | '1';
+  reference_no: string;
+  transaction_date: string;
+  transaction_id: string;
+  website: string;
+}
+
+function line(p: Payment, timezone: string): OrderLine {
+  return {
+    amount: formatAmount(p.amount),
+    currency: p.currency,
+    order_no: p.order_no,
+    payment_status: p.status,
+    query_result: '1',
+    reference_no: p.transaction_id,
+    transaction_date: compactDate(p.created_at, timezone),
+    transaction_id: p.transaction_id,
+    website: p.website,
+  };
+}
+
+const unknown = (orderNo: string, transactionId: string): OrderLine => ({
+  amount: '',
+  currency: '',
+  order_no: orderNo,
+  payment_status: '',
+  query_result: '0',
+  reference_no: '',
+  transaction_date: '',
+  transaction_id: transactionId,
+  website: '',
+});
+
+/**
+ * The query for synchronising order status: the union of both lists, each order once, in request order
+ * (order_no list first). Unknown orders, and orders of other accounts, come back with query_result 0.
+ * fraud_check_result and is3ds describe the first order of the list.
+ */
+export async function queryTransactions(deps: CoreDeps, account: Account, q: TransactionQuery): Promise<Record<string, unknown>> {
+  const m = account.merchant_id;
+  const mine = (p: Payment | undefined) => (p && p.account_id === account.account_id ? p : undefined);
+  const byOrder = await Promise.all(q.orderNos.map((o) => deps.store.findPaymentByOrder(m, account.account_id, o)));
+  const byId = await deps.store.getPayments(m, q.transactionIds);
+  const seen = new Set<string>();
+  const lines: OrderLine[] = [];
+  const found: Payment[] = [];
+  const add = (p: Payment | undefined, orderNo: string, transactionId: string) => {
+    if (!p) {
+      lines.push(unknown(orderNo, transactionId));
+      return;
+    }
+    if (seen.has(p.transaction_id)) return;
+    seen.add(p.transaction_id);
+    lines.push(line(p, deps.timezone));
+    found.push(p);
+  };
+  q.orderNos.forEach((o, i) => add(mine(byOrder[i]), o, ''));
+  q.transactionIds.forEach((t, i) => add(mine(byId[i]), '', t));
+  const first = lines[0]?.query_result === '1' ? found[0] : undefined;
+  const head = { merchant_id: account.merchant_id, account_id: account.account_id, return_status: '1', return_message: 'OK' };
+  return {
+    ...head,
+    orders_list: lines,
+    antifraud_provider: ANTIFRAUD_PROVIDER,
+    fraud_check_result: first ? first.risk.checks.map((c) => ({ check_items: c.name, status: c.status })) : [],
+    is3ds: first && is3ds(first) ? '1' : '0',
+    encryption_data: signFields(head, RESPONSE_SIGNATURE_FIELDS.batch, account.sign_key),
+  };
+}
+
+/** True when 3-D Secure authenticated the payment (here or, through mpi_info, elsewhere). */
+function is3ds(p: Payment): boolean {
+  return /^authenticated/.test(p.threeds.result);
+}
