@@ -6,6 +6,8 @@ import { gatewayBody } from './http/body.js';
 import { errorHandler, notFound } from './http/error-handler.js';
 import { healthRouter } from './http/routes/health.js';
 import { authoriseRouter } from './http/routes/authorise.js';
+import { subscriptionsRouter } from './http/routes/subscriptions.js';
+import { notificationsRouter } from './http/routes/notifications.js';
 
 export interface AppOptions {
   trustProxy?: string | boolean | number | undefined;
@@ -41,6 +43,8 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(healthRouter(deps.store, options.isShuttingDown ?? (() => false)));
   app.use(gatewayBody);
   app.use(authoriseRouter(deps));
+  app.use(subscriptionsRouter(deps));
+  app.use(notificationsRouter(deps));
   app.use(notFound);
   app.use(errorHandler(deps.log));
   return app;

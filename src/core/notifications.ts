@@ -1,12 +1,12 @@
 import type { Account } from './merchants.js';
 import type { CoreDeps } from './context.js';
-import type { NotifyType, OutboxRecord } from './records.js';
+import type { Contract, NotifyType, OutboxRecord } from './records.js';
 import type { Payment } from './payment.js';
 import { orderStatusOf } from './payment.js';
 import { formatAmount } from './money.js';
 import { resultInfoOf } from './result-codes.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from './signing.js';
-import { compactDate } from './dates.js';
+import { compactDate, spacedDate } from './dates.js';
 
 /**
  * Builds the notification for an outcome, to be written in the same atomic step as the outcome itself
@@ -74,4 +74,16 @@ export function paymentNotification(
 ): OutboxRecord[] {
   if (!p.notify_url) return [];
   return [outboxRecord(deps, account, type, p.notify_url, paymentNotificationFields(p, deps.timezone))];
+}
+
+/** The fields that describe a subscription (contract) in its notifications. */
+export function contractNotificationFields(c: Contract, timezone: string): Record<string, string> {
+  return {
+    recurring_id: c.recurring_id,
+    contract_name: c.contract_name,
+    contract_status: c.status,
+    charges_made: String(c.charges_made),
+    billing_cycle: String(c.billing_cycle),
+    next_charge_time: c.next_charge_at === null ? '' : spacedDate(c.next_charge_at, timezone),
+  };
 }

@@ -10,6 +10,7 @@ import { expiryPassed, summariseCard } from '../cards.js';
 import type { SubscriptionTerms } from '../subscriptions.js';
 import { RESULT } from '../result-codes.js';
 import { settleAuthorisation, type PaymentResult } from './settle.js';
+import { assertNotifyUrl } from '../notify-target.js';
 
 export interface CardInput {
   pan: string;
@@ -101,6 +102,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
   if (account.currencies.length > 0 && !account.currencies.includes(order.currency)) {
     throw invalidField('currency', `is not enabled for this account (${account.currencies.join(', ')})`);
   }
+  await assertNotifyUrl(order.notify_url, deps.notifyAllowPrivate, deps.transport.resolve);
   const connector = connectorFor(deps, account);
   const replay = await replayOf(deps, account, cmd);
   if (replay) return replay;
