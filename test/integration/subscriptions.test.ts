@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../src/core/clock.js';
+import { moveTo } from '../../src/core/payment-state.js';
+import type { Payment } from '../../src/core/payment.js';
 import { verifyNotificationSignature } from '../../src/merchant/verify.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { ACCOUNT_ID, AUTO_ACCOUNT_ID, AUTO_SIGN_KEY, authoriseBody, makeGateway, MERCHANT_ID, SIGN_KEY, type TestGateway } from '../support/gateway.js';
@@ -192,6 +194,28 @@ describe('when the subscription is cancelled (POST /v1/cancelsubscription, JSON 
     expect((await cancelSubscription(gw, rid, 'Silver plan')).body).toMatchObject({ cancel_status: '0' });
     expect((await cancelSubscription(gw, rid, 'Gold plan', 'wrong-key-000')).status).toBe(401);
     expect(await gw.deps.store.getContract(MERCHANT_ID, rid)).toMatchObject({ status: 'Active' });
+  });
+});
+
+describe('when the pending charge of a period is cancelled before its due time', () => {
+  it('then that period is skipped and the next period is charged', async () => {
+    const clock = new ManualClock();
+    const t0 = clock.now();
+    const gw = gateway('subscription-charge-cancelled', clock);
+    const rid = (await authorise(gw, { subscription: subscription({ billing_cycle: 3, promotion_cycle: 1 }) })).recurring_id!;
+    const scheduler = jobOf(gw, 'subscription-charges');
+    clock.set(t0 + DAY - 30 * 60_000);
+    await scheduler.runOnce();
+    const pending = (await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2`))!;
+    // what /v1/cancel does to a pending recurring payment: one versioned move to 4100
+    const cancelled = moveTo(pending, '4100', clock.now(), { result_code: '3007' });
+    expect(cancelled.ok).toBe(true);
+    expect(await gw.deps.store.commit({ merchantId: MERCHANT_ID, payments: [{ next: (cancelled as { payment: Payment }).payment, expected: pending.version }] })).toBe(true);
+
+    await runFor(clock, 5 * DAY, () => scheduler.runOnce());
+    expect(await gw.deps.store.getPayment(MERCHANT_ID, pending.transaction_id)).toMatchObject({ status: '4100' });
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-3`)).toMatchObject({ status: '3000', amount: 2500 });
+    expect(await gw.deps.store.getContract(MERCHANT_ID, rid)).toMatchObject({ status: 'Completed' });
   });
 });
 
