@@ -87,7 +87,12 @@ export function deliveryJob(deps: Deps, options: DeliveryOptions = {}): Backgrou
 async function deliverOne(deps: Deps, merchantId: string, notifyId: string, random: () => number): Promise<boolean> {
   const rec = await deps.store.getOutbox(merchantId, notifyId);
   const now = deps.clock.now();
-  if (!rec || rec.status !== 'pending' || rec.next_attempt_at > now || (rec.lease_until ?? 0) > now) return false;
+  if (!rec || rec.status !== 'pending') {
+    // a queue entry left behind (record gone or settled): drop it so it is not read again
+    await deps.store.commit({ merchantId, due: [{ queue: 'outbox', member: notifyId, at: null }] });
+    return false;
+  }
+  if (rec.next_attempt_at > now || (rec.lease_until ?? 0) > now) return false;
   const claimed: OutboxRecord = { ...rec, lease_until: now + DELIVERY_LEASE_MS };
   if (!(await deps.store.commit({ merchantId, outbox: [{ next: claimed, expected: rec.version }] }))) return false;
 
