@@ -9,6 +9,15 @@ import { RESPONSE_SIGNATURE_FIELDS, signFields } from './signing.js';
 import { compactDate, spacedDate } from './dates.js';
 
 /**
+ * encryption_data of a notification (DESIGN section 2): merchant_id, account_id, notify_type, notify_id and
+ * the order_no, or where there is no order a payout's request_id or a subscription's recurring_id.
+ */
+export function signNotification(fields: Readonly<Record<string, string>>, signKey: string): string {
+  const identifier = fields.order_no ?? fields.request_id ?? fields.recurring_id ?? '';
+  return signFields({ ...fields, order_no: identifier }, RESPONSE_SIGNATURE_FIELDS.notification, signKey);
+}
+
+/**
  * Builds the notification for an outcome, to be written in the same atomic step as the outcome itself
  * (the outbox); a delivery worker sends it. Card fields are never part of it beyond the masked number.
  */
@@ -28,7 +37,7 @@ export function outboxRecord(
     account_id: account.account_id,
     ...fields,
   };
-  body.encryption_data = signFields(body, RESPONSE_SIGNATURE_FIELDS.notification, account.sign_key);
+  body.encryption_data = signNotification(body, account.sign_key);
   return {
     version: 0,
     notify_id: notifyId,

@@ -25,12 +25,16 @@ function sameText(a: string, b: string): boolean {
 
 /**
  * Checks a notification's `encryption_data`: lowercase hex SHA-256 of merchant_id, account_id, notify_type,
- * notify_id and order_no (spaces removed, no separator) followed by the sign_key.
+ * notify_id and order_no (a payout's request_id, a subscription's recurring_id where there is no order),
+ * spaces removed, no separator, followed by the sign_key.
  */
 export function verifyNotificationSignature(fields: Readonly<Record<string, string | undefined>>, signKey: string): boolean {
   const received = fields.encryption_data;
   if (typeof received !== 'string' || received === '') return false;
-  const text = NOTIFICATION_FIELDS.map((f) => (fields[f] ?? '').replaceAll(' ', '')).join('');
+  // a payout has no order: its request_id takes that place; a subscription without an order, its recurring_id
+  const identifier = fields.order_no ?? fields.request_id ?? fields.recurring_id ?? '';
+  const values: Record<string, string | undefined> = { ...fields, order_no: identifier };
+  const text = NOTIFICATION_FIELDS.map((f) => (values[f] ?? '').replaceAll(' ', '')).join('');
   const expected = createHash('sha256').update(text + signKey, 'utf8').digest('hex');
   return sameText(received, expected);
 }

@@ -36,6 +36,13 @@ describe('when a merchant checks encryption_data with the shipped helper', () =>
     expect(verifyNotificationSignature({ ...signed, notify_id: 'ntf_8' }, KEY)).toBe(false);
     expect(verifyNotificationSignature({ ...signed, encryption_data: '' }, KEY)).toBe(false);
   });
+
+  it('then a payout notification is checked over its request_id in the place of order_no', () => {
+    const fields = { merchant_id: 'M1', account_id: 'A1', notify_type: 'payout', notify_id: 'ntf_5', request_id: 'PO-1', status: 'COMPLETED' };
+    const signed = { ...fields, encryption_data: sign(['M1', 'A1', 'payout', 'ntf_5', 'PO-1'], KEY) };
+    expect(verifyNotificationSignature(signed, KEY)).toBe(true);
+    expect(verifyNotificationSignature({ ...signed, request_id: 'PO-2' }, KEY)).toBe(false);
+  });
 });
 
 describe('when a delivery fails again and again', () => {
