@@ -74,7 +74,11 @@ async function createCharge(deps: Deps, c: Contract): Promise<boolean> {
     deps.store.getCard(c.merchant_id, c.vault_token),
     deps.store.getPayment(c.merchant_id, c.origin_transaction_id),
   ]);
-  const orderNo = chargeOrderNo(c.recurring_id, n, c.failed_attempts);
+  let orderNo = chargeOrderNo(c.recurring_id, n, c.failed_attempts);
+  const squatter = await deps.store.findPaymentByOrder(c.merchant_id, c.account_id, orderNo);
+  // the merchant used this order_no for a payment of its own: the contract's versioned write still makes
+  // the charge once, under a longer order_no
+  if (squatter && squatter.recurring_id !== c.recurring_id) orderNo = `${orderNo}-${deps.ids.opaque('c')}`;
   const charge: ContractCharge = { transaction_id: deps.ids.transactionId(), number: n, attempt: c.failed_attempts, due_at: dueTime };
   const payment: Payment = {
     version: 0,

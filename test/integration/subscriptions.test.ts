@@ -219,6 +219,19 @@ describe('when the pending charge of a period is cancelled before its due time',
   });
 });
 
+describe('when the merchant already used the order_no a charge would take', () => {
+  it('then the charge is still made once, under a longer order_no', async () => {
+    const clock = new ManualClock();
+    const gw = gateway('subscription-order-taken', clock);
+    const rid = (await authorise(gw, { subscription: subscription({ billing_cycle: 2 }) })).recurring_id!;
+    await authorise(gw, { order_no: `${rid}-2` });
+    await runFor(clock, 2 * DAY, () => jobOf(gw, 'subscription-charges').runOnce());
+    const keys = await redis.client().keys(`gw:{${MERCHANT_ID}}:order:${ACCOUNT_ID}:${rid}-2-c_*`);
+    expect(keys).toHaveLength(1);
+    expect(await gw.deps.store.getContract(MERCHANT_ID, rid)).toMatchObject({ status: 'Completed', charges_made: 2 });
+  });
+});
+
 describe('when the stored card can no longer be charged', () => {
   it('then the charge is retried after 1 and 3 days and the contract is Suspended with a notification', async () => {
     const clock = new ManualClock();
