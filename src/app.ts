@@ -9,6 +9,8 @@ import { authoriseRouter } from './http/routes/authorise.js';
 import { operationsRouter } from './http/routes/operations.js';
 import { retrievalRouter } from './http/routes/retrieval.js';
 import { idempotency } from './http/idempotency.js';
+import { subscriptionsRouter } from './http/routes/subscriptions.js';
+import { notificationsRouter } from './http/routes/notifications.js';
 
 export interface AppOptions {
   trustProxy?: string | boolean | number | undefined;
@@ -48,6 +50,8 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(authoriseRouter(deps));
   app.use(operationsRouter(deps));
   app.use(retrievalRouter(deps));
+  app.use(subscriptionsRouter(deps));
+  app.use(notificationsRouter(deps));
   app.use(notFound);
   app.use(errorHandler(deps.log));
   return app;

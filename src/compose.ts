@@ -10,6 +10,9 @@ import { KvGatewayStore } from './store/gateway-store.js';
 import { MemoryKv } from './store/memory-kv.js';
 import { RedisKv, connectRedis } from './store/redis-kv.js';
 import { authExpiryJob } from './core/operations/expiry.js';
+import { httpNotificationTransport } from './outbound/http-transport.js';
+import { deliveryJob, type NotificationTransport } from './core/delivery.js';
+import { subscriptionChargeJob } from './core/subscription-charges.js';
 
 /** The store the configuration asks for: Redis when REDIS_URL is set, else the embedded in-memory store. */
 export function openStore(redisUrl: string | undefined): GatewayStore {
@@ -20,6 +23,7 @@ export interface ComposeOverrides {
   store?: GatewayStore;
   clock?: Clock;
   ids?: IdGenerator;
+  transport?: NotificationTransport;
 }
 
 /** Wires the core's dependencies from the configuration; tests pass their own clock, ids or store. */
@@ -36,10 +40,12 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     baseUrl: config.baseUrl,
     timezone: config.timezone,
     log,
+    notifyAllowPrivate: config.notifyAllowPrivate,
+    transport: overrides.transport ?? httpNotificationTransport,
   };
 }
 
 /** The background jobs main starts (each issue's sweeps and workers are listed here). */
 export function backgroundJobs(deps: CoreDeps, _config: Config): BackgroundJob[] {
-  return [authExpiryJob(deps)];
+  return [authExpiryJob(deps), deliveryJob(deps), subscriptionChargeJob(deps)];
 }

@@ -3,6 +3,7 @@ import type { ConnectorRegistry } from './connectors/connector.js';
 import type { MerchantDirectory } from './merchants.js';
 import type { GatewayStore } from './store-port.js';
 import type { CardVault } from './vault.js';
+import type { NotificationTransport } from './delivery.js';
 
 /** The part of a logger the core uses (pino satisfies it). */
 export interface Logger {
@@ -23,4 +24,8 @@ export interface CoreDeps {
   baseUrl: string;
   timezone: string;
   log: Logger;
+  /** NOTIFY_ALLOW_PRIVATE: notify_url may point at loopback/private addresses (tests, local development) */
+  notifyAllowPrivate: boolean;
+  /** sends notifications (and resolves their hosts) */
+  transport: NotificationTransport;
 }

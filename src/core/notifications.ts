@@ -1,12 +1,21 @@
 import type { Account } from './merchants.js';
 import type { CoreDeps } from './context.js';
-import type { NotifyType, OutboxRecord } from './records.js';
+import type { Contract, NotifyType, OutboxRecord } from './records.js';
 import type { Payment } from './payment.js';
 import { orderStatusOf } from './payment.js';
 import { formatAmount } from './money.js';
 import { resultInfoOf } from './result-codes.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from './signing.js';
-import { compactDate } from './dates.js';
+import { compactDate, spacedDate } from './dates.js';
+
+/**
+ * encryption_data of a notification (DESIGN section 2): merchant_id, account_id, notify_type, notify_id and
+ * the order_no, or where there is no order a payout's request_id or a subscription's recurring_id.
+ */
+export function signNotification(fields: Readonly<Record<string, string>>, signKey: string): string {
+  const identifier = fields.order_no ?? fields.request_id ?? fields.recurring_id ?? '';
+  return signFields({ ...fields, order_no: identifier }, RESPONSE_SIGNATURE_FIELDS.notification, signKey);
+}
 
 /**
  * Builds the notification for an outcome, to be written in the same atomic step as the outcome itself
@@ -28,7 +37,7 @@ export function outboxRecord(
     account_id: account.account_id,
     ...fields,
   };
-  body.encryption_data = signFields(body, RESPONSE_SIGNATURE_FIELDS.notification, account.sign_key);
+  body.encryption_data = signNotification(body, account.sign_key);
   return {
     version: 0,
     notify_id: notifyId,
@@ -74,4 +83,16 @@ export function paymentNotification(
 ): OutboxRecord[] {
   if (!p.notify_url) return [];
   return [outboxRecord(deps, account, type, p.notify_url, paymentNotificationFields(p, deps.timezone))];
+}
+
+/** The fields that describe a subscription (contract) in its notifications. */
+export function contractNotificationFields(c: Contract, timezone: string): Record<string, string> {
+  return {
+    recurring_id: c.recurring_id,
+    contract_name: c.contract_name,
+    contract_status: c.status,
+    charges_made: String(c.charges_made),
+    billing_cycle: String(c.billing_cycle),
+    next_charge_time: c.next_charge_at === null ? '' : spacedDate(c.next_charge_at, timezone),
+  };
 }

@@ -15,6 +15,14 @@ export interface VaultRecord {
 export type ContractStatus = 'Active' | 'Inactived' | 'Suspended' | 'Completed';
 export type ContractInterval = 'day' | 'week' | 'month' | 'year';
 
+/** A scheduled charge: payment `transaction_id` for period `number`, attempt `attempt` (0 = first try). */
+export interface ContractCharge {
+  transaction_id: string;
+  number: number;
+  attempt: number;
+  due_at: number;
+}
+
 /** A recurring contract created by a payment's subscription block. */
 export interface Contract {
   version: number;
@@ -41,7 +49,13 @@ export interface Contract {
   charges_made: number;
   /** when the next charge is due (epoch ms); null when none is left */
   next_charge_at: number | null;
+  /** failed charges of the current period (retried on the schedule of DESIGN/docs, then Suspended) */
   failed_attempts: number;
+  /** the charge created ahead of its due time for the current period (a pending recurring payment) */
+  pending_charge?: ContractCharge;
+  /** while one process executes the pending charge */
+  charge_lease_until?: number;
+  cancelled_at?: number;
   origin_transaction_id: string;
   order_no: string;
   notify_url: string;
@@ -75,9 +89,14 @@ export interface OutboxRecord {
   attempts: number;
   created_at: number;
   next_attempt_at: number;
+  /** while a delivery worker holds it: other processes leave it alone until then */
   lease_until?: number;
   last_error?: string;
   delivered_at?: number;
+  /** set by a resend: the retry window and the back-off start again from here */
+  retry_from?: number;
+  /** attempts made before the last resend (the back-off counts only later ones) */
+  round_start_attempts?: number;
 }
 
 /** What the gateway keeps of an Idempotency-Key: the request's keyed hash and, once done, its answer. */

@@ -15,6 +15,8 @@ export const REQUEST_SIGNATURE_FIELDS = {
   checkout: ['merchant_id', 'account_id', 'order_no', 'currency', 'amount', 'first_name', 'last_name', 'shopper_email'],
   batch: ['merchant_id', 'account_id'],
   cancelsubscription: ['merchant_id', 'account_id', 'recurring_id'],
+  /** POST /v1/notifications/resend (this project's addition; docs/notifications.md) */
+  resend: ['merchant_id', 'account_id', 'notify_id', 'order_no'],
   retrieval: ['merchant_id', 'account_id'],
   payout: ['merchant_id', 'account_id', 'request_id', 'payment_currency', 'payment_amount'],
   optimise: ['merchant_id', 'account_id', 'request_id', 'currency', 'amount', 'shopper_email'],

@@ -40,6 +40,8 @@ export interface GatewayStore {
   getCard(merchantId: string, token: string): Promise<VaultRecord | undefined>;
   getContract(merchantId: string, recurringId: string): Promise<Contract | undefined>;
   getOutbox(merchantId: string, notifyId: string): Promise<OutboxRecord | undefined>;
+  /** The notifications of one order, newest first. */
+  outboxOfOrder(merchantId: string, accountId: string, orderNo: string, limit: number): Promise<OutboxRecord[]>;
   /** Members of a due queue due at or before `upTo`, earliest first. */
   due(merchantId: string, queue: DueQueue, upTo: number, limit: number): Promise<{ member: string; at: number }[]>;
   /** Refunds of an account with from <= refund date <= to, newest first, at most limit. */

@@ -15,6 +15,14 @@ export interface SubscriptionTerms {
   price_id: string;
 }
 
+/** A period's charge is created (as a pending payment the merchant can see and cancel) this long before it is due. */
+export const CHARGE_LEAD_MS = 3_600_000;
+
+/** When the scheduler should create the charge due at `dueTime`. */
+export function chargeQueueAt(dueTime: number): number {
+  return dueTime - CHARGE_LEAD_MS;
+}
+
 /** The time `n` intervals after `anchor`; months and years keep the day, clamped to the month's end. */
 export function addIntervals(anchor: number, interval: ContractInterval, count: number, n: number): number {
   const steps = count * n;

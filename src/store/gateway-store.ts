@@ -13,6 +13,8 @@ export const keys = {
   card: (m: string, token: string) => `gw:{${m}}:card:${token}`,
   contract: (m: string, id: string) => `gw:{${m}}:contract:${id}`,
   outbox: (m: string, id: string) => `gw:{${m}}:outbox:${id}`,
+  /** notify_ids of one order (scored by creation time), for resend by order_no */
+  orderOutbox: (m: string, account: string, orderNo: string) => `gw:{${m}}:order-outbox:${account}:${orderNo}`,
   due: (m: string, queue: DueQueue) => `gw:{${m}}:due:${queue}`,
   refundsByDate: (m: string, account: string) => `gw:{${m}}:refunds:${account}`,
   refund: (m: string, account: string, refundReferenceId: string) => `gw:{${m}}:refund:${account}:${refundReferenceId}`,
@@ -64,6 +66,10 @@ export class KvGatewayStore implements GatewayStore {
       const key = keys.outbox(m, next.notify_id);
       conditions.push({ key, version: expected });
       writes.push({ op: 'put', key, data: encode(next) });
+      const orderNo = next.fields.order_no;
+      if (expected === 0 && orderNo) {
+        writes.push({ op: 'zadd', key: keys.orderOutbox(m, next.account_id, orderNo), score: next.created_at, member: next.notify_id });
+      }
       const dueKey = keys.due(m, 'outbox');
       writes.push(
         next.status === 'pending'
@@ -112,6 +118,12 @@ export class KvGatewayStore implements GatewayStore {
 
   async getOutbox(m: string, id: string): Promise<OutboxRecord | undefined> {
     return decode<OutboxRecord>(await this.kv.get(keys.outbox(m, id)));
+  }
+
+  async outboxOfOrder(m: string, account: string, orderNo: string, limit: number): Promise<OutboxRecord[]> {
+    const ids = await this.kv.range(keys.orderOutbox(m, account, orderNo), -Infinity, Infinity, limit, true);
+    const found = await this.kv.getMany(ids.map((h) => keys.outbox(m, h.member)));
+    return found.flatMap((v) => decode<OutboxRecord>(v) ?? []);
   }
 
   async due(m: string, queue: DueQueue, upTo: number, limit: number): Promise<{ member: string; at: number }[]> {

@@ -10,6 +10,7 @@ import { expiryPassed, summariseCard } from '../cards.js';
 import type { SubscriptionTerms } from '../subscriptions.js';
 import { RESULT } from '../result-codes.js';
 import { issuerUrl, settleAuthorisation, type PaymentResult } from './settle.js';
+import { assertNotifyUrl } from '../notify-target.js';
 
 export interface CardInput {
   pan: string;
@@ -102,6 +103,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
   if (account.currencies.length > 0 && !account.currencies.includes(order.currency)) {
     throw invalidField('currency', `is not enabled for this account (${account.currencies.join(', ')})`);
   }
+  await assertNotifyUrl(order.notify_url, deps.notifyAllowPrivate, deps.transport.resolve);
   const connector = connectorFor(deps, account);
   // No read before the write: the order_no claim in the create step finds a repeat (one round trip less).
   const card = await resolveCard(deps, cmd);

@@ -8,7 +8,7 @@ import { PaymentStatus as S, type Payment, type PaymentStatus } from '../payment
 import { moveTo } from '../payment-state.js';
 import { RESULT, type ResultKey } from '../result-codes.js';
 import { paymentNotification } from '../notifications.js';
-import { newContract } from '../subscriptions.js';
+import { chargeQueueAt, newContract } from '../subscriptions.js';
 
 export interface PaymentResult {
   payment: Payment;
@@ -32,8 +32,8 @@ export function issuerUrl(baseUrl: string, p: Payment): string {
   return `${baseUrl}/v1/3ds/${encodeURIComponent(p.merchant_id)}/${encodeURIComponent(p.transaction_id)}/${p.threeds.challenge_secret}`;
 }
 
-/** Status, result and extra fields that an authorisation outcome leads to. */
-function nextState(account: Account, p: Payment, outcome: SettleOutcome, now: number): { status: PaymentStatus; result: ResultKey; changes: Partial<Payment> } {
+/** Status, result and extra fields that an authorisation outcome leads to (also for recurring charges). */
+export function authorisationState(account: Account, p: Payment, outcome: SettleOutcome, now: number): { status: PaymentStatus; result: ResultKey; changes: Partial<Payment> } {
   switch (outcome.kind) {
     case 'rejected':
       return { status: S.REJECTED, result: 'RISK_REJECTED', changes: { threeds: { ...p.threeds, result: 'not performed' } } };
@@ -84,7 +84,7 @@ export async function settleAuthorisation(
       updated_at: now,
     };
   } else {
-    const { status, result, changes } = nextState(account, payment, outcome, now);
+    const { status, result, changes } = authorisationState(account, payment, outcome, now);
     const move = moveTo(payment, status, now, { ...changes, result_code: RESULT[result][0] });
     if (!move.ok) return { payment, replayed: true };
     next = move.payment;
@@ -95,7 +95,7 @@ export async function settleAuthorisation(
       next = { ...next, recurring_id: contract.recurring_id };
       change.contracts = [{ next: contract, expected: 0 }];
       if (contract.next_charge_at !== null) {
-        change.due = [...(change.due ?? []), { queue: 'contract_charge', member: contract.recurring_id, at: contract.next_charge_at }];
+        change.due = [...(change.due ?? []), { queue: 'contract_charge', member: contract.recurring_id, at: chargeQueueAt(contract.next_charge_at) }];
       }
     }
     const failed = !approved && status !== S.HELD;

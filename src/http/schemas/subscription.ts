@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { accountId, merchantId, optionalText, signature } from './common.js';
+
+/** POST /v1/cancelsubscription */
+export const cancelSubscriptionSchema = z.object({
+  merchant_id: merchantId,
+  account_id: accountId,
+  recurring_id: z.string({ error: 'is required' }).min(1, 'is required').max(64, 'must be at most 64 characters'),
+  contract_name: optionalText(64),
+  encryption_data: signature,
+});
+
+/** POST /v1/notifications/resend: notify_id or order_no (at least one). */
+export const resendSchema = z
+  .object({
+    merchant_id: merchantId,
+    account_id: accountId,
+    notify_id: optionalText(64),
+    order_no: optionalText(64),
+    encryption_data: signature,
+  })
+  .superRefine((b, ctx) => {
+    if (!b.notify_id && !b.order_no) ctx.addIssue({ code: 'custom', path: ['notify_id'], message: 'is required (or order_no)' });
+  });
