@@ -18,6 +18,8 @@ export function outboxRecord(
   notifyType: NotifyType,
   notifyUrl: string,
   fields: Record<string, string>,
+  /** the signed fields; payouts sign request_id where payments sign order_no */
+  signatureFields: readonly string[] = RESPONSE_SIGNATURE_FIELDS.notification,
 ): OutboxRecord {
   const now = deps.clock.now();
   const notifyId = deps.ids.notifyId();
@@ -28,7 +30,7 @@ export function outboxRecord(
     account_id: account.account_id,
     ...fields,
   };
-  body.encryption_data = signFields(body, RESPONSE_SIGNATURE_FIELDS.notification, account.sign_key);
+  body.encryption_data = signFields(body, signatureFields, account.sign_key);
   return {
     version: 0,
     notify_id: notifyId,

@@ -1,8 +1,9 @@
 import type { Payment } from './payment.js';
 import type { Contract, OutboxRecord, VaultRecord } from './records.js';
+import type { DepositBalance, Payout } from './payouts/payout.js';
 
 /** Queues of work due at a time, per merchant: the sweeps and schedulers read them. */
-export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox';
+export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox' | 'payout';
 
 /** Everything one atomic step writes. All records belong to one merchant (one Redis Cluster slot). */
 export interface ChangeSet {
@@ -17,6 +18,10 @@ export interface ChangeSet {
   outbox?: { next: OutboxRecord; expected: number }[];
   /** add (at = time) or remove (at = null) a member of a due queue */
   due?: { queue: DueQueue; member: string; at: number | null }[];
+  /** expected: the version read (0 to create; creating a payout also claims its request_id) */
+  payouts?: { next: Payout; expected: number }[];
+  /** deposit balances with the version read (0 to create from the opening balance) */
+  balances?: { next: DepositBalance; expected: number }[];
 }
 
 /** The gateway's persistence, in the gateway's terms; a Redis and an in-memory implementation. */
@@ -29,6 +34,10 @@ export interface GatewayStore {
   getCard(merchantId: string, token: string): Promise<VaultRecord | undefined>;
   getContract(merchantId: string, recurringId: string): Promise<Contract | undefined>;
   getOutbox(merchantId: string, notifyId: string): Promise<OutboxRecord | undefined>;
+  getPayout(merchantId: string, transactionId: string): Promise<Payout | undefined>;
+  findPayoutByRequest(merchantId: string, accountId: string, requestId: string): Promise<Payout | undefined>;
+  /** undefined until the account's first payout in that currency */
+  getBalance(merchantId: string, accountId: string, currency: string): Promise<DepositBalance | undefined>;
   /** Members of a due queue due at or before `upTo`, earliest first. */
   due(merchantId: string, queue: DueQueue, upTo: number, limit: number): Promise<{ member: string; at: number }[]>;
   /** Counts a call against a window (rate limits); returns the count so far in this window. */
