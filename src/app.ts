@@ -6,6 +6,7 @@ import { gatewayBody } from './http/body.js';
 import { errorHandler, notFound } from './http/error-handler.js';
 import { healthRouter } from './http/routes/health.js';
 import { authoriseRouter } from './http/routes/authorise.js';
+import { payoutRouter } from './http/routes/payout.js';
 
 export interface AppOptions {
   trustProxy?: string | boolean | number | undefined;
@@ -41,6 +42,7 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(healthRouter(deps.store, options.isShuttingDown ?? (() => false)));
   app.use(gatewayBody);
   app.use(authoriseRouter(deps));
+  app.use(payoutRouter(deps));
   app.use(notFound);
   app.use(errorHandler(deps.log));
   return app;
