@@ -128,7 +128,7 @@ describe('when a field is wrong, then the payout is refused naming it', () => {
     ['beneficiary.bank_details.bank_country_code', 'cn', 'INVALID_FIELD', 'beneficiary.bank_details.bank_country_code'],
     ['beneficiary.bank_details.swift_code', 'XX', 'INVALID_FIELD', 'beneficiary.bank_details.swift_code'],
     ['beneficiary.bank_details.swift_code', '', 'INVALID_FIELD', 'beneficiary.bank_details.swift_code'],
-    ['beneficiary.bank_details.iban', 'GB00WEST12345698765432', 'INVALID_FIELD', 'beneficiary.bank_details.iban'],
+    ['beneficiary.bank_details.iban', 'NL00ABNA0417164300', 'INVALID_FIELD', 'beneficiary.bank_details.iban'],
     ['payer', undefined, 'MISSING_FIELD', 'payer'],
     ['payer.entity_type', undefined, 'MISSING_FIELD', 'payer.entity_type'],
     ['payer.address.country_code', 'United Kingdom', 'INVALID_FIELD', 'payer.address.country_code'],
@@ -161,9 +161,9 @@ describe('when a field is wrong, then the payout is refused naming it', () => {
   });
 
   it('when a valid IBAN replaces the account number, then the payout is accepted', async () => {
-    const res = await post(payoutBody({ 'beneficiary.bank_details.account_number': '', 'beneficiary.bank_details.iban': 'GB82WEST12345698765432' }));
+    const res = await post(payoutBody({ 'beneficiary.bank_details.account_number': '', 'beneficiary.bank_details.iban': 'NL91ABNA0417164300' }));
     expect(res.status).toBe(200);
-    expect(res.body.beneficiary.bank_details.iban).toBe('GB82WEST12345698765432');
+    expect(res.body.beneficiary.bank_details.iban).toBe('NL91ABNA0417164300');
   });
 
   it('when the signature is wrong, then HTTP 401 and nothing is recorded', async () => {

@@ -159,7 +159,7 @@ export const payoutSchema = z
     source_amount: positiveAmount,
     source_currency: currencyCode,
     swift_charge_option: z.union([z.literal(''), oneOf(SWIFT_CHARGE_OPTIONS)]).optional().default(''),
-    fund_source: oneOf(FUND_SOURCES).optional().default('DepositAccount'),
+    fund_source: z.union([z.literal(''), oneOf(FUND_SOURCES)]).optional().transform((v) => v || 'DepositAccount'),
     notify_url: blankOr(httpUrl),
     encryption_data: signature,
   })
