@@ -167,7 +167,7 @@ describe('when a field is wrong, then the payout is refused naming it', () => {
   });
 
   it('when the signature is wrong, then HTTP 401 and nothing is recorded', async () => {
-    const body = { ...payoutBody(), encryption_data: sign(['x'], SIGN_KEY) };
+    const body: Record<string, unknown> = { ...payoutBody(), encryption_data: sign(['x'], SIGN_KEY) };
     const res = await post(body);
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('AUTHENTICATION_FAILED');
