@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MerchantsFile } from '../../src/core/merchants.js';
 import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, testMerchants } from './gateway.js';
-import { FIELDS, sign, signBody } from './sign.js';
+import { FIELDS, signBody } from './sign.js';
 
 /** The test merchants with an opening deposit balance (hundredths) on the main account. */
 export function payoutMerchants(balance: Record<string, number> = { USD: 10_000_000, EUR: 5_000_000 }): MerchantsFile {
@@ -90,5 +90,5 @@ export function payoutBody(changes: Record<string, unknown> = {}, key = SIGN_KEY
 /** A signed /v1/payout/query body (merchant_id, account_id, request_id, transaction_id). */
 export function payoutQueryBody(by: { request_id?: string; transaction_id?: string }, key = SIGN_KEY): Record<string, unknown> {
   const body = { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, ...by };
-  return { ...body, encryption_data: sign([body.merchant_id, body.account_id, by.request_id, by.transaction_id], key) };
+  return signBody(body, FIELDS.payoutQuery, key);
 }
