@@ -11,6 +11,7 @@ import { retrievalRouter } from './http/routes/retrieval.js';
 import { idempotency } from './http/idempotency.js';
 import { subscriptionsRouter } from './http/routes/subscriptions.js';
 import { notificationsRouter } from './http/routes/notifications.js';
+import { payoutRouter } from './http/routes/payout.js';
 
 export interface AppOptions {
   trustProxy?: string | boolean | number | undefined;
@@ -52,6 +53,7 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(retrievalRouter(deps));
   app.use(subscriptionsRouter(deps));
   app.use(notificationsRouter(deps));
+  app.use(payoutRouter(deps));
   app.use(notFound);
   app.use(errorHandler(deps.log));
   return app;

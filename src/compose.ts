@@ -3,6 +3,8 @@ import type { CoreDeps, Logger } from './core/context.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './core/clock.js';
 import { connectorRegistry } from './core/connectors/connector.js';
 import { SandboxConnector } from './core/connectors/sandbox.js';
+import { SandboxPayoutConnector } from './core/connectors/sandbox-payout.js';
+import { payoutLifecycleJob } from './core/payouts/lifecycle.js';
 import { CardVault } from './core/vault.js';
 import type { GatewayStore } from './core/store-port.js';
 import type { BackgroundJob } from './core/jobs.js';
@@ -36,6 +38,8 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     ids,
     vault: new CardVault(config.vaultKey),
     connectors: connectorRegistry([new SandboxConnector(ids)]),
+    payoutConnector: new SandboxPayoutConnector(),
+    fxRates: config.fxRates,
     merchants: config.merchants,
     baseUrl: config.baseUrl,
     timezone: config.timezone,
@@ -47,5 +51,5 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
 
 /** The background jobs main starts (each issue's sweeps and workers are listed here). */
 export function backgroundJobs(deps: CoreDeps, _config: Config): BackgroundJob[] {
-  return [authExpiryJob(deps), deliveryJob(deps), subscriptionChargeJob(deps)];
+  return [authExpiryJob(deps), deliveryJob(deps), subscriptionChargeJob(deps), payoutLifecycleJob(deps)];
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { buildRateTable, DEFAULT_RATES, type RateTable } from './core/payouts/fx.js';
 import { merchantsFileSchema, type MerchantDirectory, buildDirectory, demoMerchants } from './core/merchants.js';
 
 /** Thrown when a setting is wrong; main prints the message and exits non-zero. */
@@ -20,6 +21,7 @@ const envSchema = z.object({
     .regex(/^(redis|rediss|redis\+cluster):\/\//, 'must start with redis://, rediss:// or redis+cluster://')
     .optional(),
   MERCHANTS_FILE: z.string().min(1).optional(),
+  FX_RATES_FILE: z.string().min(1).optional(),
   GATEWAY_TIMEZONE: z
     .string()
     .default('UTC')
@@ -54,6 +56,7 @@ export interface Config {
   shutdownGraceMs: number;
   merchants: MerchantDirectory;
   merchantsFromFile: boolean;
+  fxRates: RateTable;
 }
 
 function parseVaultKey(raw: string): Buffer {
@@ -97,6 +100,22 @@ function loadMerchants(path: string | undefined): { directory: MerchantDirectory
   }
 }
 
+/** The payout rate table: FX_RATES_FILE ({"base": "USD", "rates": {"EUR": "0.92"}}) or the built-in one. */
+function loadRates(path: string | undefined): RateTable {
+  if (!path) return buildRateTable(DEFAULT_RATES);
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`FX_RATES_FILE: cannot read ${path} as JSON: ${(err as Error).message}`);
+  }
+  try {
+    return buildRateTable(json);
+  } catch (err) {
+    throw new ConfigError(`FX_RATES_FILE: ${(err as Error).message}`);
+  }
+}
+
 /** Reads the environment once at start; any bad setting stops the start with a message naming it. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
@@ -125,5 +144,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     merchants: directory,
     merchantsFromFile: fromFile,
+    fxRates: loadRates(e.FX_RATES_FILE),
   };
 }

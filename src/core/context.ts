@@ -1,5 +1,7 @@
 import type { Clock, IdGenerator } from './clock.js';
 import type { ConnectorRegistry } from './connectors/connector.js';
+import type { PayoutConnector } from './connectors/payout-connector.js';
+import type { RateTable } from './payouts/fx.js';
 import type { MerchantDirectory } from './merchants.js';
 import type { GatewayStore } from './store-port.js';
 import type { CardVault } from './vault.js';
@@ -20,6 +22,10 @@ export interface CoreDeps {
   ids: IdGenerator;
   vault: CardVault;
   connectors: ConnectorRegistry;
+  /** the bank-transfer provider that sends payouts */
+  payoutConnector: PayoutConnector;
+  /** exchange rates for payouts (FX_RATES_FILE or the built-in table) */
+  fxRates: RateTable;
   merchants: MerchantDirectory;
   baseUrl: string;
   timezone: string;

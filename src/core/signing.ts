@@ -19,6 +19,8 @@ export const REQUEST_SIGNATURE_FIELDS = {
   resend: ['merchant_id', 'account_id', 'notify_id', 'order_no'],
   retrieval: ['merchant_id', 'account_id'],
   payout: ['merchant_id', 'account_id', 'request_id', 'payment_currency', 'payment_amount'],
+  /** /v1/payout/query names the payout by request_id and/or transaction_id; the absent one signs as '' */
+  payoutQuery: ['merchant_id', 'account_id', 'request_id', 'transaction_id'],
   optimise: ['merchant_id', 'account_id', 'request_id', 'currency', 'amount', 'shopper_email'],
 } as const;
 
@@ -29,6 +31,7 @@ export const RESPONSE_SIGNATURE_FIELDS = {
   cancelsubscription: ['merchant_id', 'account_id', 'recurring_id', 'cancel_status'],
   payout: ['merchant_id', 'account_id', 'request_id', 'status'],
   notification: ['merchant_id', 'account_id', 'notify_type', 'notify_id', 'order_no'],
+  /** a payout has no order_no: its request_id takes that place (DESIGN 2) */
 } as const;
 
 function valueText(v: SignedValue): string {

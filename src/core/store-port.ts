@@ -1,8 +1,9 @@
 import type { Payment } from './payment.js';
 import type { Contract, IdempotencyRecord, OutboxRecord, VaultRecord } from './records.js';
+import type { DepositBalance, Payout } from './payouts/payout.js';
 
 /** Queues of work due at a time, per merchant: the sweeps and schedulers read them. */
-export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox';
+export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox' | 'payout';
 
 /** Everything one atomic step writes. All records belong to one merchant (one Redis Cluster slot). */
 export interface ChangeSet {
@@ -21,6 +22,10 @@ export interface ChangeSet {
   refunds?: { accountId: string; refundReferenceId: string; transactionId: string; at: number }[];
   /** an Idempotency-Key's record (next null removes it), with the version read and its time to live */
   idempotency?: { accountId: string; key: string; next: IdempotencyRecord | null; expected: number; ttlMs: number }[];
+  /** expected: the version read (0 to create; creating a payout also claims its request_id) */
+  payouts?: { next: Payout; expected: number }[];
+  /** deposit balances with the version read (0 to create from the opening balance) */
+  balances?: { next: DepositBalance; expected: number }[];
 }
 
 /** One entry of the per-account refund index. */
@@ -42,6 +47,10 @@ export interface GatewayStore {
   getOutbox(merchantId: string, notifyId: string): Promise<OutboxRecord | undefined>;
   /** The notifications of one order, newest first. */
   outboxOfOrder(merchantId: string, accountId: string, orderNo: string, limit: number): Promise<OutboxRecord[]>;
+  getPayout(merchantId: string, transactionId: string): Promise<Payout | undefined>;
+  findPayoutByRequest(merchantId: string, accountId: string, requestId: string): Promise<Payout | undefined>;
+  /** undefined until the account's first payout in that currency */
+  getBalance(merchantId: string, accountId: string, currency: string): Promise<DepositBalance | undefined>;
   /** Members of a due queue due at or before `upTo`, earliest first. */
   due(merchantId: string, queue: DueQueue, upTo: number, limit: number): Promise<{ member: string; at: number }[]>;
   /** Refunds of an account with from <= refund date <= to, newest first, at most limit. */

@@ -1,6 +1,7 @@
 import type { ChangeSet, DueQueue, GatewayStore, RefundIndexEntry } from '../core/store-port.js';
 import type { Payment } from '../core/payment.js';
 import type { Contract, IdempotencyRecord, OutboxRecord, VaultRecord } from '../core/records.js';
+import type { DepositBalance, Payout } from '../core/payouts/payout.js';
 import type { Condition, KvStore, Versioned, Write } from './kv.js';
 
 /**
@@ -19,6 +20,9 @@ export const keys = {
   refundsByDate: (m: string, account: string) => `gw:{${m}}:refunds:${account}`,
   refund: (m: string, account: string, refundReferenceId: string) => `gw:{${m}}:refund:${account}:${refundReferenceId}`,
   idempotency: (m: string, account: string, key: string) => `gw:{${m}}:idem:${account}:${key}`,
+  payout: (m: string, txn: string) => `gw:{${m}}:payout:${txn}`,
+  payoutRequest: (m: string, account: string, requestId: string) => `gw:{${m}}:payoutreq:${account}:${requestId}`,
+  balance: (m: string, account: string, currency: string) => `gw:{${m}}:balance:${account}:${currency}`,
   calls: (m: string, account: string, windowStart: number) => `gw:{${m}}:calls:${account}:${windowStart}`,
 };
 
@@ -90,6 +94,21 @@ export class KvGatewayStore implements GatewayStore {
       conditions.push({ key, version: i.expected });
       writes.push(i.next === null ? { op: 'del', key } : { op: 'put', key, data: encode(i.next), ttlMs: i.ttlMs });
     }
+    for (const { next, expected } of change.payouts ?? []) {
+      const key = keys.payout(m, next.transaction_id);
+      conditions.push({ key, version: expected });
+      writes.push({ op: 'put', key, data: encode(next) });
+      if (expected === 0) {
+        const requestKey = keys.payoutRequest(m, next.account_id, next.request_id);
+        conditions.push({ key: requestKey, version: 0 });
+        writes.push({ op: 'put', key: requestKey, data: next.transaction_id });
+      }
+    }
+    for (const { next, expected } of change.balances ?? []) {
+      const key = keys.balance(m, next.account_id, next.currency);
+      conditions.push({ key, version: expected });
+      writes.push({ op: 'put', key, data: encode(next) });
+    }
     return (await this.kv.commit(conditions, writes)).ok;
   }
 
@@ -124,6 +143,19 @@ export class KvGatewayStore implements GatewayStore {
     const ids = await this.kv.range(keys.orderOutbox(m, account, orderNo), -Infinity, Infinity, limit, true);
     const found = await this.kv.getMany(ids.map((h) => keys.outbox(m, h.member)));
     return found.flatMap((v) => decode<OutboxRecord>(v) ?? []);
+  }
+
+  async getPayout(m: string, txn: string): Promise<Payout | undefined> {
+    return decode<Payout>(await this.kv.get(keys.payout(m, txn)));
+  }
+
+  async findPayoutByRequest(m: string, account: string, requestId: string): Promise<Payout | undefined> {
+    const idx = await this.kv.get(keys.payoutRequest(m, account, requestId));
+    return idx ? this.getPayout(m, idx.data) : undefined;
+  }
+
+  async getBalance(m: string, account: string, currency: string): Promise<DepositBalance | undefined> {
+    return decode<DepositBalance>(await this.kv.get(keys.balance(m, account, currency)));
   }
 
   async due(m: string, queue: DueQueue, upTo: number, limit: number): Promise<{ member: string; at: number }[]> {

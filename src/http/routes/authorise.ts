@@ -10,24 +10,10 @@ import { authenticate, fieldValues } from '../authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
 import { authoriseSchema, type CheckoutRequest, type SubscriptionRequest } from '../schemas/payment-request.js';
 import { xmlDocument } from '../xml.js';
+import { requestFingerprint } from '../../core/fingerprint.js';
 
-/** JSON with keys sorted at every level, so the same request always has the same fingerprint. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
-/** The request's fingerprint: everything but its signature, keyed (it covers card data). */
-export function requestFingerprint(deps: Pick<CoreDeps, 'vault'>, body: Record<string, unknown>): string {
-  const { encryption_data: _sig, ...rest } = body;
-  return deps.vault.fingerprint(canonicalJson(rest));
-}
+/** Kept here too for callers of the earlier location; the helpers live in core/fingerprint.ts. */
+export { canonicalJson, requestFingerprint } from '../../core/fingerprint.js';
 
 export function subscriptionTerms(s: SubscriptionRequest): SubscriptionTerms {
   return {

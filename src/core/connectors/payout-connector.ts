@@ -1,0 +1,29 @@
+import type { PayoutFailureType } from '../payouts/payout.js';
+
+/** What the gateway asks of a bank-transfer provider to send a payout. */
+export interface PayoutSubmission {
+  /** the payout's transaction_id: a provider treats a repeat with the same reference as the same transfer */
+  reference: string;
+  payment_method: 'SWIFT' | 'LOCAL';
+  /** hundredths of payment_currency the beneficiary receives */
+  amount: number;
+  currency: string;
+  account_number: string;
+  iban: string;
+  swift_code: string;
+  bank_country_code: string;
+}
+
+export type PayoutFailure = { failureType: Exclude<PayoutFailureType, ''>; failureReason: string };
+
+export type PayoutSubmitOutcome = ({ accepted: true; connectorRef: string } | ({ accepted: false } & PayoutFailure));
+
+export type PayoutTransferStatus = { state: 'processing' } | { state: 'completed' } | ({ state: 'failed' } & PayoutFailure);
+
+export interface PayoutConnector {
+  readonly code: string;
+  /** Hands the transfer to the provider (PENDING -> PROCESSING, or FAILED when refused at once). */
+  submit(req: PayoutSubmission): Promise<PayoutSubmitOutcome>;
+  /** Asks how an accepted transfer ended (PROCESSING -> COMPLETED or FAILED). */
+  status(connectorRef: string): Promise<PayoutTransferStatus>;
+}

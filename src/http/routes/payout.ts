@@ -1,0 +1,47 @@
+import { Router } from 'express';
+import type { CoreDeps } from '../../core/context.js';
+import { parseAmount } from '../../core/money.js';
+import { REQUEST_SIGNATURE_FIELDS } from '../../core/signing.js';
+import { requestFingerprint } from '../../core/fingerprint.js';
+import { createPayout } from '../../core/payouts/create.js';
+import { payoutAnswer } from '../../core/payouts/answer.js';
+import { findPayout, localClearingSystem } from '../../core/payouts/query.js';
+import type { PayoutEcho } from '../../core/payouts/payout.js';
+import { authenticate, fieldValues } from '../authenticate.js';
+import { parseOrThrow } from '../schemas/common.js';
+import { payoutQuerySchema, payoutSchema, type PayoutRequest } from '../schemas/payout-request.js';
+
+/** The request as the answer echoes it: bank_details gain local_clearing_system and lose bank_code. */
+function payoutEcho(input: PayoutRequest): PayoutEcho {
+  const { bank_code: _code, ...bank } = input.beneficiary.bank_details;
+  const clearing = localClearingSystem(input.payment_method, bank.bank_country_code, input.payment_currency);
+  const { encryption_data: _sig, ...rest } = input;
+  return { ...rest, beneficiary: { ...input.beneficiary, bank_details: { ...bank, local_clearing_system: clearing } } };
+}
+
+/** POST /v1/payout (create) and POST /v1/payout/query (status), both answered in JSON. */
+export function payoutRouter(deps: CoreDeps): Router {
+  const router = Router();
+  router.post('/v1/payout', async (req, res) => {
+    const body = req.body as Record<string, unknown>;
+    const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.payout));
+    const input = parseOrThrow(payoutSchema, body);
+    const result = await createPayout(deps, {
+      account,
+      request: payoutEcho(input),
+      bank_code: input.beneficiary.bank_details.bank_code,
+      source_amount: input.source_amount ? parseAmount(input.source_amount) : undefined,
+      payment_amount: input.payment_amount ? parseAmount(input.payment_amount) : undefined,
+      fingerprint: requestFingerprint(deps, body),
+    });
+    res.json(payoutAnswer(account, result.payout, deps.timezone));
+  });
+  router.post('/v1/payout/query', async (req, res) => {
+    const body = req.body as Record<string, unknown>;
+    const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.payoutQuery));
+    const input = parseOrThrow(payoutQuerySchema, body);
+    const payout = await findPayout(deps, account, input);
+    res.json(payoutAnswer(account, payout, deps.timezone));
+  });
+  return router;
+}
