@@ -1,5 +1,6 @@
 import type { Payment } from './payment.js';
 import type { Contract, OutboxRecord, VaultRecord } from './records.js';
+import type { CheckoutSession } from './checkout/session.js';
 
 /** Queues of work due at a time, per merchant: the sweeps and schedulers read them. */
 export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox';
@@ -15,6 +16,8 @@ export interface ChangeSet {
   contracts?: { next: Contract; expected: number }[];
   /** new notifications, or claimed/updated ones with the version read */
   outbox?: { next: OutboxRecord; expected: number }[];
+  /** hosted checkout sessions; ttlMs: how long the store keeps the record */
+  checkoutSessions?: { next: CheckoutSession; expected: number; ttlMs: number }[];
   /** add (at = time) or remove (at = null) a member of a due queue */
   due?: { queue: DueQueue; member: string; at: number | null }[];
 }
@@ -28,6 +31,7 @@ export interface GatewayStore {
   findPaymentByOrder(merchantId: string, accountId: string, orderNo: string): Promise<Payment | undefined>;
   getCard(merchantId: string, token: string): Promise<VaultRecord | undefined>;
   getContract(merchantId: string, recurringId: string): Promise<Contract | undefined>;
+  getCheckoutSession(merchantId: string, sessionId: string): Promise<CheckoutSession | undefined>;
   getOutbox(merchantId: string, notifyId: string): Promise<OutboxRecord | undefined>;
   /** Members of a due queue due at or before `upTo`, earliest first. */
   due(merchantId: string, queue: DueQueue, upTo: number, limit: number): Promise<{ member: string; at: number }[]>;

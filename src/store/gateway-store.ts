@@ -1,6 +1,7 @@
 import type { ChangeSet, DueQueue, GatewayStore } from '../core/store-port.js';
 import type { Payment } from '../core/payment.js';
 import type { Contract, OutboxRecord, VaultRecord } from '../core/records.js';
+import type { CheckoutSession } from '../core/checkout/session.js';
 import type { Condition, KvStore, Versioned, Write } from './kv.js';
 
 /**
@@ -13,6 +14,7 @@ export const keys = {
   card: (m: string, token: string) => `gw:{${m}}:card:${token}`,
   contract: (m: string, id: string) => `gw:{${m}}:contract:${id}`,
   outbox: (m: string, id: string) => `gw:{${m}}:outbox:${id}`,
+  checkout: (m: string, sessionId: string) => `gw:{${m}}:checkout:${sessionId}`,
   due: (m: string, queue: DueQueue) => `gw:{${m}}:due:${queue}`,
   calls: (m: string, account: string, windowStart: number) => `gw:{${m}}:calls:${account}:${windowStart}`,
 };
@@ -68,6 +70,11 @@ export class KvGatewayStore implements GatewayStore {
           : { op: 'zrem', key: dueKey, member: next.notify_id },
       );
     }
+    for (const { next, expected, ttlMs } of change.checkoutSessions ?? []) {
+      const key = keys.checkout(m, next.session_id);
+      conditions.push({ key, version: expected });
+      writes.push({ op: 'put', key, data: encode(next), ttlMs });
+    }
     for (const d of change.due ?? []) {
       const key = keys.due(m, d.queue);
       writes.push(d.at === null ? { op: 'zrem', key, member: d.member } : { op: 'zadd', key, score: d.at, member: d.member });
@@ -96,6 +103,10 @@ export class KvGatewayStore implements GatewayStore {
 
   async getContract(m: string, id: string): Promise<Contract | undefined> {
     return decode<Contract>(await this.kv.get(keys.contract(m, id)));
+  }
+
+  async getCheckoutSession(m: string, sessionId: string): Promise<CheckoutSession | undefined> {
+    return decode<CheckoutSession>(await this.kv.get(keys.checkout(m, sessionId)));
   }
 
   async getOutbox(m: string, id: string): Promise<OutboxRecord | undefined> {
