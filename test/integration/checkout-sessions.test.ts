@@ -21,7 +21,10 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const path = (url: string): string => new URL(url).pathname + new URL(url).search;
+const path = (url: unknown): string => {
+  const u = new URL(String(url));
+  return u.pathname + u.search;
+};
 
 async function openSession(overrides: Record<string, unknown> = {}, key = SIGN_KEY) {
   const body = checkoutBody(overrides, key);
@@ -47,8 +50,8 @@ async function paymentKeys(): Promise<string[]> {
 /** The signed result in the result page's redirect, checked with the test's own signature rule. */
 function signedRedirect(html: string, key = SIGN_KEY, account = ACCOUNT_ID): URL {
   const url = new URL(attributeOf(html, 'result', 'data-redirect')!);
-  const q = Object.fromEntries(url.searchParams);
-  const expected = sign(FIELDS.answerPayment.map((f) => ({ merchant_id: MERCHANT_ID, account_id: account, ...q })[f]), key);
+  const q: Record<string, string> = { merchant_id: MERCHANT_ID, account_id: account, ...Object.fromEntries(url.searchParams) };
+  const expected = sign(FIELDS.answerPayment.map((f) => q[f]), key);
   expect(q.encryption_data).toBe(expected);
   return url;
 }
