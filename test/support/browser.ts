@@ -10,7 +10,7 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
-export type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>;
+export type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => unknown;
 
 export interface LoopbackServer {
   origin: string;
