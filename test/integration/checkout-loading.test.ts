@@ -3,6 +3,7 @@ import request from 'supertest';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { ACCOUNT_ID, makeGateway, MERCHANT_ID, testMerchants, type TestGateway } from '../support/gateway.js';
 import { attributeOf, checkoutBody, hiddenFields } from '../support/checkout.js';
+import { createApp } from '../../src/app.js';
 
 const BASE = 'http://gateway.test';
 let redis: RedisServer;
@@ -199,5 +200,15 @@ describe('when a merchant posts a signed checkout request', () => {
     const res = await request(gw.app).post('/v1/checkout').send(JSON.stringify(checkoutBody({ return_url: 'javascript:alert(1)' })));
     expect(res.status).toBe(400);
     expect(res.body.field).toBe('return_url');
+  });
+});
+
+describe('when the example merchant shop is asked for', () => {
+  it('then it is served only in development', async () => {
+    expect((await request(gw.app).get('/examples/shop')).status).toBe(404);
+    const dev = createApp(gw.deps, { development: true });
+    const page = await request(dev).get('/examples/shop');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Pay 25.00 (redirect)');
   });
 });

@@ -43,6 +43,9 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
   res.type('html').render('loading', { baseUrl: deps.baseUrl, action: `${deps.baseUrl}/v1/checkout`, fields: Object.entries(session.form) });
 }
 
+/** Browsers send every line break of a form value as CRLF: compare values with line breaks alike. */
+const sameLines = (v: unknown): string => (typeof v === 'string' ? v.replace(/\r\n?/g, '\n') : '\u0000not text');
+
 /**
  * The loading page's form post: the session it names is the truth. Values that disagree with the stored
  * form are refused; otherwise the shopper goes on to the card page (which handles expired and paid sessions).
@@ -54,7 +57,7 @@ async function openFromForm(deps: CoreDeps, req: Request, res: Response): Promis
   const { session, account } = found;
   for (const [name, value] of Object.entries(body)) {
     const expected = session.form[name];
-    if (expected !== undefined && expected !== value) return renderNotice(res, deps.baseUrl, account, NOTICES.changed);
+    if (expected !== undefined && sameLines(expected) !== sameLines(value)) return renderNotice(res, deps.baseUrl, account, NOTICES.changed);
   }
   res.redirect(303, hostedUrls(deps.baseUrl, session.merchant_id, session.session_id).card);
 }
