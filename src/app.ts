@@ -23,6 +23,11 @@ export interface AppOptions {
   development?: boolean;
 }
 
+/** The issuer_url's last segment is the challenge secret: never written to the logs. */
+function loggedPath(path: string): string {
+  return path.replace(/^(\/v1\/3ds\/[^/]+\/[^/]+\/).+$/, '$1[secret]');
+}
+
 /** Tags every request with an id (echoed in X-Request-Id and in error bodies) and logs its outcome. */
 function requestLog(deps: CoreDeps) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -33,7 +38,7 @@ function requestLog(deps: CoreDeps) {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       deps.log.info(
-        { request_id: id, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        { request_id: id, method: req.method, path: loggedPath(req.path), status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
         'request',
       );
     });

@@ -132,6 +132,21 @@ describe('when the shopper pays on the card page', () => {
 });
 
 describe('when a session has expired or was cancelled', () => {
+  it('then replaying the loading form after the payment shows its result and charges nothing', async () => {
+    const loading = await request(gw.app).post('/v1/checkout').send(JSON.stringify(checkoutBody()));
+    const form = Object.fromEntries(hiddenFields(loading.text));
+    const first = await request(gw.app).post('/v1/checkout').type('form').send(new URLSearchParams(form).toString());
+    await request(gw.app).post(`${path(first.headers.location)}/pay`).type('form').send(cardForm());
+    const before = (await paymentKeys()).length;
+    const replay = await request(gw.app).post('/v1/checkout').type('form').send(new URLSearchParams(form).toString());
+    const card = await request(gw.app).get(path(replay.headers.location));
+    expect(card.status).toBe(303);
+    expect(card.headers.location).toMatch(/\/result$/);
+    const again = await request(gw.app).post(`${path(replay.headers.location)}/pay`).type('form').send(cardForm(CARDS.approvedMastercard));
+    expect(again.headers.location).toMatch(/\/result$/);
+    expect((await paymentKeys()).length).toBe(before);
+  });
+
   it('then the card page and a card submit after 30 minutes charge nothing and say the checkout expired', async () => {
     const s = await openSession();
     clock.advance(30 * 60_000 + 1);
