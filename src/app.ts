@@ -1,6 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import type { CoreDeps } from './core/context.js';
 import { gatewayBody } from './http/body.js';
 import { errorHandler, notFound } from './http/error-handler.js';
@@ -12,10 +13,25 @@ import { idempotency } from './http/idempotency.js';
 import { subscriptionsRouter } from './http/routes/subscriptions.js';
 import { notificationsRouter } from './http/routes/notifications.js';
 import { payoutRouter } from './http/routes/payout.js';
+import { checkoutRouter } from './http/routes/checkout.js';
+import { hostedPagesRouter } from './http/routes/hosted-pages.js';
+import { threedsRouter } from './http/routes/threeds.js';
+import { exampleShopRouter } from './http/routes/example-shop.js';
+
+/** EJS pages and the pages' own scripts and styles (next to src/ and dist/ alike). */
+const VIEWS_DIR = fileURLToPath(new URL('../views', import.meta.url));
+const PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta.url));
 
 export interface AppOptions {
   trustProxy?: string | boolean | number | undefined;
   isShuttingDown?: () => boolean;
+  /** serves the merchant example shop under /examples (NODE_ENV=development only) */
+  development?: boolean;
+}
+
+/** The issuer_url's last segment is the challenge secret: never written to the logs. */
+function loggedPath(path: string): string {
+  return path.replace(/^(\/v1\/3ds\/[^/]+\/[^/]+\/).+$/, '$1[secret]');
 }
 
 /** Tags every request with an id (echoed in X-Request-Id and in error bodies) and logs its outcome. */
@@ -29,7 +45,7 @@ function requestLog(deps: CoreDeps) {
     res.on('finish', () => {
       // one line per request; routers add what the call did (transaction id, status) in res.locals.outcome
       deps.log.info(
-        { request_id: id, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, ...res.locals.outcome },
+        { request_id: id, method: req.method, path: loggedPath(req.path), status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, ...res.locals.outcome },
         'request',
       );
     });
@@ -43,7 +59,17 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
+  app.set('views', VIEWS_DIR);
+  app.set('view engine', 'ejs');
   app.use(requestLog(deps));
+  // merchants' pages load embed.js, and the loading page (served by the merchant) its script and styles
+  app.use(
+    '/public',
+    express.static(PUBLIC_DIR, {
+      index: false,
+      setHeaders: (res) => res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin'),
+    }),
+  );
   app.use(helmet());
   app.use(healthRouter(deps.store, options.isShuttingDown ?? (() => false)));
   app.use(gatewayBody);
@@ -54,6 +80,10 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(subscriptionsRouter(deps));
   app.use(notificationsRouter(deps));
   app.use(payoutRouter(deps));
+  app.use(checkoutRouter(deps));
+  app.use(hostedPagesRouter(deps));
+  app.use(threedsRouter(deps));
+  if (options.development) app.use(exampleShopRouter(deps));
   app.use(notFound);
   app.use(errorHandler(deps.log));
   return app;

@@ -51,6 +51,8 @@ const accountSchema = z.object({
   risk: riskSchema,
   /** days an authorisation may wait for capture before it expires */
   auth_window_days: z.number().int().min(1).max(30).default(7),
+  /** minutes a hosted checkout session waits for the shopper's card */
+  checkout_ttl_minutes: z.number().int().min(1).max(1440).default(30),
   /** calls per second allowed for this account; 0 = unlimited */
   rate_limit_per_second: z.number().int().min(0).default(0),
   /** opening balance (minor units per currency) of the deposit account that funds payouts */

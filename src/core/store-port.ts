@@ -1,6 +1,7 @@
 import type { Payment } from './payment.js';
 import type { Contract, IdempotencyRecord, OutboxRecord, VaultRecord } from './records.js';
 import type { DepositBalance, Payout } from './payouts/payout.js';
+import type { CheckoutSession } from './checkout/session.js';
 
 /** Queues of work due at a time, per merchant: the sweeps and schedulers read them. */
 export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox' | 'payout';
@@ -16,6 +17,8 @@ export interface ChangeSet {
   contracts?: { next: Contract; expected: number }[];
   /** new notifications, or claimed/updated ones with the version read */
   outbox?: { next: OutboxRecord; expected: number }[];
+  /** hosted checkout sessions; ttlMs: how long the store keeps the record */
+  checkoutSessions?: { next: CheckoutSession; expected: number; ttlMs: number }[];
   /** add (at = time) or remove (at = null) a member of a due queue */
   due?: { queue: DueQueue; member: string; at: number | null }[];
   /** accepted refunds, indexed per account by refund date and by refund_reference_id */
@@ -44,6 +47,7 @@ export interface GatewayStore {
   findPaymentByOrder(merchantId: string, accountId: string, orderNo: string): Promise<Payment | undefined>;
   getCard(merchantId: string, token: string): Promise<VaultRecord | undefined>;
   getContract(merchantId: string, recurringId: string): Promise<Contract | undefined>;
+  getCheckoutSession(merchantId: string, sessionId: string): Promise<CheckoutSession | undefined>;
   getOutbox(merchantId: string, notifyId: string): Promise<OutboxRecord | undefined>;
   /** The notifications of one order, newest first. */
   outboxOfOrder(merchantId: string, accountId: string, orderNo: string, limit: number): Promise<OutboxRecord[]>;

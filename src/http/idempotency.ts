@@ -5,7 +5,7 @@ import { invalidField } from '../core/errors.js';
 import { signValues, signatureMatches } from '../core/signing.js';
 import { signedValuesFor } from './authenticate.js';
 import { beginIdempotent, finishIdempotent, type StoredAnswer } from '../core/idempotency.js';
-import { canonicalJson } from './routes/authorise.js';
+import { canonicalJson } from '../core/fingerprint.js';
 
 /** The account of a correctly signed request; anything else goes on to the route, which refuses it. */
 function signedAccount(deps: CoreDeps, path: string, body: Record<string, unknown>): Account | undefined {

@@ -2,6 +2,7 @@ import type { ChangeSet, DueQueue, GatewayStore, RefundIndexEntry } from '../cor
 import type { Payment } from '../core/payment.js';
 import type { Contract, IdempotencyRecord, OutboxRecord, VaultRecord } from '../core/records.js';
 import type { DepositBalance, Payout } from '../core/payouts/payout.js';
+import type { CheckoutSession } from '../core/checkout/session.js';
 import type { Condition, KvStore, Versioned, Write } from './kv.js';
 
 /**
@@ -16,6 +17,7 @@ export const keys = {
   outbox: (m: string, id: string) => `gw:{${m}}:outbox:${id}`,
   /** notify_ids of one order (scored by creation time), for resend by order_no */
   orderOutbox: (m: string, account: string, orderNo: string) => `gw:{${m}}:order-outbox:${account}:${orderNo}`,
+  checkout: (m: string, sessionId: string) => `gw:{${m}}:checkout:${sessionId}`,
   due: (m: string, queue: DueQueue) => `gw:{${m}}:due:${queue}`,
   refundsByDate: (m: string, account: string) => `gw:{${m}}:refunds:${account}`,
   refund: (m: string, account: string, refundReferenceId: string) => `gw:{${m}}:refund:${account}:${refundReferenceId}`,
@@ -81,6 +83,11 @@ export class KvGatewayStore implements GatewayStore {
           : { op: 'zrem', key: dueKey, member: next.notify_id },
       );
     }
+    for (const { next, expected, ttlMs } of change.checkoutSessions ?? []) {
+      const key = keys.checkout(m, next.session_id);
+      conditions.push({ key, version: expected });
+      writes.push({ op: 'put', key, data: encode(next), ttlMs });
+    }
     for (const d of change.due ?? []) {
       const key = keys.due(m, d.queue);
       writes.push(d.at === null ? { op: 'zrem', key, member: d.member } : { op: 'zadd', key, score: d.at, member: d.member });
@@ -133,6 +140,10 @@ export class KvGatewayStore implements GatewayStore {
 
   async getContract(m: string, id: string): Promise<Contract | undefined> {
     return decode<Contract>(await this.kv.get(keys.contract(m, id)));
+  }
+
+  async getCheckoutSession(m: string, sessionId: string): Promise<CheckoutSession | undefined> {
+    return decode<CheckoutSession>(await this.kv.get(keys.checkout(m, sessionId)));
   }
 
   async getOutbox(m: string, id: string): Promise<OutboxRecord | undefined> {

@@ -1,0 +1,136 @@
+import type { CoreDeps } from '../context.js';
+import type { Account } from '../merchants.js';
+import type { Payment } from '../payment.js';
+import { GatewayError, invalidField } from '../errors.js';
+import { authorisePayment, type CardInput, type PaymentOrder } from '../payments/authorise.js';
+import type { PaymentResult } from '../payments/settle.js';
+import { loadingFormFields } from './form.js';
+import { hostedUrls, SETTLED_SESSION_TTL_MS, type CheckoutSession } from './session.js';
+
+export interface NewCheckout {
+  account: Account;
+  order: PaymentOrder;
+  request: Record<string, unknown>;
+  fingerprint: string;
+  /** the merchant's own return and cancel addresses (request fields) */
+  returnUrl: string;
+  cancelUrl: string;
+  sourceIp: string;
+}
+
+/** Stores a pending session for a checked, signed checkout request; the loading form is built from it. */
+export async function openCheckout(deps: CoreDeps, c: NewCheckout): Promise<CheckoutSession> {
+  const { account, order } = c;
+  if (account.currencies.length > 0 && !account.currencies.includes(order.currency)) {
+    throw invalidField('currency', `is not enabled for this account (${account.currencies.join(', ')})`);
+  }
+  const used = await deps.store.findPaymentByOrder(account.merchant_id, account.account_id, order.order_no);
+  if (used && used.fingerprint !== c.fingerprint) {
+    throw new GatewayError('ORDER_CONFLICT', 'order_no: was already used for a different payment request', 'order_no');
+  }
+  const now = deps.clock.now();
+  const ttlMs = account.checkout_ttl_minutes * 60_000;
+  const sessionId = deps.ids.opaque('cs');
+  const urls = hostedUrls(deps.baseUrl, account.merchant_id, sessionId);
+  const session: CheckoutSession = {
+    version: 0,
+    session_id: sessionId,
+    merchant_id: account.merchant_id,
+    account_id: account.account_id,
+    order_no: order.order_no,
+    currency: order.currency,
+    amount: order.amount,
+    request: c.request,
+    fingerprint: c.fingerprint,
+    form: loadingFormFields({
+      account,
+      request: c.request,
+      resultUrl: urls.result,
+      cancelUrl: urls.cancel,
+      sourceIp: c.sourceIp,
+      timezone: deps.timezone,
+      checkoutToken: sessionId,
+    }),
+    return_url: c.returnUrl,
+    cancel_url: c.cancelUrl,
+    state: 'open',
+    created_at: now,
+    expires_at: now + ttlMs,
+  };
+  const ok = await deps.store.commit({ merchantId: account.merchant_id, checkoutSessions: [{ next: session, expected: 0, ttlMs }] });
+  if (!ok) throw new GatewayError('STORE_UNAVAILABLE', 'could not store the checkout session; try again');
+  return { ...session, version: 1 };
+}
+
+/** Where a session stands, as its pages see it. The payment, once one exists, decides over the session. */
+export type CheckoutStage =
+  | { kind: 'open' }
+  | { kind: 'expired' }
+  | { kind: 'cancelled' }
+  | { kind: 'paid'; payment: Payment };
+
+export async function checkoutStage(deps: CoreDeps, s: CheckoutSession): Promise<CheckoutStage> {
+  if (s.state !== 'open') {
+    const payment = await deps.store.findPaymentByOrder(s.merchant_id, s.account_id, s.order_no);
+    if (payment && payment.fingerprint === s.fingerprint) return { kind: 'paid', payment };
+    if (s.state === 'cancelled') return { kind: 'cancelled' };
+    // paying, but the card never reached the core (refused before): the session still takes a card
+    if (deps.clock.now() >= s.expires_at) return { kind: 'expired' };
+    return { kind: 'open' };
+  }
+  return deps.clock.now() >= s.expires_at ? { kind: 'expired' } : { kind: 'open' };
+}
+
+/** Moves a session on with an optimistic write; false when it moved meanwhile. */
+async function moveSession(deps: CoreDeps, s: CheckoutSession, state: CheckoutSession['state']): Promise<boolean> {
+  return deps.store.commit({
+    merchantId: s.merchant_id,
+    checkoutSessions: [{ next: { ...s, state }, expected: s.version, ttlMs: SETTLED_SESSION_TTL_MS }],
+  });
+}
+
+/**
+ * Pays a session with the shopper's card through the same core authorisation as /v1/authorise. An
+ * expired or cancelled session charges nothing; a second submit gets the first payment's result
+ * (authorisePayment is idempotent on order_no and the session's fingerprint).
+ */
+export async function payCheckout(
+  deps: CoreDeps,
+  account: Account,
+  session: CheckoutSession,
+  order: PaymentOrder,
+  card: CardInput,
+): Promise<CheckoutStage> {
+  let current = session;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const stage = await checkoutStage(deps, current);
+    if (stage.kind !== 'open') return stage;
+    if (current.state === 'paying' || (await moveSession(deps, current, 'paying'))) break;
+    const reread = await deps.store.getCheckoutSession(session.merchant_id, session.session_id);
+    if (!reread) return { kind: 'expired' };
+    current = reread;
+  }
+  const result: PaymentResult = await authorisePayment(deps, {
+    account,
+    order: { ...order, return_url: hostedUrls(deps.baseUrl, session.merchant_id, session.session_id).result },
+    card,
+    source: 'checkout',
+    fingerprint: session.fingerprint,
+    meta: { checkout_session: session.session_id },
+  });
+  return { kind: 'paid', payment: result.payment };
+}
+
+/** The shopper gives up: only a session without a payment is cancelled; otherwise its stage is answered. */
+export async function cancelCheckout(deps: CoreDeps, session: CheckoutSession): Promise<CheckoutStage> {
+  let current = session;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const stage = await checkoutStage(deps, current);
+    if (stage.kind === 'paid' || stage.kind === 'cancelled') return stage;
+    if (await moveSession(deps, current, 'cancelled')) return { kind: 'cancelled' };
+    const reread = await deps.store.getCheckoutSession(session.merchant_id, session.session_id);
+    if (!reread) return { kind: 'expired' };
+    current = reread;
+  }
+  return checkoutStage(deps, current);
+}

@@ -1,0 +1,74 @@
+import { Router, type Request, type Response } from 'express';
+import type { CoreDeps } from '../../core/context.js';
+import { invalidField } from '../../core/errors.js';
+import { REQUEST_SIGNATURE_FIELDS } from '../../core/signing.js';
+import { openCheckout } from '../../core/checkout/hosted.js';
+import { hostedUrls } from '../../core/checkout/session.js';
+import { authenticate, fieldValues } from '../authenticate.js';
+import { parseOrThrow } from '../schemas/common.js';
+import { checkoutSchema } from '../schemas/payment-request.js';
+import { paymentOrder, requestFingerprint } from '../payment-order.js';
+import { NOTICES, renderNotice } from '../pages.js';
+import { findSession } from './hosted-session.js';
+
+/** Card data never travels through the merchant: the shopper types it on the hosted card page. */
+const CARD_FIELDS = ['card', 'expiration_month', 'expiration_year', 'security_code'] as const;
+
+/** The merchant's signed checkout request: a stored session, answered by the loading page (or JSON). */
+async function createCheckout(deps: CoreDeps, req: Request, res: Response): Promise<void> {
+  const body = req.body as Record<string, unknown>;
+  const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.checkout));
+  for (const f of CARD_FIELDS) {
+    if (body[f] !== undefined && body[f] !== '') throw invalidField(f, 'is not accepted by /v1/checkout; the shopper enters the card on the hosted page');
+  }
+  const input = parseOrThrow(checkoutSchema, body);
+  const { accept: _accept, ...request } = body;
+  const session = await openCheckout(deps, {
+    account,
+    order: paymentOrder(input),
+    request,
+    fingerprint: requestFingerprint(deps, body),
+    returnUrl: input.return_url,
+    cancelUrl: input.cancel_url,
+    sourceIp: req.ip ?? '',
+  });
+  if (req.accepts(['text/html', 'application/json']) === 'application/json') {
+    res.json({
+      checkout_url: hostedUrls(deps.baseUrl, session.merchant_id, session.session_id).card,
+      expires_at: new Date(session.expires_at).toISOString(),
+    });
+    return;
+  }
+  res.setHeader('Cache-Control', 'no-store');
+  res.type('html').render('loading', { baseUrl: deps.baseUrl, action: `${deps.baseUrl}/v1/checkout`, fields: Object.entries(session.form) });
+}
+
+/** Browsers send every line break of a form value as CRLF: compare values with line breaks alike. */
+const sameLines = (v: unknown): string => (typeof v === 'string' ? v.replace(/\r\n?/g, '\n') : '\u0000not text');
+
+/**
+ * The loading page's form post: the session it names is the truth. Values that disagree with the stored
+ * form are refused; otherwise the shopper goes on to the card page (which handles expired and paid sessions).
+ */
+async function openFromForm(deps: CoreDeps, req: Request, res: Response): Promise<void> {
+  const body = req.body as Record<string, unknown>;
+  const found = await findSession(deps, body.merchant_id, body.checkout_token);
+  if (!found) return renderNotice(res, deps.baseUrl, undefined, NOTICES.unknown);
+  const { session, account } = found;
+  for (const [name, value] of Object.entries(body)) {
+    const expected = session.form[name];
+    if (expected !== undefined && sameLines(expected) !== sameLines(value)) return renderNotice(res, deps.baseUrl, account, NOTICES.changed);
+  }
+  res.redirect(303, hostedUrls(deps.baseUrl, session.merchant_id, session.session_id).card);
+}
+
+/** POST /v1/checkout: the merchant's signed request, or the loading page's own form post (checkout_token). */
+export function checkoutRouter(deps: CoreDeps): Router {
+  const router = Router();
+  router.post('/v1/checkout', async (req, res) => {
+    const body = req.body as Record<string, unknown>;
+    if (body.checkout_token !== undefined) return openFromForm(deps, req, res);
+    return createCheckout(deps, req, res);
+  });
+  return router;
+}

@@ -1,0 +1,142 @@
+import { Router, type Request, type Response } from 'express';
+import type { CoreDeps } from '../../core/context.js';
+import type { Account } from '../../core/merchants.js';
+import { GatewayError } from '../../core/errors.js';
+import { formatAmount } from '../../core/money.js';
+import { expiryPassed } from '../../core/cards.js';
+import { cancelCheckout, checkoutStage, payCheckout, type CheckoutStage } from '../../core/checkout/hosted.js';
+import { hostedUrls, type CheckoutSession } from '../../core/checkout/session.js';
+import { cancelledResult, parentOrigin, paymentResult } from '../../core/checkout/result.js';
+import { issuerUrl } from '../../core/payments/settle.js';
+import { parseOrThrow } from '../schemas/common.js';
+import { checkoutSchema, parseItems } from '../schemas/payment-request.js';
+import { readCardForm, type CardFormErrors } from '../schemas/card-form.js';
+import { paymentOrder } from '../payment-order.js';
+import { hostedPageHeaders, NOTICES, renderNotice } from '../pages.js';
+import { renderResult } from '../result-page.js';
+import { findSession } from './hosted-session.js';
+
+const s = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** What the card page shows of the order: merchant, items, amount. */
+function orderSummary(account: Account, session: CheckoutSession) {
+  const r = session.request;
+  return {
+    merchantName: account.merchant_name,
+    website: s(r.website) || account.website,
+    orderNo: session.order_no,
+    amount: formatAmount(session.amount),
+    currency: session.currency,
+    items: parseItems(s(r.items)).map((it) => ({ name: it.name, quantity: it.quantity, total: formatAmount(it.unitPrice * it.quantity) })),
+  };
+}
+
+function renderCard(deps: CoreDeps, res: Response, account: Account, session: CheckoutSession, values: Record<string, string>, errors: CardFormErrors, status = 200): void {
+  hostedPageHeaders(res, deps.baseUrl, account);
+  const urls = hostedUrls(deps.baseUrl, session.merchant_id, session.session_id);
+  res.status(status).render('card', {
+    baseUrl: deps.baseUrl,
+    parentOrigin: parentOrigin(account, session.return_url) ?? '',
+    order: orderSummary(account, session),
+    urls,
+    values,
+    errors,
+  });
+}
+
+/** Sends the shopper where the session's stage says: result, challenge, card page or a notice. */
+function followStage(deps: CoreDeps, res: Response, account: Account, session: CheckoutSession, stage: CheckoutStage): void {
+  const urls = hostedUrls(deps.baseUrl, session.merchant_id, session.session_id);
+  switch (stage.kind) {
+    case 'open':
+      return res.redirect(303, urls.card);
+    case 'expired':
+      return renderNotice(res, deps.baseUrl, account, { ...NOTICES.expired, parentOrigin: parentOrigin(account, session.return_url) });
+    case 'paid':
+      if (stage.payment.threeds.challenge_pending) return res.redirect(303, issuerUrl(deps.baseUrl, stage.payment));
+      return res.redirect(303, urls.result);
+    case 'cancelled':
+      return res.redirect(303, urls.result);
+  }
+}
+
+async function sessionOf(deps: CoreDeps, req: Request, res: Response) {
+  const found = await findSession(deps, req.params.merchantId, req.params.sessionId);
+  if (!found) renderNotice(res, deps.baseUrl, undefined, NOTICES.unknown);
+  return found;
+}
+
+/** The hosted card page, its card submit and cancel, and the result page of one checkout session. */
+export function hostedPagesRouter(deps: CoreDeps): Router {
+  const router = Router();
+  const base = '/v1/checkout/:merchantId/:sessionId';
+
+  router.get(base, async (req, res) => {
+    const found = await sessionOf(deps, req, res);
+    if (!found) return;
+    const stage = await checkoutStage(deps, found.session);
+    if (stage.kind !== 'open') return followStage(deps, res, found.account, found.session, stage);
+    const r = found.session.request;
+    renderCard(deps, res, found.account, found.session, { cardholder: [s(r.first_name), s(r.last_name)].filter(Boolean).join(' ') }, {});
+  });
+
+  router.post(`${base}/pay`, async (req, res) => {
+    const found = await sessionOf(deps, req, res);
+    if (!found) return;
+    const { session, account } = found;
+    const body = req.body as Record<string, unknown>;
+    // the card number is kept in the re-shown form (the shopper's own page); the security code never is
+    const kept = { cardholder: s(body.cardholder), card: s(body.card), expiration_month: s(body.expiration_month), expiration_year: s(body.expiration_year) };
+    const read = readCardForm(body);
+    if (!read.ok) return renderCard(deps, res, account, session, kept, read.errors, 422);
+    const card = read.form;
+    if (expiryPassed(card.expiration_month, card.expiration_year, deps.clock.now())) {
+      return renderCard(deps, res, account, session, kept, { expiration_year: 'This card has expired' }, 422);
+    }
+    const order = paymentOrder(parseOrThrow(checkoutSchema, session.request));
+    let stage: CheckoutStage;
+    try {
+      stage = await payCheckout(deps, account, session, order, {
+        pan: card.card,
+        expMonth: card.expiration_month,
+        expYear: card.expiration_year,
+        securityCode: card.security_code,
+      });
+    } catch (err) {
+      if (err instanceof GatewayError && err.status === 400) {
+        return renderCard(deps, res, account, session, kept, { card: err.message.replace(/^[\w.]+: /, '') }, 422);
+      }
+      throw err;
+    }
+    followStage(deps, res, account, session, stage);
+  });
+
+  const cancel = async (req: Request, res: Response): Promise<void> => {
+    const found = await sessionOf(deps, req, res);
+    if (!found) return;
+    followStage(deps, res, found.account, found.session, await cancelCheckout(deps, found.session));
+  };
+  router.get(`${base}/cancel`, cancel);
+  router.post(`${base}/cancel`, cancel);
+
+  router.get(`${base}/result`, async (req, res) => {
+    const found = await sessionOf(deps, req, res);
+    if (!found) return;
+    const { session, account } = found;
+    const stage = await checkoutStage(deps, session);
+    if (stage.kind === 'cancelled') {
+      return renderResult(deps, res, account, cancelledResult(account, session), {
+        outcome: 'cancelled',
+        redirectTo: session.cancel_url || session.return_url,
+        parentOrigin: parentOrigin(account, session.return_url),
+      });
+    }
+    if (stage.kind !== 'paid' || stage.payment.threeds.challenge_pending) return followStage(deps, res, account, session, stage);
+    return renderResult(deps, res, account, paymentResult(account, stage.payment), {
+      payment: stage.payment,
+      redirectTo: session.return_url,
+      parentOrigin: parentOrigin(account, session.return_url),
+    });
+  });
+  return router;
+}

@@ -1,0 +1,88 @@
+import { timingSafeEqual } from 'node:crypto';
+import { Router, type Request, type Response } from 'express';
+import type { CoreDeps } from '../../core/context.js';
+import type { Account } from '../../core/merchants.js';
+import type { Payment } from '../../core/payment.js';
+import { formatAmount } from '../../core/money.js';
+import { answerChallenge } from '../../core/payments/authorise.js';
+import { paymentResult, parentOrigin } from '../../core/checkout/result.js';
+import { httpUrl } from '../schemas/common.js';
+import { hostedPageHeaders, renderNotice, NOTICES } from '../pages.js';
+import { renderResult } from '../result-page.js';
+
+const s = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+function secretMatches(p: Payment, secret: string): boolean {
+  const expected = p.threeds.challenge_secret;
+  if (!expected || expected.length !== secret.length) return false;
+  return timingSafeEqual(Buffer.from(expected), Buffer.from(secret));
+}
+
+/** The payment behind an issuer_url, when the address (with its secret) names one. */
+async function challengedPayment(deps: CoreDeps, req: Request): Promise<{ payment: Payment; account: Account } | undefined> {
+  const { merchantId, transactionId, secret } = req.params as Record<string, string>;
+  if (!merchantId || merchantId.length > 7 || !transactionId || transactionId.length > 64 || !secret) return undefined;
+  const payment = await deps.store.getPayment(merchantId, transactionId);
+  if (!payment || !secretMatches(payment, secret)) return undefined;
+  const account = deps.merchants.find(payment.merchant_id, payment.account_id);
+  return account ? { payment, account } : undefined;
+}
+
+/** DESIGN 5: an address appended to issuer_url counts only where the signed request carried none. */
+function appended(current: string | undefined, offered: unknown): string {
+  if (current) return '';
+  const v = s(offered);
+  return v && httpUrl.safeParse(v).success ? v : '';
+}
+
+/** A finished challenge: the checkout's own result page, or the signed result sent to the return address. */
+function finish(deps: CoreDeps, res: Response, account: Account, p: Payment): void {
+  if (p.source === 'checkout' && p.return_url) return res.redirect(303, p.return_url);
+  renderResult(deps, res, account, paymentResult(account, p), {
+    payment: p,
+    redirectTo: p.return_url ?? '',
+    parentOrigin: parentOrigin(account, p.return_url ?? ''),
+  });
+}
+
+/** The sandbox issuer's 3-D Secure challenge page (GET, the issuer_url) and its answer (POST). */
+export function threedsRouter(deps: CoreDeps): Router {
+  const router = Router();
+  const path = '/v1/3ds/:merchantId/:transactionId/:secret';
+
+  router.get(path, async (req, res) => {
+    const found = await challengedPayment(deps, req);
+    if (!found) return renderNotice(res, deps.baseUrl, undefined, NOTICES.unknown);
+    const { payment: p, account } = found;
+    if (!p.threeds.challenge_pending) return finish(deps, res, account, p);
+    hostedPageHeaders(res, deps.baseUrl, account);
+    res.render('challenge', {
+      baseUrl: deps.baseUrl,
+      parentOrigin: parentOrigin(account, p.return_url ?? '') ?? '',
+      merchantName: account.merchant_name,
+      amount: formatAmount(p.amount),
+      currency: p.currency,
+      card: p.card?.masked ?? '',
+      action: req.originalUrl.split('?')[0],
+      returnUrl: appended(p.return_url, req.query.return_url),
+      notifyUrl: appended(p.notify_url, req.query.notify_url),
+      error: '',
+    });
+  });
+
+  router.post(path, async (req, res) => {
+    const found = await challengedPayment(deps, req);
+    if (!found) return renderNotice(res, deps.baseUrl, undefined, NOTICES.unknown);
+    const { payment, account } = found;
+    const body = req.body as Record<string, unknown>;
+    const code = s(body.code).trim();
+    const withAddresses: Payment = {
+      ...payment,
+      notify_url: payment.notify_url || appended(payment.notify_url, body.notify_url),
+      ...(payment.return_url || !appended(payment.return_url, body.return_url) ? {} : { return_url: appended(payment.return_url, body.return_url) }),
+    };
+    const result = await answerChallenge(deps, account, withAddresses, code);
+    finish(deps, res, account, result.payment);
+  });
+  return router;
+}

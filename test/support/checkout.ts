@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY } from './gateway.js';
+import { FIELDS, signBody } from './sign.js';
+
+/** A complete, valid, signed /v1/checkout body (no card data); overrides are re-signed. */
+export function checkoutBody(overrides: Record<string, unknown> = {}, key = SIGN_KEY): Record<string, unknown> & { encryption_data: string } {
+  const body: Record<string, unknown> = {
+    merchant_id: MERCHANT_ID,
+    account_id: ACCOUNT_ID,
+    order_no: `CO-${randomUUID()}`,
+    currency: 'USD',
+    amount: '10.00',
+    item_total: '10.00',
+    items: 'T-shirt#,#SKU-1#,#5.00#,#2',
+    shopper_email: 'shopper@example.com',
+    shopper_ip: '203.0.113.7',
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    open3d: 'do3DS',
+    return_url: 'https://shop.example/return',
+    cancel_url: 'https://shop.example/cancel',
+    ...overrides,
+  };
+  for (const [k, v] of Object.entries(body)) if (v === undefined) delete body[k];
+  return signBody(body, FIELDS.checkout, key);
+}
+
+function unescapeHtml(text: string): string {
+  return text
+    .replace(/&#34;|&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+/** The hidden inputs of the loading page's form, in order, with their values as a browser reads them. */
+export function hiddenFields(html: string): [string, string][] {
+  const out: [string, string][] = [];
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) out.push([unescapeHtml(m[1]!), unescapeHtml(m[2]!)]);
+  return out;
+}
+
+/** The value of an attribute of the element with the given id, as a browser reads it. */
+export function attributeOf(html: string, id: string, attribute: string): string | undefined {
+  const tag = new RegExp(`<[^>]*\\bid="${id}"[^>]*>`).exec(html)?.[0];
+  const value = tag && new RegExp(`\\b${attribute}="([^"]*)"`).exec(tag)?.[1];
+  return value === undefined ? undefined : unescapeHtml(value);
+}
