@@ -19,8 +19,21 @@ export function createLogger(level: string, destination?: DestinationStream): Pi
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 }),
+    destination ?? bufferedStdout(),
   );
+}
+
+/** stdout written in 4 KB blocks (one write per block, not per line) and flushed at least every 200 ms. */
+function bufferedStdout(): DestinationStream {
+  const stream = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  setInterval(() => {
+    try {
+      stream.flush();
+    } catch {
+      // flushing while a write is under way is refused; the next tick flushes
+    }
+  }, 200).unref();
+  return stream;
 }
 
 export function flushLogger(log: PinoLogger): void {
