@@ -10,12 +10,14 @@ import { freePort, startRedis } from '../test/support/redis.js';
 /**
  * npm run bench: measures POST /v1/authorise (approved sandbox card, a fresh order_no per request) on a real
  * Redis with appendfsync always, and in the same run a bare Express route parsing a 2 KB JSON body, then
- * prints req/s, p50 and p99 of both and their ratio. Absolute figures vary on shared machines; the ratio is
+ * prints req/s, p50 and p99 of both and their ratio; then POST /v1/capture of 50 authorised orders per call. Absolute figures vary on shared machines; the ratio is
  * the comparable number.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CAPTURE_CONNECTIONS = Number(process.env.BENCH_CAPTURE_CONNECTIONS ?? 1);
+const CAPTURE_CALLS = Number(process.env.BENCH_CAPTURE_CALLS ?? 300);
 const SIGN_KEY = 'bench-sign-key-0001';
 const M = '1000001';
 const A = '1000001001';
@@ -38,6 +40,65 @@ function authoriseBody(): string {
   const fields = ['merchant_id', 'account_id', 'order_no', 'currency', 'amount', 'first_name', 'last_name', 'card', 'expiration_year', 'expiration_month', 'security_code', 'shopper_email'];
   b.encryption_data = sha(fields.map((f) => String(b[f] ?? '').split(' ').join('')).join('') + SIGN_KEY);
   return JSON.stringify(b);
+}
+
+/** Authorises `count` payments through the API and returns what a capture needs of each. */
+async function authorisedOrders(url: string, count: number): Promise<{ transaction_id: string; order_no: string }[]> {
+  const orders: { transaction_id: string; order_no: string }[] = [];
+  const pool = bodyPool(authoriseBody, count);
+  await autocannon({
+    url,
+    connections: 50,
+    amount: count,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, body: pool() }),
+        onResponse: (_status, body) => {
+          const txn = /<transaction_id>([^<]+)</.exec(body)?.[1];
+          const order = /<order_no>([^<]+)</.exec(body)?.[1];
+          if (txn && order && body.includes('<order_status>1<')) orders.push({ transaction_id: txn, order_no: order });
+        },
+      },
+    ],
+  });
+  return orders;
+}
+
+/** Capture bodies of 50 orders each, signed over merchant_id, account_id and every transaction_id. */
+function captureBodies(orders: { transaction_id: string; order_no: string }[]): string[] {
+  const bodies: string[] = [];
+  for (let i = 0; i + 50 <= orders.length; i += 50) {
+    const capture_orders = orders.slice(i, i + 50).map((o) => ({ ...o, currency: 'USD', amount: '25.00' }));
+    const encryption_data = sha(M + A + capture_orders.map((o) => o.transaction_id).join('') + SIGN_KEY);
+    bodies.push(JSON.stringify({ merchant_id: M, account_id: A, capture_orders, encryption_data }));
+  }
+  return bodies;
+}
+
+async function measureCapture(url: string, bodies: string[], serverPid: number): Promise<Figures> {
+  let next = 0;
+  let failedOrders = 0;
+  const cpuBefore = cpuMicros(serverPid);
+  const r = await autocannon({
+    url,
+    connections: CAPTURE_CONNECTIONS,
+    amount: bodies.length,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        setupRequest: (req) => ({ ...req, body: bodies[next++] }),
+        onResponse: (_status, body) => {
+          failedOrders += (body.match(/"capture_status":"0"/g) ?? []).length;
+        },
+      },
+    ],
+  });
+  if (failedOrders > 0) console.log(`capture: ${failedOrders} orders failed`);
+  const cpuPerRequest = (cpuMicros(serverPid) - cpuBefore) / Math.max(1, r.requests.total);
+  return { name: `POST /v1/capture (50 orders, ${CAPTURE_CONNECTIONS} conn.)`, cpuPerRequest, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + failedOrders, total: r.requests.total };
 }
 
 function bareBody(): string {
@@ -133,11 +194,14 @@ async function main(): Promise<void> {
     const baseline = await measure('bare Express, 2 KB JSON', `http://127.0.0.1:${barePort}/bare`, () => bare2k, bare.pid!);
     const pool = bodyPool(authoriseBody, Number(process.env.BENCH_POOL ?? 120_000));
     const authorise = await measure('POST /v1/authorise (approved)', `http://127.0.0.1:${gwPort}/v1/authorise`, pool, gateway.pid!);
-    print([baseline, authorise]);
+    const orders = await authorisedOrders(`http://127.0.0.1:${gwPort}/v1/authorise`, CAPTURE_CALLS * 50);
+    const capture = await measureCapture(`http://127.0.0.1:${gwPort}/v1/capture`, captureBodies(orders), gateway.pid!);
+    print([baseline, authorise, capture]);
     console.log(`\nauthorise / baseline req/s: ${(authorise.rps / baseline.rps).toFixed(2)}  (aim >= 0.50; p99 aim < 25 ms)`);
+    console.log(`capture of 50 orders: p99 ${capture.p99.toFixed(1)} ms over ${capture.total} calls (aim < 30 ms)`);
     const txns = (await redis.client().keys(`gw:{${M}}:pay:*`)).length;
     console.log(`transactions stored: ${txns} (authorise answers counted: ${authorise.total + 0})`);
-    if (authorise.non2xx > 0 || authorise.errors > 0) process.exitCode = 1;
+    if (authorise.non2xx > 0 || authorise.errors > 0 || capture.non2xx > 0 || capture.errors > 0) process.exitCode = 1;
   } finally {
     gateway.kill('SIGTERM');
     bare.kill('SIGTERM');
