@@ -36,7 +36,7 @@ describe('POST /v1/authorise, approved card', () => {
     const { res, doc } = await authorise(body);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/application\/xml/);
-    const order = [...res.text.matchAll(/^  <(\w+)>/gm)].map((m) => m[1]);
+    const order = [...res.text.matchAll(/^ {2}<(\w+)>/gm)].map((m) => m[1]);
     expect([...new Set(order)]).toEqual(SPEC_ELEMENTS);
     expect(doc).toMatchObject({ merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, order_no: body.order_no, amount: '10.00', currency: 'USD' });
     expect(doc.card).toBe('424242***4242');

@@ -38,7 +38,7 @@ describe('when the spec\'s full sample payout request is sent', () => {
     expect(res.type).toBe('application/json');
     const a = res.body;
     expect(Object.keys(a)).toEqual(ANSWER_KEYS);
-    const sample = samplePayout() as Record<string, any>;
+    const sample = samplePayout() as unknown as Record<string, unknown> & { beneficiary: { bank_details: Record<string, unknown> }; payer: unknown };
     const { bank_code: _c, ...bankSent } = sample.beneficiary.bank_details;
     expect(a.beneficiary).toEqual({ ...sample.beneficiary, bank_details: { ...bankSent, local_clearing_system: 'SWIFT' } });
     expect(a.beneficiary.bank_details).not.toHaveProperty('bank_code');

@@ -1,0 +1,24 @@
+# Build stage: compile TypeScript with the dev dependencies.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY src ./src
+RUN npm run build
+
+# Run stage: production dependencies, the compiled code, pages and scripts; a non-root user.
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production PORT=8080
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY views ./views
+COPY public ./public
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# exec form: the node process gets SIGTERM itself and finishes requests in flight
+CMD ["node", "dist/main.js"]

@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs';
+import { signedValuesFor } from '../http/authenticate.js';
+import { signValues } from '../core/signing.js';
+
+/**
+ * Signs a request body the way a merchant integration must (DESIGN section 2), for trying the API by hand:
+ *   node dist/tools/sign-request.js /v1/authorise '{"merchant_id":"1000001", ...}'
+ * (or the JSON on standard input). The key comes from SIGN_KEY, else the demo merchant's key.
+ * Prints the body with encryption_data set.
+ */
+const [path, text = readFileSync(0, 'utf8')] = process.argv.slice(2);
+if (!path) {
+  process.stderr.write('usage: node dist/tools/sign-request.js <path such as /v1/authorise> [json body]\n');
+  process.exit(2);
+}
+const body = JSON.parse(text) as Record<string, unknown>;
+const values = signedValuesFor(path, body);
+if (!values) {
+  process.stderr.write(`unknown call: ${path}\n`);
+  process.exit(2);
+}
+body.encryption_data = signValues(values, process.env.SIGN_KEY ?? 'demo-sign-key-change-me');
+process.stdout.write(`${JSON.stringify(body)}\n`);
