@@ -5,7 +5,7 @@ import { moveTo } from '../../src/core/payment-state.js';
 import type { Payment } from '../../src/core/payment.js';
 import { verifyNotificationSignature } from '../../src/merchant/verify.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
-import { ACCOUNT_ID, AUTO_ACCOUNT_ID, AUTO_SIGN_KEY, authoriseBody, makeGateway, MERCHANT_ID, SIGN_KEY, type TestGateway } from '../support/gateway.js';
+import { ACCOUNT_ID, AUTO_ACCOUNT_ID, AUTO_SIGN_KEY, authoriseBody, makeGateway, MERCHANT_ID, SIGN_KEY, testMerchants, type TestGateway } from '../support/gateway.js';
 import { NotificationReceiver } from '../support/receiver.js';
 import { authorise, jobOf } from '../support/jobs.js';
 import { FIELDS, sign, signBody } from '../support/sign.js';
@@ -278,5 +278,26 @@ describe('when the account captures automatically', () => {
     const rid = /<recurring_id>([^<]+)</.exec(res.text)![1]!;
     await runFor(clock, 2 * DAY, () => jobOf(gw, 'subscription-charges').runOnce());
     expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, AUTO_ACCOUNT_ID, `${rid}-2`)).toMatchObject({ status: '3100', captured: 1000 });
+  });
+});
+
+describe('when 50 subscriptions belong to an account that is no longer configured', () => {
+  it('then they do not hold up the charges of the merchant\'s other accounts', async () => {
+    const clock = new ManualClock();
+    const before = gateway('subscription-orphans-before', clock);
+    for (let i = 0; i < 50; i++) {
+      const body = authoriseBody({ account_id: AUTO_ACCOUNT_ID, subscription: subscription({ billing_cycle: 2 }) }, AUTO_SIGN_KEY);
+      expect((await request(before.app).post('/v1/authorise').send(JSON.stringify(body))).text).toContain('<recurring_id>RC');
+    }
+    clock.advance(1000);
+    const rid = (await authorise(before, { subscription: subscription({ billing_cycle: 2 }) })).recurring_id!;
+    const merchants = testMerchants();
+    const accounts = (merchants.merchants[0] as unknown as { accounts: { account_id: string }[] }).accounts;
+    accounts.splice(accounts.findIndex((a) => a.account_id === AUTO_ACCOUNT_ID), 1);
+    const after = makeGateway({ name: 'subscription-orphans-after', redisUrl: redis.url, clock, merchants });
+    open.push(after);
+    await runFor(clock, 2 * DAY, () => jobOf(after, 'subscription-charges').runOnce());
+    expect(await after.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2`)).toMatchObject({ status: '3000', amount: 1000 });
+    expect(await after.deps.store.getContract(MERCHANT_ID, rid)).toMatchObject({ status: 'Completed', charges_made: 2 });
   });
 });
