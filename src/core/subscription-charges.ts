@@ -134,10 +134,17 @@ async function authoriseStoredCard(deps: Deps, account: Account, c: Contract, p:
   if (expiryPassed(card.card.exp_month, card.card.exp_year, deps.clock.now())) {
     return { kind: 'declined', connectorRef: '', reason: 'EXPIRED_CARD', threedsResult: 'not performed' };
   }
+  let pan: string;
+  try {
+    pan = deps.vault.open(card.sealed);
+  } catch {
+    // sealed under another VAULT_KEY, or damaged: a failed charge, not an exception that ends the scheduler's run
+    return { kind: 'error', message: 'the subscription card cannot be opened by the vault' };
+  }
   return connectorFor(deps, account)
     .authorise({
       reference: p.transaction_id,
-      pan: deps.vault.open(card.sealed),
+      pan,
       expMonth: card.card.exp_month,
       expYear: card.card.exp_year,
       amount: p.amount,

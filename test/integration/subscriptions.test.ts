@@ -301,3 +301,17 @@ describe('when 50 subscriptions belong to an account that is no longer configure
     expect(await after.deps.store.getContract(MERCHANT_ID, rid)).toMatchObject({ status: 'Completed', charges_made: 2 });
   });
 });
+
+describe('when the stored card cannot be opened by the vault (VAULT_KEY changed)', () => {
+  it('then each try is a failed charge on the retry schedule and the contract is Suspended, without stopping the scheduler', async () => {
+    const clock = new ManualClock();
+    const before = gateway('subscription-vault-before', clock);
+    const rid = (await authorise(before, { subscription: subscription({ billing_cycle: 3 }) })).recurring_id!;
+    const after = makeGateway({ name: 'subscription-vault-after', redisUrl: redis.url, clock, env: { VAULT_KEY: 'b2'.repeat(32) } });
+    open.push(after);
+    await runFor(clock, 6 * DAY, () => jobOf(after, 'subscription-charges').runOnce());
+    const tries = await Promise.all([`${rid}-2`, `${rid}-2-R1`, `${rid}-2-R2`].map((o) => after.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, o)));
+    expect(tries.map((p) => p?.status)).toEqual(['4000', '4000', '4000']);
+    expect(await after.deps.store.getContract(MERCHANT_ID, rid)).toMatchObject({ status: 'Suspended', next_charge_at: null, charges_made: 1 });
+  });
+});
