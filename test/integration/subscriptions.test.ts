@@ -9,6 +9,7 @@ import { ACCOUNT_ID, AUTO_ACCOUNT_ID, AUTO_SIGN_KEY, authoriseBody, makeGateway,
 import { NotificationReceiver } from '../support/receiver.js';
 import { authorise, jobOf } from '../support/jobs.js';
 import { FIELDS, sign, signBody } from '../support/sign.js';
+import { postBatch } from '../support/operations.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -313,5 +314,21 @@ describe('when the stored card cannot be opened by the vault (VAULT_KEY changed)
     const tries = await Promise.all([`${rid}-2`, `${rid}-2-R1`, `${rid}-2-R2`].map((o) => after.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, o)));
     expect(tries.map((p) => p?.status)).toEqual(['4000', '4000', '4000']);
     expect(await after.deps.store.getContract(MERCHANT_ID, rid)).toMatchObject({ status: 'Suspended', next_charge_at: null, charges_made: 1 });
+  });
+});
+
+describe('when a held payment with a subscription is approved by review', () => {
+  it('then the next period\'s charge is created an hour ahead of its due time, like any other, so the merchant can still cancel it', async () => {
+    const clock = new ManualClock();
+    const gw = gateway('subscription-after-review', clock);
+    const held = await authorise(gw, { shopper_email: 'held+review@example.com', subscription: subscription({ billing_cycle: 3 }) });
+    expect(held.order_status).toBe('2');
+    const approved = await postBatch(gw.app, 'review', [{ transaction_id: held.transaction_id, order_no: held.order_no, currency: 'USD', amount: '10.00', review_flag: '1' }]);
+    expect(approved.body.review_orders[0].review_status).toBe('1');
+    const rid = (await gw.deps.store.getPayment(MERCHANT_ID, held.transaction_id!))!.recurring_id!;
+    const contract = (await gw.deps.store.getContract(MERCHANT_ID, rid))!;
+    clock.set(contract.next_charge_at! - 30 * 60_000);
+    await jobOf(gw, 'subscription-charges').runOnce();
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2`)).toMatchObject({ status: '1000', source: 'recurring' });
   });
 });
