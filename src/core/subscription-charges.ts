@@ -19,6 +19,8 @@ export const CHARGE_RETRY_DELAYS_MS: readonly number[] = [DAY_MS, 3 * DAY_MS];
 /** one process executes a due charge; another may take over when this runs out (a crash mid-charge) */
 export const CHARGE_LEASE_MS = 60_000;
 const MAX_COMMIT_TRIES = 5;
+/** a contract whose account is no longer configured is looked at again this much later */
+const ORPHAN_RECHECK_MS = 3_600_000;
 
 type Deps = CoreDeps;
 
@@ -53,6 +55,12 @@ async function advanceContract(deps: Deps, merchantId: string, recurringId: stri
   const now = deps.clock.now();
   if (!c) {
     await deps.store.commit({ merchantId, due: [{ queue: 'contract_charge', member: recurringId, at: null }] });
+    return false;
+  }
+  if (!deps.merchants.find(merchantId, c.account_id)) {
+    // left in place, it would be read again every run and, with enough of them, fill the head of the queue
+    deps.log.warn({ recurring_id: recurringId, merchant_id: merchantId, account_id: c.account_id }, 'subscription of an account no longer configured');
+    await deps.store.commit({ merchantId, due: [{ queue: 'contract_charge', member: recurringId, at: now + ORPHAN_RECHECK_MS }] });
     return false;
   }
   if (c.pending_charge) return c.pending_charge.due_at <= now ? executeCharge(deps, c, c.pending_charge) : false;
@@ -126,10 +134,17 @@ async function authoriseStoredCard(deps: Deps, account: Account, c: Contract, p:
   if (expiryPassed(card.card.exp_month, card.card.exp_year, deps.clock.now())) {
     return { kind: 'declined', connectorRef: '', reason: 'EXPIRED_CARD', threedsResult: 'not performed' };
   }
+  let pan: string;
+  try {
+    pan = deps.vault.open(card.sealed);
+  } catch {
+    // sealed under another VAULT_KEY, or damaged: a failed charge, not an exception that ends the scheduler's run
+    return { kind: 'error', message: 'the subscription card cannot be opened by the vault' };
+  }
   return connectorFor(deps, account)
     .authorise({
       reference: p.transaction_id,
-      pan: deps.vault.open(card.sealed),
+      pan,
       expMonth: card.card.exp_month,
       expYear: card.card.exp_year,
       amount: p.amount,

@@ -18,6 +18,7 @@ const SIGNED: Record<string, readonly string[]> = {
   '/v1/authorise': REQUEST_SIGNATURE_FIELDS.authorise,
   '/v1/checkout': REQUEST_SIGNATURE_FIELDS.checkout,
   '/v1/cancelsubscription': REQUEST_SIGNATURE_FIELDS.cancelsubscription,
+  '/v1/notifications/resend': REQUEST_SIGNATURE_FIELDS.resend,
   '/v1/retrievalTrans': REQUEST_SIGNATURE_FIELDS.retrieval,
   '/v1/retrievalRefund': REQUEST_SIGNATURE_FIELDS.retrieval,
   '/v1/payout': REQUEST_SIGNATURE_FIELDS.payout,

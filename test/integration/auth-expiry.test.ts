@@ -73,4 +73,14 @@ describe('the authorisation expiry sweep', () => {
     expect(await sweep(two).runOnce()).toBeGreaterThanOrEqual(1);
     expect(await statusOf(p)).toBe('4400');
   });
+
+  it('when an authorisation is captured after its window ran out but before the sweep reached it, then the capture fails as expired and nothing is captured', async () => {
+    const p = await pay(one.app);
+    clock.advance(7 * DAY);
+    const late = await postBatch(one.app, 'capture', [ref(p)]);
+    expect(late.body.capture_orders[0]).toMatchObject({ capture_status: '0', error_message: 'V2003:Authorisation has expired' });
+    expect((await one.deps.store.getPayment(MERCHANT_ID, p.transaction_id))!.captured).toBe(0);
+    await sweep(one).runOnce();
+    expect(await statusOf(p)).toBe('4400');
+  });
 });

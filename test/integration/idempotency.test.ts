@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../src/core/clock.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
-import { ACCOUNT_ID, MERCHANT_ID, authoriseBody, makeGateway, type TestGateway } from '../support/gateway.js';
+import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, authoriseBody, makeGateway, type TestGateway } from '../support/gateway.js';
+import { signBody } from '../support/sign.js';
 import { batchBody, pay, ref } from '../support/operations.js';
 
 let redis: RedisServer;
@@ -109,5 +110,20 @@ describe('Idempotency-Key', () => {
     expect(real.status).toBe(200);
     expect(real.body.capture_orders[0].capture_status).toBe('1');
     expect(real.body.account_id).toBe(ACCOUNT_ID);
+  });
+
+  it('when a notification resend is repeated with the same key, then the answer is replayed, and another body under the key is refused with 409', async () => {
+    const a = await pay(gw.app, { notify_url: 'https://merchant.example/notify' });
+    const b = await pay(gw.app, { notify_url: 'https://merchant.example/notify' });
+    const resend = (orderNo: string) =>
+      signBody({ merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, notify_id: '', order_no: orderNo }, ['merchant_id', 'account_id', 'notify_id', 'order_no'], SIGN_KEY);
+    const first = await post('/v1/notifications/resend', resend(a.order_no), 'resend-1');
+    expect(first.status).toBe(200);
+    const again = await post('/v1/notifications/resend', resend(a.order_no), 'resend-1');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+    const other = await post('/v1/notifications/resend', resend(b.order_no), 'resend-1');
+    expect(other.status).toBe(409);
+    expect(other.body.code).toBe('IDEMPOTENCY_CONFLICT');
   });
 });

@@ -5,10 +5,11 @@ import { moveTo } from '../../src/core/payment-state.js';
 import type { Payment } from '../../src/core/payment.js';
 import { verifyNotificationSignature } from '../../src/merchant/verify.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
-import { ACCOUNT_ID, AUTO_ACCOUNT_ID, AUTO_SIGN_KEY, authoriseBody, makeGateway, MERCHANT_ID, SIGN_KEY, type TestGateway } from '../support/gateway.js';
+import { ACCOUNT_ID, AUTO_ACCOUNT_ID, AUTO_SIGN_KEY, authoriseBody, makeGateway, MERCHANT_ID, SIGN_KEY, testMerchants, type TestGateway } from '../support/gateway.js';
 import { NotificationReceiver } from '../support/receiver.js';
 import { authorise, jobOf } from '../support/jobs.js';
 import { FIELDS, sign, signBody } from '../support/sign.js';
+import { postBatch } from '../support/operations.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -278,5 +279,56 @@ describe('when the account captures automatically', () => {
     const rid = /<recurring_id>([^<]+)</.exec(res.text)![1]!;
     await runFor(clock, 2 * DAY, () => jobOf(gw, 'subscription-charges').runOnce());
     expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, AUTO_ACCOUNT_ID, `${rid}-2`)).toMatchObject({ status: '3100', captured: 1000 });
+  });
+});
+
+describe('when 50 subscriptions belong to an account that is no longer configured', () => {
+  it('then they do not hold up the charges of the merchant\'s other accounts', async () => {
+    const clock = new ManualClock();
+    const before = gateway('subscription-orphans-before', clock);
+    for (let i = 0; i < 50; i++) {
+      const body = authoriseBody({ account_id: AUTO_ACCOUNT_ID, subscription: subscription({ billing_cycle: 2 }) }, AUTO_SIGN_KEY);
+      expect((await request(before.app).post('/v1/authorise').send(JSON.stringify(body))).text).toContain('<recurring_id>RC');
+    }
+    clock.advance(1000);
+    const rid = (await authorise(before, { subscription: subscription({ billing_cycle: 2 }) })).recurring_id!;
+    const merchants = testMerchants();
+    const accounts = (merchants.merchants[0] as unknown as { accounts: { account_id: string }[] }).accounts;
+    accounts.splice(accounts.findIndex((a) => a.account_id === AUTO_ACCOUNT_ID), 1);
+    const after = makeGateway({ name: 'subscription-orphans-after', redisUrl: redis.url, clock, merchants });
+    open.push(after);
+    await runFor(clock, 2 * DAY, () => jobOf(after, 'subscription-charges').runOnce());
+    expect(await after.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2`)).toMatchObject({ status: '3000', amount: 1000 });
+    expect(await after.deps.store.getContract(MERCHANT_ID, rid)).toMatchObject({ status: 'Completed', charges_made: 2 });
+  });
+});
+
+describe('when the stored card cannot be opened by the vault (VAULT_KEY changed)', () => {
+  it('then each try is a failed charge on the retry schedule and the contract is Suspended, without stopping the scheduler', async () => {
+    const clock = new ManualClock();
+    const before = gateway('subscription-vault-before', clock);
+    const rid = (await authorise(before, { subscription: subscription({ billing_cycle: 3 }) })).recurring_id!;
+    const after = makeGateway({ name: 'subscription-vault-after', redisUrl: redis.url, clock, env: { VAULT_KEY: 'b2'.repeat(32) } });
+    open.push(after);
+    await runFor(clock, 6 * DAY, () => jobOf(after, 'subscription-charges').runOnce());
+    const tries = await Promise.all([`${rid}-2`, `${rid}-2-R1`, `${rid}-2-R2`].map((o) => after.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, o)));
+    expect(tries.map((p) => p?.status)).toEqual(['4000', '4000', '4000']);
+    expect(await after.deps.store.getContract(MERCHANT_ID, rid)).toMatchObject({ status: 'Suspended', next_charge_at: null, charges_made: 1 });
+  });
+});
+
+describe('when a held payment with a subscription is approved by review', () => {
+  it('then the next period\'s charge is created an hour ahead of its due time, like any other, so the merchant can still cancel it', async () => {
+    const clock = new ManualClock();
+    const gw = gateway('subscription-after-review', clock);
+    const held = await authorise(gw, { shopper_email: 'held+review@example.com', subscription: subscription({ billing_cycle: 3 }) });
+    expect(held.order_status).toBe('2');
+    const approved = await postBatch(gw.app, 'review', [{ transaction_id: held.transaction_id, order_no: held.order_no, currency: 'USD', amount: '10.00', review_flag: '1' }]);
+    expect(approved.body.review_orders[0].review_status).toBe('1');
+    const rid = (await gw.deps.store.getPayment(MERCHANT_ID, held.transaction_id!))!.recurring_id!;
+    const contract = (await gw.deps.store.getContract(MERCHANT_ID, rid))!;
+    clock.set(contract.next_charge_at! - 30 * 60_000);
+    await jobOf(gw, 'subscription-charges').runOnce();
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2`)).toMatchObject({ status: '1000', source: 'recurring' });
   });
 });

@@ -41,8 +41,8 @@ export interface PaymentOperation<O, P> {
   readonly amountMustMatch: boolean;
   /** true when the move happens even if the connector refuses (an expired authorisation lapses anyway) */
   readonly connectorOptional?: boolean;
-  /** Checks the move against the payment as it is now: the plan, or the order's failure. */
-  plan(p: Payment, order: O, account: Account): Planned<P>;
+  /** Checks the move against the payment as it is at `now`: the plan, or the order's failure. */
+  plan(p: Payment, order: O, account: Account, now: number): Planned<P>;
   /** Asks the connector to act; undefined when there is nothing to ask. */
   execute(connector: CardConnector, p: Payment, plan: P): Promise<OperationOutcome> | undefined;
   /** The payment after the operation and what the same commit writes besides. */
@@ -94,7 +94,7 @@ export async function applyOperation<O, P>(
     if (bad) return { ok: false, failure: bad, payment: p };
     const now = deps.clock.now();
     if (!p.claim || p.claim.until <= now) {
-      const planned = op.plan(withoutClaim(p), order, account);
+      const planned = op.plan(withoutClaim(p), order, account, now);
       if (!planned.ok) return { ok: false, failure: planned.failure, payment: p };
       const next: Payment = { ...p, claim: { id: claimId, until: now + CLAIM_MS } };
       if (await deps.store.commit({ merchantId: m, payments: [{ next, expected: p.version }] })) {

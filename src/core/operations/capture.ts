@@ -9,7 +9,7 @@ import { closedStatusFailure } from './status-failures.js';
 export const captureOperation: PaymentOperation<OrderRef, { amount: number }> = {
   notifyType: 'capture',
   amountMustMatch: false,
-  plan(p: Payment, order: OrderRef): Planned<{ amount: number }> {
+  plan(p: Payment, order: OrderRef, _account, now): Planned<{ amount: number }> {
     if (p.status !== S.AUTHORISED) {
       const closed = closedStatusFailure(p.status);
       if (closed) return { ok: false, failure: closed };
@@ -17,6 +17,8 @@ export const captureOperation: PaymentOperation<OrderRef, { amount: number }> = 
       if (p.status === S.PENDING) return { ok: false, failure: 'IN_PROCESS' };
       return { ok: false, failure: 'ALREADY_CAPTURED' };
     }
+    // the window has run out and the sweep has not reached it yet: the authorisation has lapsed all the same
+    if (p.auth_expires_at !== undefined && p.auth_expires_at <= now) return { ok: false, failure: 'EXPIRED' };
     if (order.amount <= 0) return { ok: false, failure: 'ZERO_AMOUNT' };
     if (order.amount > p.amount) return { ok: false, failure: 'CAPTURE_EXCEEDS_AUTHORISED' };
     return { ok: true, plan: { amount: order.amount } };

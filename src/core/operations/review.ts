@@ -2,7 +2,7 @@ import { PaymentStatus as S, type Payment } from '../payment.js';
 import { moveTo } from '../payment-state.js';
 import { RESULT } from '../result-codes.js';
 import type { ChangeSet } from '../store-port.js';
-import { newContract } from '../subscriptions.js';
+import { chargeQueueAt, newContract } from '../subscriptions.js';
 import type { OrderRef, PaymentOperation, Planned } from './apply.js';
 import { dropOwnCard } from './cancel.js';
 import { closedStatusFailure } from './status-failures.js';
@@ -51,7 +51,7 @@ export const reviewOperation: PaymentOperation<ReviewOrder, ReviewPlan> = {
       next = { ...next, recurring_id: contract.recurring_id };
       change.contracts = [{ next: contract, expected: 0 }];
       if (contract.next_charge_at !== null) {
-        change.due = [...(change.due ?? []), { queue: 'contract_charge', member: contract.recurring_id, at: contract.next_charge_at }];
+        change.due = [...(change.due ?? []), { queue: 'contract_charge', member: contract.recurring_id, at: chargeQueueAt(contract.next_charge_at) }];
       }
     }
     return { next, change };
