@@ -23,7 +23,6 @@ const SIGNED: Record<string, readonly string[]> = {
   '/v1/retrievalRefund': REQUEST_SIGNATURE_FIELDS.retrieval,
   '/v1/payout': REQUEST_SIGNATURE_FIELDS.payout,
   '/v1/payout/query': REQUEST_SIGNATURE_FIELDS.payoutQuery,
-  '/v1/notifications/resend': REQUEST_SIGNATURE_FIELDS.resend,
   '/v1/optimise': REQUEST_SIGNATURE_FIELDS.optimise,
 };
 
