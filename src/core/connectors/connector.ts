@@ -37,7 +37,11 @@ export interface CardConnector {
   completeChallenge(connectorRef: string, code: string): Promise<AuthorisationOutcome>;
   capture(connectorRef: string, amount: number, currency: string): Promise<OperationOutcome>;
   void(connectorRef: string): Promise<OperationOutcome>;
-  refund(connectorRef: string, amount: number, currency: string): Promise<OperationOutcome>;
+  /**
+   * `reference` is the gateway's refund_reference_id: the same refund asked again (after a crash between the
+   * acquirer's answer and our record) carries the same reference, so the acquirer can refuse to pay it twice.
+   */
+  refund(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome>;
 }
 
 export interface ConnectorRegistry {

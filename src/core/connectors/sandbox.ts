@@ -64,8 +64,9 @@ export class SandboxConnector implements CardConnector {
     return { ok: true, connectorRef };
   }
 
-  async refund(connectorRef: string, amount: number): Promise<OperationOutcome> {
+  async refund(connectorRef: string, amount: number, _currency: string, reference: string): Promise<OperationOutcome> {
     if (failsFor(amount)) return { ok: false, message: 'sandbox: refund refused (amount cents 13)' };
-    return { ok: true, connectorRef: `${connectorRef}_rf_${this.ids.opaque('r')}` };
+    // like an acquirer that de-duplicates on the merchant reference: the same refund gets the same answer
+    return { ok: true, connectorRef: `${connectorRef}_rf_${reference}` };
   }
 }

@@ -40,7 +40,7 @@ export const refundOperation: PaymentOperation<RefundOrder, RefundPlan> = {
       plan: { amount: order.refund_amount, reason: order.refund_reason, refundReferenceId: refundReferenceId(p.transaction_id, p.refunds.length + 1) },
     };
   },
-  execute: (connector, p, plan) => connector.refund(p.connector_ref ?? '', plan.amount, p.currency),
+  execute: (connector, p, plan) => connector.refund(p.connector_ref ?? '', plan.amount, p.currency, plan.refundReferenceId),
   apply({ account, now }, p, plan, connectorRef) {
     const refunded = p.refunded + plan.amount;
     const record: RefundRecord = {
