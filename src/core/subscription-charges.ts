@@ -182,6 +182,9 @@ async function executeCharge(deps: Deps, c: Contract, charge: ContractCharge): P
   if ((c.charge_lease_until ?? 0) > now) return false;
   const account = deps.merchants.find(m, c.account_id);
   if (!account) return false;
+  // a merchant's /v1/cancel holds this charge: let it finish, the next run sees its outcome
+  const held = (p: Payment | undefined) => Boolean(p?.claim && p.claim.until > deps.clock.now());
+  if (held(await deps.store.getPayment(m, charge.transaction_id))) return false;
   const claimed = await deps.store.commit({
     merchantId: m,
     contracts: [{ next: { ...c, charge_lease_until: now + CHARGE_LEASE_MS }, expected: c.version }],
@@ -200,7 +203,7 @@ async function executeCharge(deps: Deps, c: Contract, charge: ContractCharge): P
     const change: ChangeSet = { merchantId: m };
     let result: 'approved' | 'failed' | 'skipped' = 'skipped';
     let charged: Payment | undefined;
-    if (p && p.status === S.PENDING && outcome) {
+    if (p && p.status === S.PENDING && outcome && !held(p)) {
       const state = authorisationState(account, p, outcome.kind === 'challenge' ? { kind: 'error', message: 'challenge on a recurring charge' } : outcome, at);
       const move = moveTo(p, state.status, at, { ...state.changes, result_code: RESULT[state.result][0] });
       if (move.ok) {

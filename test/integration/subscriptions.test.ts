@@ -1,14 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../src/core/clock.js';
-import { moveTo } from '../../src/core/payment-state.js';
 import type { Payment } from '../../src/core/payment.js';
 import { verifyNotificationSignature } from '../../src/merchant/verify.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { ACCOUNT_ID, AUTO_ACCOUNT_ID, AUTO_SIGN_KEY, authoriseBody, makeGateway, MERCHANT_ID, SIGN_KEY, testMerchants, type TestGateway } from '../support/gateway.js';
 import { NotificationReceiver } from '../support/receiver.js';
 import { authorise, jobOf } from '../support/jobs.js';
-import { FIELDS, sign, signBody } from '../support/sign.js';
+import { FIELDS, sign, signBatch, signBody } from '../support/sign.js';
 import { postBatch } from '../support/operations.js';
 
 const HOUR = 3_600_000;
@@ -208,15 +207,38 @@ describe('when the pending charge of a period is cancelled before its due time',
     clock.set(t0 + DAY - 30 * 60_000);
     await scheduler.runOnce();
     const pending = (await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2`))!;
-    // what /v1/cancel does to a pending recurring payment: one versioned move to 4100
-    const cancelled = moveTo(pending, '4100', clock.now(), { result_code: '3007' });
-    expect(cancelled.ok).toBe(true);
-    expect(await gw.deps.store.commit({ merchantId: MERCHANT_ID, payments: [{ next: (cancelled as { payment: Payment }).payment, expected: pending.version }] })).toBe(true);
+    expect(pending.status).toBe('1000');
+    const cancel = signBatch(
+      { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, cancel_orders: [{ transaction_id: pending.transaction_id, order_no: pending.order_no, currency: 'USD', amount: '25.00' }] },
+      'cancel_orders',
+      SIGN_KEY,
+    );
+    const res = await request(gw.app).post('/v1/cancel').send(JSON.stringify(cancel));
+    expect(res.body.cancel_orders[0]).toMatchObject({ cancel_status: '1', error_message: '' });
 
     await runFor(clock, 5 * DAY, () => scheduler.runOnce());
     expect(await gw.deps.store.getPayment(MERCHANT_ID, pending.transaction_id)).toMatchObject({ status: '4100' });
     expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-3`)).toMatchObject({ status: '3000', amount: 2500 });
     expect(await gw.deps.store.getContract(MERCHANT_ID, rid)).toMatchObject({ status: 'Completed' });
+  });
+});
+
+describe('when a /v1/cancel holds the pending charge at its due time', () => {
+  it('then the scheduler waits for the cancel instead of charging under it', async () => {
+    const clock = new ManualClock();
+    const t0 = clock.now();
+    const gw = gateway('subscription-charge-held', clock);
+    const rid = (await authorise(gw, { subscription: subscription({ billing_cycle: 2, promotion_cycle: 1 }) })).recurring_id!;
+    const scheduler = jobOf(gw, 'subscription-charges');
+    clock.set(t0 + DAY - 30 * 60_000);
+    await scheduler.runOnce();
+    const pending = (await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2`))!;
+    // an operation's claim, as /v1/cancel writes it before asking the connector
+    const held: Payment = { ...pending, claim: { id: 'claim_test', until: t0 + DAY + 60_000 } };
+    expect(await gw.deps.store.commit({ merchantId: MERCHANT_ID, payments: [{ next: held, expected: pending.version }] })).toBe(true);
+    clock.set(t0 + DAY + 1000);
+    await scheduler.runOnce();
+    expect(await gw.deps.store.getPayment(MERCHANT_ID, pending.transaction_id)).toMatchObject({ status: '1000', claim: { id: 'claim_test' } });
   });
 });
 
