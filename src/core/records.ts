@@ -1,3 +1,4 @@
+import type { SubscriptionTerms } from './subscriptions.js';
 import type { Minor } from './money.js';
 import type { CardSummary } from './payment.js';
 
@@ -23,26 +24,18 @@ export interface ContractCharge {
   due_at: number;
 }
 
-/** A recurring contract created by a payment's subscription block. */
-export interface Contract {
+/**
+ * A recurring contract created by a payment's subscription block: the block's terms (contract_amount, in
+ * minor units, is the amount of the charges after the promotion) plus the schedule's state.
+ */
+export interface Contract extends SubscriptionTerms {
   version: number;
   recurring_id: string;
   merchant_id: string;
   account_id: string;
-  contract: string;
-  contract_name: string;
   currency: string;
   /** amount of the first promotion_cycle charges (the payment's amount) */
   promotion_amount: Minor;
-  /** amount of later charges */
-  contract_amount: Minor;
-  interval: ContractInterval;
-  interval_count: number;
-  billing_cycle: number;
-  promotion_cycle: number;
-  contract_start: string;
-  contract_end: string;
-  price_id: string;
   vault_token: string;
   status: ContractStatus;
   /** charges made so far, the first payment included */
