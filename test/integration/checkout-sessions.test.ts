@@ -248,3 +248,16 @@ describe('when the hosted pages are framed', () => {
     expect(denied.headers['x-frame-options']).toBe('DENY');
   });
 });
+
+describe('when a hosted page address carries a percent-escape that does not decode', () => {
+  it('then the card, pay, result and challenge addresses answer 404, never a 500', async () => {
+    const s = await openSession();
+    const broken = s.card.replace(/cs_/, 'cs_%E0');
+    expect((await request(gw.app).get(broken)).status).toBe(404);
+    expect((await request(gw.app).get(`/v1/checkout/%E0/${s.card.split('/').pop()}`)).status).toBe(404);
+    expect((await request(gw.app).post(`${broken}/pay`).type('form').send(cardForm())).status).toBe(404);
+    expect((await request(gw.app).get(`${broken}/result`)).status).toBe(404);
+    expect((await request(gw.app).get('/v1/3ds/1000001/%E0/secret')).status).toBe(404);
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, s.body.order_no as string)).toBeUndefined();
+  });
+});
