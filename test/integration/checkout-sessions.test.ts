@@ -261,3 +261,26 @@ describe('when a hosted page address carries a percent-escape that does not deco
     expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, s.body.order_no as string)).toBeUndefined();
   });
 });
+
+describe('when the merchant opened two sessions for the same signed order and the shopper paid in one', () => {
+  it('then the other session shows that payment instead of asking for a card, and charges nothing more', async () => {
+    const first = await openSession();
+    const res = await request(gw.app).post('/v1/checkout').set('Accept', 'application/json').send(JSON.stringify(first.body));
+    expect(res.status).toBe(200);
+    const second = path(res.body.checkout_url as string);
+    expect(second).not.toBe(first.card);
+    const paid = await request(gw.app).post(first.pay).type('form').send(cardForm());
+    expect(path(paid.headers.location)).toBe(first.result);
+    const before = (await paymentKeys()).length;
+
+    const page = await request(gw.app).get(second);
+    expect(page.status).toBe(303);
+    expect(path(page.headers.location)).toBe(`${second}/result`);
+    const result = await request(gw.app).get(`${second}/result`);
+    expect(result.text).toContain('Payment successful');
+    expect(signedRedirect(result.text).searchParams.get('order_status')).toBe('1');
+    const again = await request(gw.app).post(`${second}/pay`).type('form').send(cardForm(CARDS.approvedMastercard));
+    expect(path(again.headers.location)).toBe(`${second}/result`);
+    expect((await paymentKeys()).length).toBe(before);
+  });
+});

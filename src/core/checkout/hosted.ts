@@ -70,14 +70,12 @@ export type CheckoutStage =
   | { kind: 'paid'; payment: Payment };
 
 export async function checkoutStage(deps: CoreDeps, s: CheckoutSession): Promise<CheckoutStage> {
-  if (s.state !== 'open') {
-    const payment = await deps.store.findPaymentByOrder(s.merchant_id, s.account_id, s.order_no);
-    if (payment && payment.fingerprint === s.fingerprint) return { kind: 'paid', payment };
-    if (s.state === 'cancelled') return { kind: 'cancelled' };
-    // paying, but the card never reached the core (refused before): the session still takes a card
-    if (deps.clock.now() >= s.expires_at) return { kind: 'expired' };
-    return { kind: 'open' };
-  }
+  // read even for an open session: the merchant may have opened several sessions for the same signed order,
+  // and once one of them paid, the others must show that payment, not ask for a card again
+  const payment = await deps.store.findPaymentByOrder(s.merchant_id, s.account_id, s.order_no);
+  if (payment && payment.fingerprint === s.fingerprint) return { kind: 'paid', payment };
+  if (s.state === 'cancelled') return { kind: 'cancelled' };
+  // open, or paying but the card never reached the core (refused before): the session still takes a card
   return deps.clock.now() >= s.expires_at ? { kind: 'expired' } : { kind: 'open' };
 }
 
