@@ -103,9 +103,17 @@ describe('when the shopper pays on the card page', () => {
     expect(attributeOf(res.text, 'cardholder', 'value')).toBe('Ada Lovelace');
     expect(attributeOf(res.text, 'expiration_year', 'value')).toBe('2034');
     expect(res.text).not.toContain(TEST_SECURITY_CODE + '"');
+    expect(attributeOf(res.text, 'card', 'value')).toBe('4242424242424241');
     const expired = await request(gw.app).post(s.pay).type('form').send(cardForm(CARDS.approved, { expiration_year: '2025', expiration_month: '01' }));
     expect(expired.status).toBe(422);
     expect(expired.text).toContain('This card has expired');
+    // a valid card number never comes back in a page, whatever else was wrong
+    expect(expired.text).not.toContain(CARDS.approved);
+    expect(attributeOf(expired.text, 'card', 'value')).toBe('');
+    const noName = await request(gw.app).post(s.pay).type('form').send(cardForm(CARDS.approved, { cardholder: '', security_code: '1' }));
+    expect(noName.status).toBe(422);
+    expect(noName.text).toContain('Enter the name on the card');
+    expect(noName.text).not.toContain(CARDS.approved);
     expect(await request(gw.app).get(s.card).then((r) => r.status)).toBe(200);
   });
 

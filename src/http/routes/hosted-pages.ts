@@ -85,10 +85,11 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     if (!found) return;
     const { session, account } = found;
     const body = req.body as Record<string, unknown>;
-    // the card number is kept in the re-shown form (the shopper's own page); the security code never is
-    const kept = { cardholder: s(body.cardholder), card: s(body.card), expiration_month: s(body.expiration_month), expiration_year: s(body.expiration_year) };
+    // the re-shown form keeps name and expiry; the security code never, and the number only while it is
+    // itself at fault (not a valid card number), so a real card number never comes back in a page
+    const kept = { cardholder: s(body.cardholder), card: '', expiration_month: s(body.expiration_month), expiration_year: s(body.expiration_year) };
     const read = readCardForm(body);
-    if (!read.ok) return renderCard(deps, res, account, session, kept, read.errors, 422);
+    if (!read.ok) return renderCard(deps, res, account, session, read.errors.card ? { ...kept, card: s(body.card) } : kept, read.errors, 422);
     const card = read.form;
     if (expiryPassed(card.expiration_month, card.expiration_year, deps.clock.now())) {
       return renderCard(deps, res, account, session, kept, { expiration_year: 'This card has expired' }, 422);
