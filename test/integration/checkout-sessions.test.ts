@@ -292,3 +292,28 @@ describe('when the merchant opened two sessions for the same signed order and th
     expect((await paymentKeys()).length).toBe(before);
   });
 });
+
+describe('when two sessions carry the same order_no with different order details and one of them was paid', () => {
+  it('then the other shows a clear page (409) instead of the card form or a JSON error, and charges nothing', async () => {
+    const first = await openSession();
+    const second = await openSession({ order_no: first.body.order_no, amount: '20.00', item_total: undefined, items: undefined });
+    expect((await request(gw.app).get(second.card)).status).toBe(200);
+    await request(gw.app).post(first.pay).type('form').send(cardForm());
+    const before = (await paymentKeys()).length;
+
+    const page = await request(gw.app).get(second.card);
+    expect(page.status).toBe(409);
+    expect(page.type).toBe('text/html');
+    expect(page.text).toContain('Order already paid');
+    expect(page.text).not.toContain('card-form');
+    const pay = await request(gw.app).post(second.pay).type('form').send(cardForm(CARDS.approvedMastercard));
+    expect(pay.status).toBe(409);
+    expect(pay.type).toBe('text/html');
+    expect(pay.text).toContain('Nothing was charged');
+    expect((await request(gw.app).get(second.result)).status).toBe(409);
+    expect((await paymentKeys()).length).toBe(before);
+    const paid = await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, first.body.order_no as string);
+    expect(paid?.amount).toBe(1000);
+    expect(paid?.card?.last4).toBe('4242');
+  });
+});

@@ -67,6 +67,8 @@ export type CheckoutStage =
   | { kind: 'open' }
   | { kind: 'expired' }
   | { kind: 'cancelled' }
+  /** the order_no was paid by a different request (another session's order, or /v1/authorise) */
+  | { kind: 'taken' }
   | { kind: 'paid'; payment: Payment };
 
 export async function checkoutStage(deps: CoreDeps, s: CheckoutSession): Promise<CheckoutStage> {
@@ -75,6 +77,7 @@ export async function checkoutStage(deps: CoreDeps, s: CheckoutSession): Promise
   const payment = await deps.store.findPaymentByOrder(s.merchant_id, s.account_id, s.order_no);
   if (payment && payment.fingerprint === s.fingerprint) return { kind: 'paid', payment };
   if (s.state === 'cancelled') return { kind: 'cancelled' };
+  if (payment) return { kind: 'taken' };
   // open, or paying but the card never reached the core (refused before): the session still takes a card
   return deps.clock.now() >= s.expires_at ? { kind: 'expired' } : { kind: 'open' };
 }
@@ -124,7 +127,7 @@ export async function cancelCheckout(deps: CoreDeps, session: CheckoutSession): 
   let current = session;
   for (let attempt = 0; attempt < 5; attempt++) {
     const stage = await checkoutStage(deps, current);
-    if (stage.kind === 'paid' || stage.kind === 'cancelled') return stage;
+    if (stage.kind === 'paid' || stage.kind === 'cancelled' || stage.kind === 'taken') return stage;
     if (await moveSession(deps, current, 'cancelled')) return { kind: 'cancelled' };
     const reread = await deps.store.getCheckoutSession(session.merchant_id, session.session_id);
     if (!reread) return { kind: 'expired' };

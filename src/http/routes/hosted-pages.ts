@@ -57,6 +57,8 @@ function followStage(deps: CoreDeps, res: Response, account: Account, session: C
       return res.redirect(303, urls.result);
     case 'cancelled':
       return res.redirect(303, urls.result);
+    case 'taken':
+      return renderNotice(res, deps.baseUrl, account, { ...NOTICES.taken, parentOrigin: parentOrigin(account, session.return_url) });
   }
 }
 
@@ -104,6 +106,8 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
         securityCode: card.security_code,
       });
     } catch (err) {
+      // another request paid this order_no between the stage check and the payment: nothing was charged here
+      if (err instanceof GatewayError && err.code === 'ORDER_CONFLICT') return followStage(deps, res, account, session, { kind: 'taken' });
       if (err instanceof GatewayError && err.status === 400) {
         return renderCard(deps, res, account, session, kept, { card: err.message.replace(/^[\w.]+: /, '') }, 422);
       }
