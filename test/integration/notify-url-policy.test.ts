@@ -4,6 +4,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { authoriseBody, makeGateway, MERCHANT_ID, type TestGateway } from '../support/gateway.js';
 import { NotificationReceiver } from '../support/receiver.js';
 import { jobOf } from '../support/jobs.js';
+import { checkoutBody } from '../support/checkout.js';
 
 let gw: TestGateway;
 beforeAll(() => {
@@ -24,6 +25,15 @@ describe('when NOTIFY_ALLOW_PRIVATE is off and notify_url points at a private ad
       expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, body.account_id as string, body.order_no as string)).toBeUndefined();
     },
   );
+});
+
+describe('when NOTIFY_ALLOW_PRIVATE is off and a checkout names a private notify_url', () => {
+  it('then /v1/checkout refuses it with a 400 naming notify_url, before any session or card page exists', async () => {
+    const res = await request(gw.app).post('/v1/checkout').set('Accept', 'application/json').send(JSON.stringify(checkoutBody({ notify_url: 'http://10.0.0.8/notify' })));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'INVALID_FIELD', field: 'notify_url' });
+    expect(res.body.checkout_url).toBeUndefined();
+  });
 });
 
 describe('when a stored notification points at a loopback receiver and NOTIFY_ALLOW_PRIVATE is off', () => {

@@ -4,6 +4,7 @@ import type { Payment } from '../payment.js';
 import { GatewayError, invalidField } from '../errors.js';
 import { authorisePayment, type CardInput, type PaymentOrder } from '../payments/authorise.js';
 import type { PaymentResult } from '../payments/settle.js';
+import { assertNotifyUrl } from '../notify-target.js';
 import { loadingFormFields } from './form.js';
 import { hostedUrls, SETTLED_SESSION_TTL_MS, type CheckoutSession } from './session.js';
 
@@ -24,6 +25,8 @@ export async function openCheckout(deps: CoreDeps, c: NewCheckout): Promise<Chec
   if (account.currencies.length > 0 && !account.currencies.includes(order.currency)) {
     throw invalidField('currency', `is not enabled for this account (${account.currencies.join(', ')})`);
   }
+  // checked now, as /v1/authorise does: at the card submit it could only be shown to the shopper
+  await assertNotifyUrl(order.notify_url, deps.notifyAllowPrivate, deps.transport.resolve);
   const used = await deps.store.findPaymentByOrder(account.merchant_id, account.account_id, order.order_no);
   if (used && used.fingerprint !== c.fingerprint) {
     throw new GatewayError('ORDER_CONFLICT', 'order_no: was already used for a different payment request', 'order_no');
