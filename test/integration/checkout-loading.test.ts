@@ -184,10 +184,14 @@ describe('when a merchant posts a signed checkout request', () => {
   });
 
   it('then a wrong signature is refused with 401 and no session is stored', async () => {
+    const sessions = async () => (await redis.client().keys(`gw:{${MERCHANT_ID}}:checkout:*`)).length;
+    const before = await sessions();
     const body = { ...checkoutBody(), amount: '99.00' };
     const res = await request(gw.app).post('/v1/checkout').send(JSON.stringify(body));
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('AUTHENTICATION_FAILED');
+    expect(res.text).not.toContain('checkout-form');
+    expect(await sessions()).toBe(before);
   });
 
   it('then card data in the request is refused with 400 naming the field', async () => {
