@@ -237,6 +237,10 @@ describe('when a card needs a 3-D Secure challenge', () => {
     expect(p?.threeds.result).toBe('authentication failed (challenge)');
     const wrongSecret = await request(gw.app).get(issuer.pathname.replace(/[^/]+$/, 'x'.repeat(24)));
     expect(wrongSecret.status).toBe(404);
+    // as many characters as the secret, more bytes: the same refusal, never a 500
+    const wideSecret = issuer.pathname.replace(/[^/]+$/, '%C3%A9'.repeat(24));
+    expect((await request(gw.app).get(wideSecret)).status).toBe(404);
+    expect((await request(gw.app).post(wideSecret).type('form').send({ code: CHALLENGE_CODE })).status).toBe(404);
   });
 });
 
