@@ -7,6 +7,7 @@ import { ACCOUNT_ID, AUTO_ACCOUNT_ID, AUTO_SIGN_KEY, authoriseBody, makeGateway,
 import { attributeOf, checkoutBody, hiddenFields } from '../support/checkout.js';
 import { CARDS, CHALLENGE_CODE, TEST_SECURITY_CODE } from '../support/cards.js';
 import { FIELDS, sign } from '../support/sign.js';
+import { jobOf } from '../support/jobs.js';
 
 const clock = new ManualClock();
 let redis: RedisServer;
@@ -319,5 +320,39 @@ describe('when two sessions carry the same order_no with different order details
     const paid = await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, first.body.order_no as string);
     expect(paid?.amount).toBe(1000);
     expect(paid?.card?.last4).toBe('4242');
+  });
+});
+
+describe('when the shopper never answers a 3-D Secure challenge', () => {
+  it('then after 30 minutes the payment fails (4300) with its notification, and a late answer changes nothing', async () => {
+    const xml = new XMLParser({ parseTagValue: false });
+    const direct = await request(gw.app)
+      .post('/v1/authorise')
+      .send(JSON.stringify(authoriseBody({ card: CARDS.challenge, open3d: 'do3DS', notify_url: 'https://shop.example/notify' })));
+    const answer = xml.parse(direct.text).respon;
+    expect(answer.order_status).toBe('2');
+    const job = jobOf(gw, 'threeds-challenge-expiry');
+    await job.runOnce();
+    expect((await gw.deps.store.getPayment(MERCHANT_ID, answer.transaction_id))?.status).toBe('1000');
+
+    clock.advance(30 * 60_000 + 1);
+    try {
+      expect(await job.runOnce()).toBeGreaterThanOrEqual(1);
+      const p = await gw.deps.store.getPayment(MERCHANT_ID, answer.transaction_id);
+      expect(p?.status).toBe('4300');
+      expect(p?.threeds.challenge_pending).toBe(false);
+      expect(p?.threeds.result).toBe('authentication not completed (challenge expired)');
+      const outbox = await redis.client().keys(`gw:{${MERCHANT_ID}}:order-outbox:${ACCOUNT_ID}:${answer.order_no}`);
+      expect(outbox).toHaveLength(1);
+      expect(await redis.client().zcard(outbox[0]!)).toBe(1);
+
+      const late = await request(gw.app).post(path(answer.issuer_url)).type('form').send({ code: CHALLENGE_CODE });
+      expect(late.status).toBe(200);
+      expect(late.text).toContain('3-D Secure authentication failed');
+      expect((await gw.deps.store.getPayment(MERCHANT_ID, answer.transaction_id))?.status).toBe('4300');
+      expect(await job.runOnce()).toBe(0);
+    } finally {
+      clock.advance(-(30 * 60_000 + 1));
+    }
   });
 });
