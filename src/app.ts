@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { CoreDeps } from './core/context.js';
 import { gatewayBody } from './http/body.js';
-import { errorHandler, notFound } from './http/error-handler.js';
+import { errorHandler, loggedPath, notFound } from './http/error-handler.js';
 import { healthRouter } from './http/routes/health.js';
 import { authoriseRouter } from './http/routes/authorise.js';
 import { operationsRouter } from './http/routes/operations.js';
@@ -27,11 +27,6 @@ export interface AppOptions {
   isShuttingDown?: () => boolean;
   /** serves the merchant example shop under /examples (NODE_ENV=development only) */
   development?: boolean;
-}
-
-/** The issuer_url's last segment is the challenge secret: never written to the logs. */
-function loggedPath(path: string): string {
-  return path.replace(/^(\/v1\/3ds\/[^/]+\/[^/]+\/).+$/, '$1[secret]');
 }
 
 /** Tags every request with an id (echoed in X-Request-Id and in error bodies) and logs its outcome. */

@@ -15,6 +15,7 @@ import { authExpiryJob } from './core/operations/expiry.js';
 import { httpNotificationTransport } from './outbound/http-transport.js';
 import { deliveryJob, type NotificationTransport } from './core/delivery.js';
 import { subscriptionChargeJob } from './core/subscription-charges.js';
+import { challengeExpiryJob } from './core/payments/challenge-expiry.js';
 
 /** The store the configuration asks for: Redis when REDIS_URL is set, else the embedded in-memory store. */
 export function openStore(redisUrl: string | undefined): GatewayStore {
@@ -51,5 +52,5 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
 
 /** The background jobs main starts (each issue's sweeps and workers are listed here). */
 export function backgroundJobs(deps: CoreDeps, _config: Config): BackgroundJob[] {
-  return [authExpiryJob(deps), deliveryJob(deps), subscriptionChargeJob(deps), payoutLifecycleJob(deps)];
+  return [authExpiryJob(deps), deliveryJob(deps), subscriptionChargeJob(deps), payoutLifecycleJob(deps), challengeExpiryJob(deps)];
 }

@@ -61,8 +61,11 @@ export function signFields(
 
 /** Case-insensitive, constant-time comparison of a received signature with the expected one. */
 export function signatureMatches(received: unknown, expected: string): boolean {
-  if (typeof received !== 'string' || received.length !== expected.length) return false;
-  return timingSafeEqual(Buffer.from(received.toLowerCase(), 'utf8'), Buffer.from(expected.toLowerCase(), 'utf8'));
+  if (typeof received !== 'string') return false;
+  // compare byte lengths: 64 characters of text may be more than 64 bytes, which timingSafeEqual throws on
+  const got = Buffer.from(received.toLowerCase(), 'utf8');
+  const want = Buffer.from(expected.toLowerCase(), 'utf8');
+  return got.length === want.length && timingSafeEqual(got, want);
 }
 
 /** The X-Signature header of a notification: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`. */

@@ -4,7 +4,7 @@ import type { DepositBalance, Payout } from './payouts/payout.js';
 import type { CheckoutSession } from './checkout/session.js';
 
 /** Queues of work due at a time, per merchant: the sweeps and schedulers read them. */
-export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox' | 'payout';
+export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox' | 'payout' | 'threeds_challenge';
 
 /** Everything one atomic step writes. All records belong to one merchant (one Redis Cluster slot). */
 export interface ChangeSet {

@@ -59,6 +59,9 @@ describe('POST /v1/authorise, invalid fields get a 400 that names the field', ()
     ['subscription.contract_amount', { subscription: { contract_name: 'g', contract_amount: '1', interval: 'day', interval_count: '1', billing_cycle: 3 } }],
     ['subscription.promotion_cycle', { subscription: { contract_name: 'g', contract_amount: '1.00', interval: 'day', interval_count: '1', billing_cycle: 3, promotion_cycle: 4 } }],
     ['subscription.billing_cycle', { subscription: { contract_name: 'g', contract_amount: '1.00', interval: 'day', interval_count: '1', billing_cycle: 0 } }],
+    ['amount', { currency: 'JPY', amount: '1000.50', item_total: undefined, items: undefined }],
+    ['shipping', { currency: 'JPY', amount: '1000.00', shipping: '0.50', item_total: undefined, items: undefined }],
+    ['subscription.contract_amount', { currency: 'JPY', amount: '1000.00', item_total: undefined, items: undefined, subscription: { contract_name: 'g', contract_amount: '999.99', interval: 'day', interval_count: '1', billing_cycle: 3 } }],
   ])('when %s is wrong (%j), then HTTP 400 names it and nothing is charged', async (field, overrides) => {
     const before = await paymentCount();
     const res = await post(authoriseBody(overrides));

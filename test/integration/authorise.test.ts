@@ -30,6 +30,18 @@ const SPEC_ELEMENTS = [
   'threeds_result', 'risk_action', 'risk_score', 'risk_reasons', 'encryption_data',
 ];
 
+describe('POST /v1/authorise, a note with characters XML 1.0 cannot carry', () => {
+  it('when the note holds control characters, then the payment is answered by a well-formed document without them', async () => {
+    const body = authoriseBody({ note: 'gift\u0001 wrap\u000b \u{1F381} \ud800!' });
+    const { res, doc } = await authorise(body);
+    expect(res.status).toBe(200);
+    expect(res.text).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+    expect(doc.note).toBe('gift wrap \u{1F381} !');
+    expect(doc.order_status).toBe('1');
+    expect(doc.encryption_data).toBe(sign(FIELDS.answerPayment.map((f) => doc[f]), SIGN_KEY).toUpperCase());
+  });
+});
+
 describe('POST /v1/authorise, approved card', () => {
   it('when the approved card pays, then the respon document has every spec element in order, signed in upper case', async () => {
     const body = authoriseBody({ note: 'gift wrap' });

@@ -184,16 +184,31 @@ describe('when a merchant posts a signed checkout request', () => {
   });
 
   it('then a wrong signature is refused with 401 and no session is stored', async () => {
+    const sessions = async () => (await redis.client().keys(`gw:{${MERCHANT_ID}}:checkout:*`)).length;
+    const before = await sessions();
     const body = { ...checkoutBody(), amount: '99.00' };
     const res = await request(gw.app).post('/v1/checkout').send(JSON.stringify(body));
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('AUTHENTICATION_FAILED');
+    expect(res.text).not.toContain('checkout-form');
+    expect(await sessions()).toBe(before);
   });
 
   it('then card data in the request is refused with 400 naming the field', async () => {
     const res = await request(gw.app).post('/v1/checkout').send(JSON.stringify(checkoutBody({ card: '4242424242424242' })));
     expect(res.status).toBe(400);
     expect(res.body.field).toBe('card');
+  });
+
+  it('then an amount with a fraction in a zero-decimal currency is refused with 400 and no session is stored', async () => {
+    const before = (await redis.client().keys(`gw:{${MERCHANT_ID}}:checkout:*`)).length;
+    const res = await request(gw.app).post('/v1/checkout').send(JSON.stringify(checkoutBody({ currency: 'JPY', amount: '1000.50', item_total: undefined, items: undefined })));
+    expect(res.status).toBe(400);
+    expect(res.body.field).toBe('amount');
+    expect(res.body.message).toContain('JPY');
+    expect((await redis.client().keys(`gw:{${MERCHANT_ID}}:checkout:*`)).length).toBe(before);
+    const whole = await request(gw.app).post('/v1/checkout').set('Accept', 'application/json').send(JSON.stringify(checkoutBody({ currency: 'JPY', amount: '1000.00', item_total: undefined, items: undefined })));
+    expect(whole.status).toBe(200);
   });
 
   it('then a malformed field is refused with 400 naming it, as /v1/authorise does', async () => {

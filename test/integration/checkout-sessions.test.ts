@@ -7,6 +7,7 @@ import { ACCOUNT_ID, AUTO_ACCOUNT_ID, AUTO_SIGN_KEY, authoriseBody, makeGateway,
 import { attributeOf, checkoutBody, hiddenFields } from '../support/checkout.js';
 import { CARDS, CHALLENGE_CODE, TEST_SECURITY_CODE } from '../support/cards.js';
 import { FIELDS, sign } from '../support/sign.js';
+import { jobOf } from '../support/jobs.js';
 
 const clock = new ManualClock();
 let redis: RedisServer;
@@ -103,9 +104,17 @@ describe('when the shopper pays on the card page', () => {
     expect(attributeOf(res.text, 'cardholder', 'value')).toBe('Ada Lovelace');
     expect(attributeOf(res.text, 'expiration_year', 'value')).toBe('2034');
     expect(res.text).not.toContain(TEST_SECURITY_CODE + '"');
+    expect(attributeOf(res.text, 'card', 'value')).toBe('4242424242424241');
     const expired = await request(gw.app).post(s.pay).type('form').send(cardForm(CARDS.approved, { expiration_year: '2025', expiration_month: '01' }));
     expect(expired.status).toBe(422);
     expect(expired.text).toContain('This card has expired');
+    // a valid card number never comes back in a page, whatever else was wrong
+    expect(expired.text).not.toContain(CARDS.approved);
+    expect(attributeOf(expired.text, 'card', 'value')).toBe('');
+    const noName = await request(gw.app).post(s.pay).type('form').send(cardForm(CARDS.approved, { cardholder: '', security_code: '1' }));
+    expect(noName.status).toBe(422);
+    expect(noName.text).toContain('Enter the name on the card');
+    expect(noName.text).not.toContain(CARDS.approved);
     expect(await request(gw.app).get(s.card).then((r) => r.status)).toBe(200);
   });
 
@@ -229,6 +238,10 @@ describe('when a card needs a 3-D Secure challenge', () => {
     expect(p?.threeds.result).toBe('authentication failed (challenge)');
     const wrongSecret = await request(gw.app).get(issuer.pathname.replace(/[^/]+$/, 'x'.repeat(24)));
     expect(wrongSecret.status).toBe(404);
+    // as many characters as the secret, more bytes: the same refusal, never a 500
+    const wideSecret = issuer.pathname.replace(/[^/]+$/, '%C3%A9'.repeat(24));
+    expect((await request(gw.app).get(wideSecret)).status).toBe(404);
+    expect((await request(gw.app).post(wideSecret).type('form').send({ code: CHALLENGE_CODE })).status).toBe(404);
   });
 });
 
@@ -246,5 +259,100 @@ describe('when the hosted pages are framed', () => {
     const denied = await request(gw.app).get(other.card);
     expect(denied.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(denied.headers['x-frame-options']).toBe('DENY');
+  });
+});
+
+describe('when a hosted page address carries a percent-escape that does not decode', () => {
+  it('then the card, pay, result and challenge addresses answer 404, never a 500', async () => {
+    const s = await openSession();
+    const broken = s.card.replace(/cs_/, 'cs_%E0');
+    expect((await request(gw.app).get(broken)).status).toBe(404);
+    expect((await request(gw.app).get(`/v1/checkout/%E0/${s.card.split('/').pop()}`)).status).toBe(404);
+    expect((await request(gw.app).post(`${broken}/pay`).type('form').send(cardForm())).status).toBe(404);
+    expect((await request(gw.app).get(`${broken}/result`)).status).toBe(404);
+    expect((await request(gw.app).get('/v1/3ds/1000001/%E0/secret')).status).toBe(404);
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, s.body.order_no as string)).toBeUndefined();
+  });
+});
+
+describe('when the merchant opened two sessions for the same signed order and the shopper paid in one', () => {
+  it('then the other session shows that payment instead of asking for a card, and charges nothing more', async () => {
+    const first = await openSession();
+    const res = await request(gw.app).post('/v1/checkout').set('Accept', 'application/json').send(JSON.stringify(first.body));
+    expect(res.status).toBe(200);
+    const second = path(res.body.checkout_url as string);
+    expect(second).not.toBe(first.card);
+    const paid = await request(gw.app).post(first.pay).type('form').send(cardForm());
+    expect(path(paid.headers.location)).toBe(first.result);
+    const before = (await paymentKeys()).length;
+
+    const page = await request(gw.app).get(second);
+    expect(page.status).toBe(303);
+    expect(path(page.headers.location)).toBe(`${second}/result`);
+    const result = await request(gw.app).get(`${second}/result`);
+    expect(result.text).toContain('Payment successful');
+    expect(signedRedirect(result.text).searchParams.get('order_status')).toBe('1');
+    const again = await request(gw.app).post(`${second}/pay`).type('form').send(cardForm(CARDS.approvedMastercard));
+    expect(path(again.headers.location)).toBe(`${second}/result`);
+    expect((await paymentKeys()).length).toBe(before);
+  });
+});
+
+describe('when two sessions carry the same order_no with different order details and one of them was paid', () => {
+  it('then the other shows a clear page (409) instead of the card form or a JSON error, and charges nothing', async () => {
+    const first = await openSession();
+    const second = await openSession({ order_no: first.body.order_no, amount: '20.00', item_total: undefined, items: undefined });
+    expect((await request(gw.app).get(second.card)).status).toBe(200);
+    await request(gw.app).post(first.pay).type('form').send(cardForm());
+    const before = (await paymentKeys()).length;
+
+    const page = await request(gw.app).get(second.card);
+    expect(page.status).toBe(409);
+    expect(page.type).toBe('text/html');
+    expect(page.text).toContain('Order already paid');
+    expect(page.text).not.toContain('card-form');
+    const pay = await request(gw.app).post(second.pay).type('form').send(cardForm(CARDS.approvedMastercard));
+    expect(pay.status).toBe(409);
+    expect(pay.type).toBe('text/html');
+    expect(pay.text).toContain('Nothing was charged');
+    expect((await request(gw.app).get(second.result)).status).toBe(409);
+    expect((await paymentKeys()).length).toBe(before);
+    const paid = await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, first.body.order_no as string);
+    expect(paid?.amount).toBe(1000);
+    expect(paid?.card?.last4).toBe('4242');
+  });
+});
+
+describe('when the shopper never answers a 3-D Secure challenge', () => {
+  it('then after 30 minutes the payment fails (4300) with its notification, and a late answer changes nothing', async () => {
+    const xml = new XMLParser({ parseTagValue: false });
+    const direct = await request(gw.app)
+      .post('/v1/authorise')
+      .send(JSON.stringify(authoriseBody({ card: CARDS.challenge, open3d: 'do3DS', notify_url: 'https://shop.example/notify' })));
+    const answer = xml.parse(direct.text).respon;
+    expect(answer.order_status).toBe('2');
+    const job = jobOf(gw, 'threeds-challenge-expiry');
+    await job.runOnce();
+    expect((await gw.deps.store.getPayment(MERCHANT_ID, answer.transaction_id))?.status).toBe('1000');
+
+    clock.advance(30 * 60_000 + 1);
+    try {
+      expect(await job.runOnce()).toBeGreaterThanOrEqual(1);
+      const p = await gw.deps.store.getPayment(MERCHANT_ID, answer.transaction_id);
+      expect(p?.status).toBe('4300');
+      expect(p?.threeds.challenge_pending).toBe(false);
+      expect(p?.threeds.result).toBe('authentication not completed (challenge expired)');
+      const outbox = await redis.client().keys(`gw:{${MERCHANT_ID}}:order-outbox:${ACCOUNT_ID}:${answer.order_no}`);
+      expect(outbox).toHaveLength(1);
+      expect(await redis.client().zcard(outbox[0]!)).toBe(1);
+
+      const late = await request(gw.app).post(path(answer.issuer_url)).type('form').send({ code: CHALLENGE_CODE });
+      expect(late.status).toBe(200);
+      expect(late.text).toContain('3-D Secure authentication failed');
+      expect((await gw.deps.store.getPayment(MERCHANT_ID, answer.transaction_id))?.status).toBe('4300');
+      expect(await job.runOnce()).toBe(0);
+    } finally {
+      clock.advance(-(30 * 60_000 + 1));
+    }
   });
 });

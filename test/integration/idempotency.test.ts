@@ -5,6 +5,8 @@ import { startRedis, type RedisServer } from '../support/redis.js';
 import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, authoriseBody, makeGateway, type TestGateway } from '../support/gateway.js';
 import { signBody } from '../support/sign.js';
 import { batchBody, pay, ref } from '../support/operations.js';
+import { checkoutBody } from '../support/checkout.js';
+import { payoutBody } from '../support/payout.js';
 
 let redis: RedisServer;
 let gw: TestGateway;
@@ -125,5 +127,18 @@ describe('Idempotency-Key', () => {
     const other = await post('/v1/notifications/resend', resend(b.order_no), 'resend-1');
     expect(other.status).toBe(409);
     expect(other.body.code).toBe('IDEMPOTENCY_CONFLICT');
+  });
+
+  it('when a call with an Idempotency-Key carries a 64-character signature that is not hexadecimal, then it is refused with 400, never a 500', async () => {
+    const body: Record<string, unknown> = { ...authoriseBody(), encryption_data: '\u00e9'.repeat(64) };
+    const res = await post('/v1/authorise', body, 'non-hex-signature');
+    expect(res.status).toBe(400);
+    expect(res.body.field).toBe('encryption_data');
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, body.order_no as string)).toBeUndefined();
+    for (const [path, signed] of [['/v1/checkout', checkoutBody()], ['/v1/payout', payoutBody()]] as const) {
+      const other = await post(path, { ...signed, encryption_data: '\u0130'.repeat(64) }, `non-hex-${path}`);
+      expect(other.status, path).toBe(400);
+      expect(other.body.field, path).toBe('encryption_data');
+    }
   });
 });

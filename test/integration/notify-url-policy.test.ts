@@ -4,6 +4,8 @@ import { ManualClock } from '../../src/core/clock.js';
 import { authoriseBody, makeGateway, MERCHANT_ID, type TestGateway } from '../support/gateway.js';
 import { NotificationReceiver } from '../support/receiver.js';
 import { jobOf } from '../support/jobs.js';
+import { checkoutBody } from '../support/checkout.js';
+import { payoutBody, payoutMerchants } from '../support/payout.js';
 
 let gw: TestGateway;
 beforeAll(() => {
@@ -24,6 +26,31 @@ describe('when NOTIFY_ALLOW_PRIVATE is off and notify_url points at a private ad
       expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, body.account_id as string, body.order_no as string)).toBeUndefined();
     },
   );
+});
+
+describe('when NOTIFY_ALLOW_PRIVATE is off and a checkout names a private notify_url', () => {
+  it('then /v1/checkout refuses it with a 400 naming notify_url, before any session or card page exists', async () => {
+    const res = await request(gw.app).post('/v1/checkout').set('Accept', 'application/json').send(JSON.stringify(checkoutBody({ notify_url: 'http://10.0.0.8/notify' })));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'INVALID_FIELD', field: 'notify_url' });
+    expect(res.body.checkout_url).toBeUndefined();
+  });
+});
+
+describe('when NOTIFY_ALLOW_PRIVATE is off and a payout names a private notify_url', () => {
+  it('then /v1/payout refuses it with a 400 naming notify_url, and neither the payout nor the debit happens', async () => {
+    const payouts = makeGateway({ name: 'notify-url-policy-payout', clock: new ManualClock(), merchants: payoutMerchants(), env: { NOTIFY_ALLOW_PRIVATE: '0' } });
+    try {
+      const body = payoutBody({ notify_url: 'http://169.254.169.254/latest/meta-data' });
+      const res = await request(payouts.app).post('/v1/payout').send(JSON.stringify(body));
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'INVALID_FIELD', field: 'notify_url' });
+      expect(await payouts.deps.store.findPayoutByRequest(MERCHANT_ID, body.account_id as string, body.request_id as string)).toBeUndefined();
+      expect(await payouts.deps.store.getBalance(MERCHANT_ID, body.account_id as string, 'USD')).toBeUndefined();
+    } finally {
+      await payouts.close();
+    }
+  });
 });
 
 describe('when a stored notification points at a loopback receiver and NOTIFY_ALLOW_PRIVATE is off', () => {

@@ -49,6 +49,9 @@ describe('signatures (DESIGN section 2), expected values computed here from the 
     const good = sha('x');
     expect(signatureMatches(good.toUpperCase(), good)).toBe(true);
     expect(signatureMatches(good.slice(0, 63) + (good[63] === '0' ? '1' : '0'), good)).toBe(false);
+    // as long as a signature in characters, longer in bytes: a refusal, never an exception
+    expect(signatureMatches('\u00e9'.repeat(64), good)).toBe(false);
+    expect(signatureMatches('\u0130'.repeat(64), good)).toBe(false);
     expect(signatureMatches(good.slice(0, 10), good)).toBe(false);
     expect(signatureMatches(undefined, good)).toBe(false);
     expect(signatureMatches(42, good)).toBe(false);

@@ -4,6 +4,7 @@ import type { Payment } from '../payment.js';
 import { GatewayError, invalidField } from '../errors.js';
 import { authorisePayment, type CardInput, type PaymentOrder } from '../payments/authorise.js';
 import type { PaymentResult } from '../payments/settle.js';
+import { assertNotifyUrl } from '../notify-target.js';
 import { loadingFormFields } from './form.js';
 import { hostedUrls, SETTLED_SESSION_TTL_MS, type CheckoutSession } from './session.js';
 
@@ -24,6 +25,8 @@ export async function openCheckout(deps: CoreDeps, c: NewCheckout): Promise<Chec
   if (account.currencies.length > 0 && !account.currencies.includes(order.currency)) {
     throw invalidField('currency', `is not enabled for this account (${account.currencies.join(', ')})`);
   }
+  // checked now, as /v1/authorise does: at the card submit it could only be shown to the shopper
+  await assertNotifyUrl(order.notify_url, deps.notifyAllowPrivate, deps.transport.resolve);
   const used = await deps.store.findPaymentByOrder(account.merchant_id, account.account_id, order.order_no);
   if (used && used.fingerprint !== c.fingerprint) {
     throw new GatewayError('ORDER_CONFLICT', 'order_no: was already used for a different payment request', 'order_no');
@@ -67,17 +70,18 @@ export type CheckoutStage =
   | { kind: 'open' }
   | { kind: 'expired' }
   | { kind: 'cancelled' }
+  /** the order_no was paid by a different request (another session's order, or /v1/authorise) */
+  | { kind: 'taken' }
   | { kind: 'paid'; payment: Payment };
 
 export async function checkoutStage(deps: CoreDeps, s: CheckoutSession): Promise<CheckoutStage> {
-  if (s.state !== 'open') {
-    const payment = await deps.store.findPaymentByOrder(s.merchant_id, s.account_id, s.order_no);
-    if (payment && payment.fingerprint === s.fingerprint) return { kind: 'paid', payment };
-    if (s.state === 'cancelled') return { kind: 'cancelled' };
-    // paying, but the card never reached the core (refused before): the session still takes a card
-    if (deps.clock.now() >= s.expires_at) return { kind: 'expired' };
-    return { kind: 'open' };
-  }
+  // read even for an open session: the merchant may have opened several sessions for the same signed order,
+  // and once one of them paid, the others must show that payment, not ask for a card again
+  const payment = await deps.store.findPaymentByOrder(s.merchant_id, s.account_id, s.order_no);
+  if (payment && payment.fingerprint === s.fingerprint) return { kind: 'paid', payment };
+  if (s.state === 'cancelled') return { kind: 'cancelled' };
+  if (payment) return { kind: 'taken' };
+  // open, or paying but the card never reached the core (refused before): the session still takes a card
   return deps.clock.now() >= s.expires_at ? { kind: 'expired' } : { kind: 'open' };
 }
 
@@ -126,7 +130,7 @@ export async function cancelCheckout(deps: CoreDeps, session: CheckoutSession): 
   let current = session;
   for (let attempt = 0; attempt < 5; attempt++) {
     const stage = await checkoutStage(deps, current);
-    if (stage.kind === 'paid' || stage.kind === 'cancelled') return stage;
+    if (stage.kind === 'paid' || stage.kind === 'cancelled' || stage.kind === 'taken') return stage;
     if (await moveSession(deps, current, 'cancelled')) return { kind: 'cancelled' };
     const reread = await deps.store.getCheckoutSession(session.merchant_id, session.session_id);
     if (!reread) return { kind: 'expired' };

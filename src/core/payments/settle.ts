@@ -28,6 +28,9 @@ const DECLINE_RESULT: Record<DeclineReason, ResultKey> = {
   THREEDS_FAILED: 'THREEDS_FAILED',
 };
 
+/** A 3-D Secure challenge the shopper has not answered this long after it began fails (challenge-expiry.ts). */
+export const CHALLENGE_WINDOW_MS = 30 * 60_000;
+
 export function issuerUrl(baseUrl: string, p: Payment): string {
   return `${baseUrl}/v1/3ds/${encodeURIComponent(p.merchant_id)}/${encodeURIComponent(p.transaction_id)}/${p.threeds.challenge_secret}`;
 }
@@ -83,6 +86,8 @@ export async function settleAuthorisation(
       threeds: { ...payment.threeds, challenge_pending: true, result: 'challenge required', challenge_secret: randomBytes(18).toString('base64url') },
       updated_at: now,
     };
+    // an unanswered challenge fails after CHALLENGE_WINDOW_MS: every payment gets a final outcome
+    change.due = [{ queue: 'threeds_challenge', member: payment.transaction_id, at: now + CHALLENGE_WINDOW_MS }];
   } else {
     const { status, result, changes } = authorisationState(account, payment, outcome, now);
     const move = moveTo(payment, status, now, { ...changes, result_code: RESULT[result][0] });
@@ -104,6 +109,7 @@ export async function settleAuthorisation(
       const { token_id: _t, vault_token: _v, ...rest } = next;
       next = rest as Payment;
     }
+    if (payment.threeds.challenge_pending) change.due = [...(change.due ?? []), { queue: 'threeds_challenge', member: payment.transaction_id, at: null }];
     change.outbox = paymentNotification(deps, account, notifyType, next).map((o) => ({ next: o, expected: 0 }));
   }
   change.payments = [{ next, expected: payment.version }];

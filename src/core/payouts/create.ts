@@ -4,6 +4,7 @@ import { GatewayError, invalidField } from '../errors.js';
 import { formatAmount, type Minor } from '../money.js';
 import { compactDate, parseCompactDate } from '../dates.js';
 import { canonicalJson } from '../fingerprint.js';
+import { assertNotifyUrl } from '../notify-target.js';
 import { hasRate } from './fx.js';
 import { quotePayout } from './fees.js';
 import { PayoutStatus as S, type Payout, type PayoutEcho } from './payout.js';
@@ -65,6 +66,8 @@ export async function createPayout(deps: CoreDeps, cmd: PayoutCommand): Promise<
   const { account, request: r } = cmd;
   const now = deps.clock.now();
   checkPayout(deps, cmd, now);
+  // as /v1/authorise: a target the delivery worker would refuse is refused now, not dropped silently later
+  await assertNotifyUrl(r.notify_url, deps.notifyAllowPrivate, deps.transport.resolve);
   const quoted = quotePayout(deps.fxRates, {
     payment_method: r.payment_method,
     fee_paid_by: r.fee_paid_by,

@@ -57,6 +57,8 @@ function followStage(deps: CoreDeps, res: Response, account: Account, session: C
       return res.redirect(303, urls.result);
     case 'cancelled':
       return res.redirect(303, urls.result);
+    case 'taken':
+      return renderNotice(res, deps.baseUrl, account, { ...NOTICES.taken, parentOrigin: parentOrigin(account, session.return_url) });
   }
 }
 
@@ -85,10 +87,11 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     if (!found) return;
     const { session, account } = found;
     const body = req.body as Record<string, unknown>;
-    // the card number is kept in the re-shown form (the shopper's own page); the security code never is
-    const kept = { cardholder: s(body.cardholder), card: s(body.card), expiration_month: s(body.expiration_month), expiration_year: s(body.expiration_year) };
+    // the re-shown form keeps name and expiry; the security code never, and the number only while it is
+    // itself at fault (not a valid card number), so a real card number never comes back in a page
+    const kept = { cardholder: s(body.cardholder), card: '', expiration_month: s(body.expiration_month), expiration_year: s(body.expiration_year) };
     const read = readCardForm(body);
-    if (!read.ok) return renderCard(deps, res, account, session, kept, read.errors, 422);
+    if (!read.ok) return renderCard(deps, res, account, session, read.errors.card ? { ...kept, card: s(body.card) } : kept, read.errors, 422);
     const card = read.form;
     if (expiryPassed(card.expiration_month, card.expiration_year, deps.clock.now())) {
       return renderCard(deps, res, account, session, kept, { expiration_year: 'This card has expired' }, 422);
@@ -103,6 +106,8 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
         securityCode: card.security_code,
       });
     } catch (err) {
+      // another request paid this order_no between the stage check and the payment: nothing was charged here
+      if (err instanceof GatewayError && err.code === 'ORDER_CONFLICT') return followStage(deps, res, account, session, { kind: 'taken' });
       if (err instanceof GatewayError && err.status === 400) {
         return renderCard(deps, res, account, session, kept, { card: err.message.replace(/^[\w.]+: /, '') }, 422);
       }

@@ -14,8 +14,11 @@ const s = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 function secretMatches(p: Payment, secret: string): boolean {
   const expected = p.threeds.challenge_secret;
-  if (!expected || expected.length !== secret.length) return false;
-  return timingSafeEqual(Buffer.from(expected), Buffer.from(secret));
+  if (!expected) return false;
+  // byte lengths: a decoded path segment as long in characters may be longer in bytes (timingSafeEqual throws)
+  const want = Buffer.from(expected);
+  const got = Buffer.from(secret);
+  return got.length === want.length && timingSafeEqual(want, got);
 }
 
 /** The payment behind an issuer_url, when the address (with its secret) names one. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseAmount } from '../../core/money.js';
+import { isZeroDecimal, parseAmount } from '../../core/money.js';
 import { luhnValid } from '../../core/cards.js';
 import {
   accountId, amountText, currencyCode, merchantId, optionalAmountText, optionalText, optionalUrl, signature, text,
@@ -209,6 +209,21 @@ function itemsMatchTotal(o: { items: string; item_total?: string | undefined }, 
   }
 }
 
+const ORDER_AMOUNTS = ['amount', 'item_total', 'shipping', 'handling', 'tax_total', 'insurance', 'shipping_discount', 'discount'] as const;
+
+/** A zero-decimal currency (JPY, KRW, ...) has no minor unit: its amounts must end in .00 (core/money.ts). */
+function wholeUnits(
+  o: { currency: string; subscription?: { contract_amount: string } | undefined } & Partial<Record<(typeof ORDER_AMOUNTS)[number], string | undefined>>,
+  ctx: z.RefinementCtx,
+): void {
+  if (!isZeroDecimal(o.currency)) return;
+  const message = `must end in .00: ${o.currency} has no minor unit`;
+  for (const f of ORDER_AMOUNTS) {
+    if (o[f] && !o[f].endsWith('.00')) ctx.addIssue({ code: 'custom', path: [f], message });
+  }
+  if (o.subscription && !o.subscription.contract_amount.endsWith('.00')) ctx.addIssue({ code: 'custom', path: ['subscription', 'contract_amount'], message });
+}
+
 const cardFields = {
   card: z
     .string({ error: 'must be a string' })
@@ -224,6 +239,7 @@ const cardFields = {
 export const authoriseSchema = z
   .object({ ...orderFields, ...cardFields })
   .superRefine((o, ctx) => {
+    wholeUnits(o, ctx);
     itemsMatchTotal(o, ctx);
     if (!o.token_id) {
       for (const f of ['card', 'expiration_month', 'expiration_year', 'security_code'] as const) {
@@ -239,5 +255,8 @@ export const checkoutSchema = z.object({
   return_url: optionalUrl,
   cancel_url: optionalUrl,
   default_lang: optionalText(16),
-}).superRefine(itemsMatchTotal);
+}).superRefine((o, ctx) => {
+  wholeUnits(o, ctx);
+  itemsMatchTotal(o, ctx);
+});
 export type CheckoutRequest = z.output<typeof checkoutSchema>;
