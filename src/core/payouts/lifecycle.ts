@@ -43,8 +43,19 @@ export async function advancePayout(deps: CoreDeps, merchantId: string, transact
     return false;
   }
   if (p.next_step_at > now) return false;
+  let current = p;
   try {
     if (p.status === S.PENDING) {
+      // claim the submission first (a versioned write): two processes never both send the transfer, and a
+      // process that dies after sending leaves the retry to the lease, under the same reference
+      const claim: Payout = { ...p, next_step_at: now + RETRY_DELAY_MS, updated_at: p.updated_at };
+      const claimed = await deps.store.commit({
+        merchantId,
+        payouts: [{ next: claim, expected: p.version }],
+        due: [{ queue: 'payout', member: transactionId, at: claim.next_step_at }],
+      });
+      if (!claimed) return false;
+      current = { ...claim, version: p.version + 1 };
       const sent = await deps.payoutConnector.submit({
         reference: p.transaction_id,
         payment_method: p.request.payment_method,
@@ -55,8 +66,8 @@ export async function advancePayout(deps: CoreDeps, merchantId: string, transact
         swift_code: String(bankDetail(p, 'swift_code')),
         bank_country_code: String(bankDetail(p, 'bank_country_code')),
       });
-      if (!sent.accepted) return fail(deps, p, sent, now);
-      return step(deps, p, movePayout(p, S.PROCESSING, now, { connector_ref: sent.connectorRef, next_step_at: now + SETTLE_DELAY_MS }));
+      if (!sent.accepted) return fail(deps, current, sent, now);
+      return step(deps, current, movePayout(current, S.PROCESSING, now, { connector_ref: sent.connectorRef, next_step_at: now + SETTLE_DELAY_MS }));
     }
     const st = await deps.payoutConnector.status(p.connector_ref ?? '');
     if (st.state === 'failed') return fail(deps, p, st, now);
@@ -64,7 +75,7 @@ export async function advancePayout(deps: CoreDeps, merchantId: string, transact
     return reschedule(deps, p, now + SETTLE_DELAY_MS);
   } catch (err) {
     deps.log.warn({ transaction_id: p.transaction_id, err: { message: (err as Error).message } }, 'payout provider did not answer; will retry');
-    return reschedule(deps, p, now + RETRY_DELAY_MS);
+    return reschedule(deps, current, now + RETRY_DELAY_MS);
   }
 }
 
