@@ -23,7 +23,8 @@ export const keys = {
   refund: (m: string, account: string, refundReferenceId: string) => `gw:{${m}}:refund:${account}:${refundReferenceId}`,
   idempotency: (m: string, account: string, key: string) => `gw:{${m}}:idem:${account}:${key}`,
   payout: (m: string, txn: string) => `gw:{${m}}:payout:${txn}`,
-  payoutRequest: (m: string, account: string, requestId: string) => `gw:{${m}}:payoutreq:${account}:${requestId}`,
+  /** a UUID names one payout whatever its letter case */
+  payoutRequest: (m: string, account: string, requestId: string) => `gw:{${m}}:payoutreq:${account}:${requestId.toLowerCase()}`,
   balance: (m: string, account: string, currency: string) => `gw:{${m}}:balance:${account}:${currency}`,
   calls: (m: string, account: string, windowStart: number) => `gw:{${m}}:calls:${account}:${windowStart}`,
 };

@@ -197,6 +197,15 @@ describe('when the same request_id comes again', () => {
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ code: 'PAYOUT_CONFLICT', field: 'request_id' });
   });
+
+  it('then the same UUID in capitals is the same request_id, never a second payout', async () => {
+    const body = payoutBody();
+    expect((await post(body)).status).toBe(200);
+    const shouted = payoutBody({ request_id: String(body.request_id).toUpperCase() });
+    const res = await post(shouted);
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ code: 'PAYOUT_CONFLICT', field: 'request_id' });
+  });
 });
 
 describe('when the deposit account does not cover the payout', () => {
