@@ -67,6 +67,19 @@ describe('capture', () => {
     expect(await statusOf(p)).toBe('3000');
   });
 
+  it('when a yen payment is captured or refunded with a fraction of a yen, then the whole call is refused (400) and nothing moves', async () => {
+    const p = await pay(gw.app, { currency: 'JPY', amount: '1000.00', item_total: '1000.00', items: 'Tea#,#T-1#,#500.00#,#2' });
+    const res = await postBatch(gw.app, 'capture', [ref(p, { amount: '999.50' })]);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ field: 'capture_orders.0.amount', return_status: '0' });
+    expect(await statusOf(p)).toBe('3000');
+    expect((await postBatch(gw.app, 'capture', [ref(p)])).body.capture_orders[0].capture_status).toBe('1');
+    const refund = await postBatch(gw.app, 'refund', [ref(p, { refund_amount: '0.50' })]);
+    expect(refund.status).toBe(400);
+    expect(refund.body.field).toBe('refund_orders.0.refund_amount');
+    expect(await statusOf(p)).toBe('3100');
+  });
+
   it('when a cancelled payment is captured, then the order fails as cancelled', async () => {
     const p = await pay(gw.app);
     expect((await postBatch(gw.app, 'cancel', [ref(p)])).body.cancel_orders[0].cancel_status).toBe('1');

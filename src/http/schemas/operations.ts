@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BATCH_CALLS } from '../../core/operations/batch.js';
+import { isZeroDecimal } from '../../core/money.js';
 import { accountId, amountText, currencyCode, merchantId, optionalText, signature, text } from './common.js';
 
 const required = (max: number) => text(max).min(1, 'is required');
@@ -12,9 +13,20 @@ const orderRef = {
   amount: amountText,
 };
 
-const orders = <T extends z.ZodType>(call: keyof typeof BATCH_CALLS, order: T) =>
+/** In a zero-decimal currency (JPY, KRW, ...) an order's amounts must be whole units, as payments' are. */
+function wholeUnits(o: { currency: string; amount: string; refund_amount?: string }, ctx: z.RefinementCtx): void {
+  if (!isZeroDecimal(o.currency)) return;
+  for (const f of ['amount', 'refund_amount'] as const) {
+    const v = o[f];
+    if (v !== undefined && !v.endsWith('.00')) ctx.addIssue({ code: 'custom', path: [f], message: `must end in .00: ${o.currency} has no minor unit` });
+  }
+}
+
+const orders = <T extends z.ZodObject>(call: keyof typeof BATCH_CALLS, order: T) =>
   z
-    .array(order, { error: 'must be an array of orders' })
+    .array(order.superRefine((o, ctx) => wholeUnits(o as unknown as { currency: string; amount: string; refund_amount?: string }, ctx)), {
+      error: 'must be an array of orders',
+    })
     .min(1, 'must list at least one order')
     .max(BATCH_CALLS[call].max, `must list at most ${BATCH_CALLS[call].max} orders`);
 
