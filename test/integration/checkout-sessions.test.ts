@@ -173,6 +173,19 @@ describe('when a session has expired or was cancelled', () => {
     }
   });
 
+  it('then a GET of the cancel address (a link, a prefetcher) only asks to confirm, and cancels nothing', async () => {
+    const s = await openSession();
+    const asked = await request(gw.app).get(s.cancel);
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('Cancel this payment?');
+    expect(asked.text).toMatch(/<form method="post" action="[^"]*\/cancel">/);
+    const stillOpen = await request(gw.app).get(s.result);
+    expect(stillOpen.text).not.toContain('Payment cancelled');
+    const pay = await request(gw.app).post(s.pay).type('form').send(cardForm());
+    expect(path(pay.headers.location)).toBe(s.result);
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, s.body.order_no as string)).toMatchObject({ status: '3000' });
+  });
+
   it('then cancel sends the signed cancel result to cancel_url, and a later card submit charges nothing', async () => {
     const s = await openSession();
     const cancelled = await request(gw.app).post(s.cancel).type('form').send('');

@@ -121,7 +121,21 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     if (!found) return;
     followStage(deps, res, found.account, found.session, await cancelCheckout(deps, found.session));
   };
-  router.get(`${base}/cancel`, cancel);
+  // a GET (the cancelUrl alias, a link) only asks: link prefetchers and scanners must not cancel a checkout
+  router.get(`${base}/cancel`, async (req, res) => {
+    const found = await sessionOf(deps, req, res);
+    if (!found) return;
+    const { session, account } = found;
+    const stage = await checkoutStage(deps, session);
+    if (stage.kind !== 'open') return followStage(deps, res, account, session, stage);
+    hostedPageHeaders(res, deps.baseUrl, account);
+    res.render('cancel-confirm', {
+      baseUrl: deps.baseUrl,
+      parentOrigin: parentOrigin(account, session.return_url) ?? '',
+      merchantName: account.merchant_name,
+      urls: hostedUrls(deps.baseUrl, session.merchant_id, session.session_id),
+    });
+  });
   router.post(`${base}/cancel`, cancel);
 
   router.get(`${base}/result`, async (req, res) => {
