@@ -28,17 +28,77 @@ function sha(text: string): string {
 
 function authoriseBody(): string {
   const b: Record<string, unknown> = {
-    merchant_id: M, account_id: A, order_no: `B-${randomUUID()}`, currency: 'USD', amount: '25.00', item_total: '25.00',
-    items: 'Mug#,#SKU-7#,#12.50#,#2', website: 'https://shop.example', shopper_email: 'bench@example.com', shopper_ip: '203.0.113.9',
-    shopper_id: 'u-1', first_name: 'Ada', last_name: 'Lovelace', card: '4242424242424242', expiration_month: '12', expiration_year: '2034',
-    security_code: '737', open3d: 'no3DS', token_flag: 'NO', billing_country: 'GB', billing_city: 'London', billing_address: '1 Street',
-    billing_postal_code: 'N1 1AA', delivery_country: 'GB', os: 'Linux', browser: 'Chromium', browser_lang: 'en-GB', time_zone: '0',
-    resolution: '1920x1080', color_depth: '24', user_agent: 'Mozilla/5.0 (X11; Linux x86_64) bench', accept: 'text/html',
-    device_type: 'PC', order_type: 'WEB', checkout_time: 1763700000,
-    cart_items: [{ basic_item_data: { name: 'Mug', quantity: '2', type: 'physical', category: 'home', productId: 'SKU-7', price: { amount_usd: 12.5, amount_local_currency: 12.5, currency: 'USD' } } }],
+    merchant_id: M,
+    account_id: A,
+    order_no: `B-${randomUUID()}`,
+    currency: 'USD',
+    amount: '25.00',
+    item_total: '25.00',
+    items: 'Mug#,#SKU-7#,#12.50#,#2',
+    website: 'https://shop.example',
+    shopper_email: 'bench@example.com',
+    shopper_ip: '203.0.113.9',
+    shopper_id: 'u-1',
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    card: '4242424242424242',
+    expiration_month: '12',
+    expiration_year: '2034',
+    security_code: '737',
+    open3d: 'no3DS',
+    token_flag: 'NO',
+    billing_country: 'GB',
+    billing_city: 'London',
+    billing_address: '1 Street',
+    billing_postal_code: 'N1 1AA',
+    delivery_country: 'GB',
+    os: 'Linux',
+    browser: 'Chromium',
+    browser_lang: 'en-GB',
+    time_zone: '0',
+    resolution: '1920x1080',
+    color_depth: '24',
+    user_agent: 'Mozilla/5.0 (X11; Linux x86_64) bench',
+    accept: 'text/html',
+    device_type: 'PC',
+    order_type: 'WEB',
+    checkout_time: 1763700000,
+    cart_items: [
+      {
+        basic_item_data: {
+          name: 'Mug',
+          quantity: '2',
+          type: 'physical',
+          category: 'home',
+          productId: 'SKU-7',
+          price: { amount_usd: 12.5, amount_local_currency: 12.5, currency: 'USD' },
+        },
+      },
+    ],
   };
-  const fields = ['merchant_id', 'account_id', 'order_no', 'currency', 'amount', 'first_name', 'last_name', 'card', 'expiration_year', 'expiration_month', 'security_code', 'shopper_email'];
-  b.encryption_data = sha(fields.map((f) => String(b[f] ?? '').split(' ').join('')).join('') + SIGN_KEY);
+  const fields = [
+    'merchant_id',
+    'account_id',
+    'order_no',
+    'currency',
+    'amount',
+    'first_name',
+    'last_name',
+    'card',
+    'expiration_year',
+    'expiration_month',
+    'security_code',
+    'shopper_email',
+  ];
+  b.encryption_data = sha(
+    fields
+      .map((f) =>
+        String(b[f] ?? '')
+          .split(' ')
+          .join(''),
+      )
+      .join('') + SIGN_KEY,
+  );
   return JSON.stringify(b);
 }
 
@@ -98,7 +158,16 @@ async function measureCapture(url: string, bodies: string[], serverPid: number):
   });
   if (failedOrders > 0) console.log(`capture: ${failedOrders} orders failed`);
   const cpuPerRequest = (cpuMicros(serverPid) - cpuBefore) / Math.max(1, r.requests.total);
-  return { name: `POST /v1/capture (50 orders, ${CAPTURE_CONNECTIONS} conn.)`, cpuPerRequest, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + failedOrders, total: r.requests.total };
+  return {
+    name: `POST /v1/capture (50 orders, ${CAPTURE_CONNECTIONS} conn.)`,
+    cpuPerRequest,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + failedOrders,
+    total: r.requests.total,
+  };
 }
 
 function bareBody(): string {
@@ -162,19 +231,37 @@ async function measure(name: string, url: string, body: () => string, serverPid:
       url,
       connections: CONNECTIONS,
       duration,
-      requests: [{ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, setupRequest: (req) => ({ ...req, body: body() }) }],
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          setupRequest: (req) => ({ ...req, body: body() }),
+        },
+      ],
     });
   await run(2); // warm-up: JIT, connection pools
   const cpuBefore = cpuMicros(serverPid);
   const r = await run(seconds);
   const cpuPerRequest = (cpuMicros(serverPid) - cpuBefore) / Math.max(1, r.requests.total);
-  return { name, cpuPerRequest, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, total: r.requests.total };
+  return {
+    name,
+    cpuPerRequest,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    total: r.requests.total,
+  };
 }
 
 function print(rows: Figures[]): void {
   const line = (cells: (string | number)[]) => cells.map((c, i) => String(c).padStart(i === 0 ? 0 : 12)).join('');
   console.log(line(['scenario'.padEnd(34), 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'CPU µs/req']));
-  for (const r of rows) console.log(line([r.name.padEnd(34), r.rps.toFixed(0), r.p50.toFixed(1), r.p99.toFixed(1), r.non2xx, r.errors, r.cpuPerRequest.toFixed(0)]));
+  for (const r of rows)
+    console.log(
+      line([r.name.padEnd(34), r.rps.toFixed(0), r.p50.toFixed(1), r.p99.toFixed(1), r.non2xx, r.errors, r.cpuPerRequest.toFixed(0)]),
+    );
 }
 
 async function main(): Promise<void> {
@@ -182,14 +269,32 @@ async function main(): Promise<void> {
   const redis = await startRedis('bench');
   const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
   const merchants = join(dir, 'merchants.json');
-  writeFileSync(merchants, JSON.stringify({ merchants: [{ merchant_id: M, name: 'Bench Shop', accounts: [{ account_id: A, sign_key: SIGN_KEY, currencies: ['USD'] }] }] }));
+  writeFileSync(
+    merchants,
+    JSON.stringify({
+      merchants: [{ merchant_id: M, name: 'Bench Shop', accounts: [{ account_id: A, sign_key: SIGN_KEY, currencies: ['USD'] }] }],
+    }),
+  );
   const gwPort = await freePort();
   const barePort = await freePort();
   const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info';
-  const gateway = await startServer(['dist/main.js'], { PORT: String(gwPort), HOST: '127.0.0.1', REDIS_URL: redis.url, VAULT_KEY: 'b'.repeat(64), MERCHANTS_FILE: merchants, LOG_LEVEL: logLevel }, /gateway listening/);
+  const gateway = await startServer(
+    ['dist/main.js'],
+    {
+      PORT: String(gwPort),
+      HOST: '127.0.0.1',
+      REDIS_URL: redis.url,
+      VAULT_KEY: 'b'.repeat(64),
+      MERCHANTS_FILE: merchants,
+      LOG_LEVEL: logLevel,
+    },
+    /gateway listening/,
+  );
   const bare = await startServer(['--import', 'tsx', 'bench/bare-server.ts'], { PORT: String(barePort) }, /listening/);
   try {
-    console.log(`\n${CONNECTIONS} connections, ${DURATION} s per scenario after a 2 s warm-up; Redis with appendfsync always; gateway LOG_LEVEL=${logLevel}\n`);
+    console.log(
+      `\n${CONNECTIONS} connections, ${DURATION} s per scenario after a 2 s warm-up; Redis with appendfsync always; gateway LOG_LEVEL=${logLevel}\n`,
+    );
     const bare2k = bareBody();
     const baseline = await measure('bare Express, 2 KB JSON', `http://127.0.0.1:${barePort}/bare`, () => bare2k, bare.pid!);
     const pool = bodyPool(authoriseBody, Number(process.env.BENCH_POOL ?? 120_000));

@@ -40,7 +40,14 @@ function requestLog(deps: CoreDeps) {
     res.on('finish', () => {
       // one line per request; routers add what the call did (transaction id, status) in res.locals.outcome
       deps.log.info(
-        { request_id: id, method: req.method, path: loggedPath(req.path), status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, ...res.locals.outcome },
+        {
+          request_id: id,
+          method: req.method,
+          path: loggedPath(req.path),
+          status: res.statusCode,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+          ...res.locals.outcome,
+        },
         'request',
       );
     });

@@ -2,9 +2,27 @@ import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino';
 
 /** Field names that may hold card data anywhere in a log object: always replaced before writing. */
 export const REDACTED_PATHS = [
-  'card', 'pan', 'security_code', 'cvv', 'cvc', 'expiration_month', 'expiration_year', 'card_number',
-  '*.card', '*.pan', '*.security_code', '*.cvv', '*.cvc', '*.card_number', '*.expiration_month', '*.expiration_year',
-  'body', '*.body', 'req.body', 'sealed', '*.sealed',
+  'card',
+  'pan',
+  'security_code',
+  'cvv',
+  'cvc',
+  'expiration_month',
+  'expiration_year',
+  'card_number',
+  '*.card',
+  '*.pan',
+  '*.security_code',
+  '*.cvv',
+  '*.cvc',
+  '*.card_number',
+  '*.expiration_month',
+  '*.expiration_year',
+  'body',
+  '*.body',
+  'req.body',
+  'sealed',
+  '*.sealed',
 ];
 
 /**

@@ -40,7 +40,10 @@ async function main(): Promise<void> {
   let shuttingDown = false;
   const app = createApp(deps, { trustProxy: config.trustProxy, isShuttingDown: () => shuttingDown, development: config.development });
   const server: Server = app.listen(config.port, config.host, () => {
-    log.info({ port: config.port, host: config.host, store: config.redisUrl ? 'redis' : 'memory', base_url: config.baseUrl }, 'gateway listening');
+    log.info(
+      { port: config.port, host: config.host, store: config.redisUrl ? 'redis' : 'memory', base_url: config.baseUrl },
+      'gateway listening',
+    );
   });
   server.keepAliveTimeout = 65_000;
   const jobs = startJobs(backgroundJobs(deps, config), log);

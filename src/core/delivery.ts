@@ -110,7 +110,15 @@ async function deliverOne(deps: Deps, merchantId: string, notifyId: string, rand
   }
   const saved = await deps.store.commit({ merchantId, outbox: [{ next, expected: rec.version + 1 }] });
   deps.log.info(
-    { notify_id: rec.notify_id, merchant_id: merchantId, notify_type: rec.notify_type, attempts, status: next.status, error: result.ok ? undefined : result.error, saved },
+    {
+      notify_id: rec.notify_id,
+      merchant_id: merchantId,
+      notify_type: rec.notify_type,
+      attempts,
+      status: next.status,
+      error: result.ok ? undefined : result.error,
+      saved,
+    },
     'notification attempt',
   );
   return true;

@@ -45,8 +45,7 @@ export class GatewayError extends Error {
 export const invalidField = (field: string, message: string): GatewayError =>
   new GatewayError('INVALID_FIELD', `${field}: ${message}`, field);
 
-export const missingField = (field: string): GatewayError =>
-  new GatewayError('MISSING_FIELD', `${field}: is required`, field);
+export const missingField = (field: string): GatewayError => new GatewayError('MISSING_FIELD', `${field}: is required`, field);
 
 /** One message for a bad signature, an unknown merchant and an unknown account: nothing to probe. */
 export const authenticationFailed = (): GatewayError =>

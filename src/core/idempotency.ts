@@ -28,10 +28,20 @@ export async function beginIdempotent(deps: CoreDeps, account: Account, key: str
       }
       if (rec.status === 'done' && rec.answer) return { kind: 'replay', answer: rec.answer };
       if (rec.lease_until > now) {
-        throw new GatewayError('IDEMPOTENCY_IN_PROGRESS', 'Idempotency-Key: the first request with this key is still running', 'Idempotency-Key');
+        throw new GatewayError(
+          'IDEMPOTENCY_IN_PROGRESS',
+          'Idempotency-Key: the first request with this key is still running',
+          'Idempotency-Key',
+        );
       }
     }
-    const next: IdempotencyRecord = { version: 0, request_hash: requestHash, status: 'running', lease_until: now + RUNNING_LEASE_MS, created_at: now };
+    const next: IdempotencyRecord = {
+      version: 0,
+      request_hash: requestHash,
+      status: 'running',
+      lease_until: now + RUNNING_LEASE_MS,
+      created_at: now,
+    };
     const expected = rec?.version ?? 0;
     const claimed = await deps.store.commit({
       merchantId: m,
@@ -52,7 +62,14 @@ export async function finishIdempotent(
   answer: StoredAnswer | null,
 ): Promise<void> {
   const now = deps.clock.now();
-  const next: IdempotencyRecord | null = answer && { version, request_hash: requestHash, status: 'done', lease_until: 0, created_at: now, answer };
+  const next: IdempotencyRecord | null = answer && {
+    version,
+    request_hash: requestHash,
+    status: 'done',
+    lease_until: 0,
+    created_at: now,
+    answer,
+  };
   await deps.store.commit({
     merchantId: account.merchant_id,
     idempotency: [{ accountId: account.account_id, key, next, expected: version, ttlMs: IDEMPOTENCY_TTL_MS }],

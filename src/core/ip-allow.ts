@@ -11,7 +11,10 @@ function v4Bits(ip: string): bigint {
 
 /** 128-bit value of an address, or undefined when it is not one. */
 export function addressBits(raw: string): bigint | undefined {
-  const ip = raw.trim().replace(/^\[|\]$/g, '').split('%')[0]!;
+  const ip = raw
+    .trim()
+    .replace(/^\[|\]$/g, '')
+    .split('%')[0]!;
   if (isIPv4(ip)) return (0xffffn << 32n) | v4Bits(ip);
   if (!isIPv6(ip)) return undefined;
   let text = ip;

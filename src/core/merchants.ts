@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { isCurrency } from './money.js';
 
-const ipOrCidr = z
-  .string()
-  .regex(/^[0-9a-fA-F:.]+(\/\d{1,3})?$/, 'must be an IP address or CIDR block');
+const ipOrCidr = z.string().regex(/^[0-9a-fA-F:.]+(\/\d{1,3})?$/, 'must be an IP address or CIDR block');
 
 /** Routing settings of an account, sent as the loading page's routing fields; every one has a default. */
 const routingSchema = z
@@ -44,9 +42,7 @@ const accountSchema = z.object({
   storefront_domains: z.array(z.url()).default([]),
   allowed_ips: z.array(ipOrCidr).default([]),
   capture_mode: z.enum(['manual', 'auto']).default('manual'),
-  currencies: z
-    .array(z.string().refine(isCurrency, 'is not an ISO 4217 currency'))
-    .default([]),
+  currencies: z.array(z.string().refine(isCurrency, 'is not an ISO 4217 currency')).default([]),
   routing: routingSchema.default(() => routingSchema.parse({})),
   risk: riskSchema,
   /** days an authorisation may wait for capture before it expires */

@@ -18,9 +18,7 @@ const ISO_4217 = (
 const CURRENCIES = new Set(ISO_4217);
 
 /** Currencies whose minor unit has no decimals: an amount in them must end in `.00`. */
-const ZERO_DECIMAL = new Set(
-  'BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF'.split(' '),
-);
+const ZERO_DECIMAL = new Set('BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF'.split(' '));
 
 export function isCurrency(code: string): boolean {
   return CURRENCIES.has(code);

@@ -50,7 +50,11 @@ export async function resendNotifications(deps: CoreDeps, account: Account, noti
     targets = (await deps.store.outboxOfOrder(m, account.account_id, orderNo, 1)).filter((r) => r.account_id === account.account_id);
   }
   if (targets.length === 0) {
-    throw new GatewayError('NOTIFICATION_NOT_FOUND', notifyId ? 'notify_id: no such notification for this account' : 'order_no: no notification for this order', notifyId ? 'notify_id' : 'order_no');
+    throw new GatewayError(
+      'NOTIFICATION_NOT_FOUND',
+      notifyId ? 'notify_id: no such notification for this account' : 'order_no: no notification for this order',
+      notifyId ? 'notify_id' : 'order_no',
+    );
   }
   const queued: OutboxRecord[] = [];
   for (const t of targets) {
@@ -62,7 +66,12 @@ export async function resendNotifications(deps: CoreDeps, account: Account, noti
     account_id: account.account_id,
     return_status: '1' as const,
     return_message: 'OK',
-    notifications: queued.map((r) => ({ notify_id: r.notify_id, notify_type: r.notify_type, order_no: r.fields.order_no ?? '', status: r.status })),
+    notifications: queued.map((r) => ({
+      notify_id: r.notify_id,
+      notify_type: r.notify_type,
+      order_no: r.fields.order_no ?? '',
+      status: r.status,
+    })),
   };
   return { ...body, encryption_data: signFields(body, RESPONSE_SIGNATURE_FIELDS.batch, account.sign_key) };
 }

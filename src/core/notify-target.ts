@@ -92,7 +92,8 @@ export async function checkNotifyTarget(
   if (url.username || url.password) return { ok: false, reason: 'must not carry user name or password' };
   if (allowPrivate) return { ok: true };
   const host = urlHost(url);
-  if (isIP(host)) return isBlockedAddress(host) ? { ok: false, reason: 'must not point at a loopback, private or link-local address' } : { ok: true };
+  if (isIP(host))
+    return isBlockedAddress(host) ? { ok: false, reason: 'must not point at a loopback, private or link-local address' } : { ok: true };
   if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) {
     return { ok: false, reason: 'must not point at a loopback, private or link-local address' };
   }

@@ -57,16 +57,7 @@ export interface Contract extends SubscriptionTerms {
 }
 
 export type NotifyType =
-  | 'payment'
-  | 'threeds'
-  | 'review'
-  | 'capture'
-  | 'cancel'
-  | 'refund'
-  | 'expire'
-  | 'subscription_charge'
-  | 'subscription_cancel'
-  | 'payout';
+  'payment' | 'threeds' | 'review' | 'capture' | 'cancel' | 'refund' | 'expire' | 'subscription_charge' | 'subscription_cancel' | 'payout';
 
 /** A notification waiting for delivery (the outbox); written in the same atomic step as the outcome. */
 export interface OutboxRecord {

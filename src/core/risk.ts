@@ -34,8 +34,7 @@ const RULES: Rule[] = [
   },
   {
     name: 'disposable_email',
-    check: ({ shopper_email }) =>
-      DISPOSABLE_DOMAINS.has((shopper_email.split('@')[1] ?? '').toLowerCase()) ? { points: 30 } : undefined,
+    check: ({ shopper_email }) => (DISPOSABLE_DOMAINS.has((shopper_email.split('@')[1] ?? '').toLowerCase()) ? { points: 30 } : undefined),
   },
   {
     name: 'high_amount',
@@ -45,9 +44,7 @@ const RULES: Rule[] = [
   {
     name: 'delivery_country_mismatch',
     check: ({ billing_country, delivery_country }) =>
-      billing_country && delivery_country && billing_country.toUpperCase() !== delivery_country.toUpperCase()
-        ? { points: 20 }
-        : undefined,
+      billing_country && delivery_country && billing_country.toUpperCase() !== delivery_country.toUpperCase() ? { points: 20 } : undefined,
   },
   {
     name: 'missing_device_data',

@@ -9,8 +9,18 @@ export type SignedValue = string | number | boolean | null | undefined;
 /** Field order of every request signature, by call. */
 export const REQUEST_SIGNATURE_FIELDS = {
   authorise: [
-    'merchant_id', 'account_id', 'order_no', 'currency', 'amount', 'first_name', 'last_name',
-    'card', 'expiration_year', 'expiration_month', 'security_code', 'shopper_email',
+    'merchant_id',
+    'account_id',
+    'order_no',
+    'currency',
+    'amount',
+    'first_name',
+    'last_name',
+    'card',
+    'expiration_year',
+    'expiration_month',
+    'security_code',
+    'shopper_email',
   ],
   checkout: ['merchant_id', 'account_id', 'order_no', 'currency', 'amount', 'first_name', 'last_name', 'shopper_email'],
   batch: ['merchant_id', 'account_id'],
@@ -48,11 +58,7 @@ export function signValues(values: readonly SignedValue[], signKey: string): str
 }
 
 /** Signs the named fields of a record in the given order. */
-export function signFields(
-  record: Readonly<Record<string, unknown>>,
-  fields: readonly string[],
-  signKey: string,
-): string {
+export function signFields(record: Readonly<Record<string, unknown>>, fields: readonly string[], signKey: string): string {
   return signValues(
     fields.map((f) => record[f] as SignedValue),
     signKey,

@@ -35,11 +35,17 @@ function answer(account: Account, recurringId: string, contractName: string, ok:
  * unless that payment is cancelled with /v1/cancel, as the spec says. An unknown contract, another account's,
  * a contract_name that does not match, or one no longer active is a result with cancel_status `0`.
  */
-export async function cancelSubscription(deps: CoreDeps, account: Account, recurringId: string, contractName: string): Promise<CancelSubscriptionAnswer> {
+export async function cancelSubscription(
+  deps: CoreDeps,
+  account: Account,
+  recurringId: string,
+  contractName: string,
+): Promise<CancelSubscriptionAnswer> {
   const m = account.merchant_id;
   for (let i = 0; i < MAX_TRIES; i++) {
     const c = await deps.store.getContract(m, recurringId);
-    if (!c || c.account_id !== account.account_id) return answer(account, recurringId, contractName, false, 'recurring_id: no such subscription');
+    if (!c || c.account_id !== account.account_id)
+      return answer(account, recurringId, contractName, false, 'recurring_id: no such subscription');
     if (contractName && contractName !== c.contract_name) {
       return answer(account, recurringId, contractName, false, 'contract_name: does not match the subscription');
     }
@@ -68,7 +74,10 @@ export async function cancelSubscription(deps: CoreDeps, account: Account, recur
         : [],
     });
     if (ok) {
-      deps.log.info({ recurring_id: recurringId, merchant_id: m, pending_charge: c.pending_charge?.transaction_id }, 'subscription cancelled');
+      deps.log.info(
+        { recurring_id: recurringId, merchant_id: m, pending_charge: c.pending_charge?.transaction_id },
+        'subscription cancelled',
+      );
       return answer(account, recurringId, c.contract_name, true, '');
     }
   }

@@ -59,7 +59,10 @@ async function advanceContract(deps: Deps, merchantId: string, recurringId: stri
   }
   if (!deps.merchants.find(merchantId, c.account_id)) {
     // left in place, it would be read again every run and, with enough of them, fill the head of the queue
-    deps.log.warn({ recurring_id: recurringId, merchant_id: merchantId, account_id: c.account_id }, 'subscription of an account no longer configured');
+    deps.log.warn(
+      { recurring_id: recurringId, merchant_id: merchantId, account_id: c.account_id },
+      'subscription of an account no longer configured',
+    );
     await deps.store.commit({ merchantId, due: [{ queue: 'contract_charge', member: recurringId, at: now + ORPHAN_RECHECK_MS }] });
     return false;
   }
@@ -123,7 +126,11 @@ async function createCharge(deps: Deps, c: Contract): Promise<boolean> {
     contracts: [{ next: { ...c, pending_charge: charge, updated_at: now }, expected: c.version }],
     due: [{ queue: 'contract_charge', member: c.recurring_id, at: dueTime }],
   });
-  if (created) deps.log.info({ recurring_id: c.recurring_id, transaction_id: payment.transaction_id, order_no: orderNo }, 'subscription charge created');
+  if (created)
+    deps.log.info(
+      { recurring_id: c.recurring_id, transaction_id: payment.transaction_id, order_no: orderNo },
+      'subscription charge created',
+    );
   return created;
 }
 
@@ -204,13 +211,19 @@ async function executeCharge(deps: Deps, c: Contract, charge: ContractCharge): P
     let result: 'approved' | 'failed' | 'skipped' = 'skipped';
     let charged: Payment | undefined;
     if (p && p.status === S.PENDING && outcome && !held(p)) {
-      const state = authorisationState(account, p, outcome.kind === 'challenge' ? { kind: 'error', message: 'challenge on a recurring charge' } : outcome, at);
+      const state = authorisationState(
+        account,
+        p,
+        outcome.kind === 'challenge' ? { kind: 'error', message: 'challenge on a recurring charge' } : outcome,
+        at,
+      );
       const move = moveTo(p, state.status, at, { ...state.changes, result_code: RESULT[state.result][0] });
       if (move.ok) {
         charged = move.payment;
         result = state.status === S.AUTHORISED || state.status === S.CAPTURED ? 'approved' : 'failed';
         change.payments = [{ next: charged, expected: p.version }];
-        if (charged.status === S.AUTHORISED) change.due = [{ queue: 'auth_expiry', member: charged.transaction_id, at: charged.auth_expires_at! }];
+        if (charged.status === S.AUTHORISED)
+          change.due = [{ queue: 'auth_expiry', member: charged.transaction_id, at: charged.auth_expires_at! }];
       }
     }
     const nextContract = contractAfter(current, charge, result, at);
@@ -224,19 +237,35 @@ async function executeCharge(deps: Deps, c: Contract, charge: ContractCharge): P
       },
     ];
     if (charged && charged.notify_url) {
-      const fields = { ...paymentNotificationFields(charged, deps.timezone), ...contractNotificationFields(nextContract, deps.timezone), charge_number: String(charge.number) };
+      const fields = {
+        ...paymentNotificationFields(charged, deps.timezone),
+        ...contractNotificationFields(nextContract, deps.timezone),
+        charge_number: String(charge.number),
+      };
       change.outbox = [{ next: outboxRecord(deps, account, 'subscription_charge', charged.notify_url, fields), expected: 0 }];
     }
     if (await deps.store.commit(change)) {
       // cancelled (/v1/cancel) while the acquirer was asked: release the authorisation it gave
-      if (result === 'skipped' && outcome?.kind === 'approved') await connectorFor(deps, account).void(outcome.connectorRef).catch(() => undefined);
+      if (result === 'skipped' && outcome?.kind === 'approved')
+        await connectorFor(deps, account)
+          .void(outcome.connectorRef)
+          .catch(() => undefined);
       deps.log.info(
-        { recurring_id: c.recurring_id, transaction_id: charge.transaction_id, charge_number: charge.number, result, contract_status: nextContract.status },
+        {
+          recurring_id: c.recurring_id,
+          transaction_id: charge.transaction_id,
+          charge_number: charge.number,
+          result,
+          contract_status: nextContract.status,
+        },
         'subscription charge done',
       );
       return true;
     }
   }
-  deps.log.error({ recurring_id: c.recurring_id, transaction_id: charge.transaction_id }, 'subscription charge could not be recorded; retried after the lease');
+  deps.log.error(
+    { recurring_id: c.recurring_id, transaction_id: charge.transaction_id },
+    'subscription charge could not be recorded; retried after the lease',
+  );
   return false;
 }

@@ -38,7 +38,15 @@ export function addIntervals(anchor: number, interval: ContractInterval, count: 
       const y = d.getUTCFullYear();
       const m = d.getUTCMonth() + months;
       const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
-      return Date.UTC(y, m, Math.min(d.getUTCDate(), lastDay), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
+      return Date.UTC(
+        y,
+        m,
+        Math.min(d.getUTCDate(), lastDay),
+        d.getUTCHours(),
+        d.getUTCMinutes(),
+        d.getUTCSeconds(),
+        d.getUTCMilliseconds(),
+      );
     }
   }
 }
@@ -61,7 +69,10 @@ function contractEndAt(contractEnd: string): number | null {
 }
 
 /** When charge number `n` is due, or null when the contract has no such charge. */
-export function dueAt(c: Pick<Contract, 'created_at' | 'interval' | 'interval_count' | 'billing_cycle' | 'contract_end'>, n: number): number | null {
+export function dueAt(
+  c: Pick<Contract, 'created_at' | 'interval' | 'interval_count' | 'billing_cycle' | 'contract_end'>,
+  n: number,
+): number | null {
   if (n > c.billing_cycle) return null;
   const at = addIntervals(c.created_at, c.interval, c.interval_count, n - 1);
   const end = contractEndAt(c.contract_end);

@@ -31,7 +31,9 @@ export function signedValuesFor(path: string, body: Record<string, unknown>): Si
   const array = BATCH_ARRAYS[path];
   if (array) {
     const list = body[array];
-    const ids = Array.isArray(list) ? list.map((o) => (o && typeof o === 'object' ? (o as Record<string, unknown>).transaction_id : undefined)) : [];
+    const ids = Array.isArray(list)
+      ? list.map((o) => (o && typeof o === 'object' ? (o as Record<string, unknown>).transaction_id : undefined))
+      : [];
     return [body.merchant_id, body.account_id, ...ids] as SignedValue[];
   }
   const fields = SIGNED[path];

@@ -26,7 +26,17 @@ export function errorHandler(log: Logger) {
     }
     const requestId = String(res.locals.requestId ?? '');
     if (error.status >= 500) {
-      log.error({ err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack, cause: (err as { cause?: unknown }).cause } : err, request_id: requestId, path: loggedPath(req.path) }, 'request failed');
+      log.error(
+        {
+          err:
+            err instanceof Error
+              ? { name: err.name, message: err.message, stack: err.stack, cause: (err as { cause?: unknown }).cause }
+              : err,
+          request_id: requestId,
+          path: loggedPath(req.path),
+        },
+        'request failed',
+      );
     }
     if (res.headersSent) return;
     if (error.retryAfter !== undefined) res.setHeader('Retry-After', String(error.retryAfter));

@@ -44,16 +44,26 @@ export function renderNotice(res: Response, baseUrl: string, account: Account | 
 }
 
 export const NOTICES = {
-  unknown: { status: 404, title: 'Checkout not found', message: 'This checkout link has expired or does not exist. Please return to the shop and start again.' },
-  expired: { status: 410, title: 'Checkout expired', message: 'This checkout has expired, and nothing was charged. Please return to the shop and start again.' },
+  unknown: {
+    status: 404,
+    title: 'Checkout not found',
+    message: 'This checkout link has expired or does not exist. Please return to the shop and start again.',
+  },
+  expired: {
+    status: 410,
+    title: 'Checkout expired',
+    message: 'This checkout has expired, and nothing was charged. Please return to the shop and start again.',
+  },
   taken: {
     status: 409,
     title: 'Order already paid',
-    message: 'This order number was already paid with different order details, so this checkout cannot go on. Nothing was charged. Please return to the shop.',
+    message:
+      'This order number was already paid with different order details, so this checkout cannot go on. Nothing was charged. Please return to the shop.',
   },
   changed: {
     status: 400,
     title: 'Order details do not match',
-    message: 'The order details sent with this checkout differ from the order the shop registered, so it cannot go on. Nothing was charged.',
+    message:
+      'The order details sent with this checkout differ from the order the shop registered, so it cannot go on. Nothing was charged.',
   },
 } satisfies Record<string, NoticeOptions>;

@@ -35,7 +35,9 @@ export function verifyNotificationSignature(fields: Readonly<Record<string, stri
   const identifier = fields.order_no ?? fields.request_id ?? fields.recurring_id ?? '';
   const values: Record<string, string | undefined> = { ...fields, order_no: identifier };
   const text = NOTIFICATION_FIELDS.map((f) => (values[f] ?? '').replaceAll(' ', '')).join('');
-  const expected = createHash('sha256').update(text + signKey, 'utf8').digest('hex');
+  const expected = createHash('sha256')
+    .update(text + signKey, 'utf8')
+    .digest('hex');
   return sameText(received, expected);
 }
 

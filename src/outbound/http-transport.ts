@@ -52,7 +52,11 @@ function post(req: NotificationPost): Promise<PostResult> {
       // the answer's body is not needed; read it so the socket closes cleanly
       res.resume();
       res.on('end', () =>
-        finish(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: status >= 300 && status < 400 ? `redirect ${status} not followed` : `answered HTTP ${status}` }),
+        finish(
+          status >= 200 && status < 300
+            ? { ok: true, status }
+            : { ok: false, status, error: status >= 300 && status < 400 ? `redirect ${status} not followed` : `answered HTTP ${status}` },
+        ),
       );
       res.on('error', (err) => finish({ ok: false, status, error: err.message }));
     });

@@ -94,7 +94,12 @@ export class KvGatewayStore implements GatewayStore {
       writes.push(d.at === null ? { op: 'zrem', key, member: d.member } : { op: 'zadd', key, score: d.at, member: d.member });
     }
     for (const r of change.refunds ?? []) {
-      writes.push({ op: 'zadd', key: keys.refundsByDate(m, r.accountId), score: r.at, member: `${r.refundReferenceId}\u0000${r.transactionId}` });
+      writes.push({
+        op: 'zadd',
+        key: keys.refundsByDate(m, r.accountId),
+        score: r.at,
+        member: `${r.refundReferenceId}\u0000${r.transactionId}`,
+      });
       writes.push({ op: 'put', key: keys.refund(m, r.accountId, r.refundReferenceId), data: r.transactionId });
     }
     for (const i of change.idempotency ?? []) {

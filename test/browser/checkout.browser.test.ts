@@ -49,7 +49,8 @@ function merchantPages(own: () => string) {
         onResult: function (r) { window.checkoutResult = r; document.getElementById('result').textContent = JSON.stringify(r); },
       });`);
     }
-    if (url.pathname === '/return' || url.pathname === '/cancel') return sendHtml(res, `<!doctype html><title>Back at the shop</title><h1>${url.pathname}</h1>`);
+    if (url.pathname === '/return' || url.pathname === '/cancel')
+      return sendHtml(res, `<!doctype html><title>Back at the shop</title><h1>${url.pathname}</h1>`);
     return sendHtml(res, 'not found', 404);
   };
 }
@@ -64,7 +65,10 @@ beforeAll(async () => {
   gatewayServer = await new Promise<Server>((resolve) => {
     const s = gw.app.listen(gatewayPort, '127.0.0.1', () => resolve(s));
   });
-  shop = await serveLoopback(merchantPages(() => shop.origin), shopPort);
+  shop = await serveLoopback(
+    merchantPages(() => shop.origin),
+    shopPort,
+  );
   stranger = await serveLoopback(merchantPages(() => stranger.origin));
   browser = await launchBrowser();
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
@@ -99,8 +103,17 @@ async function fillCard(target: Page | import('playwright-core').FrameLocator, c
 
 /** The signed result on the merchant's return address, checked with the test's own signature rule. */
 function verifiedResult(address: string): Record<string, string> {
-  const q: Record<string, string> = { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, ...Object.fromEntries(new URL(address).searchParams) };
-  expect(q.encryption_data).toBe(sign(FIELDS.answerPayment.map((f) => q[f]), SIGN_KEY));
+  const q: Record<string, string> = {
+    merchant_id: MERCHANT_ID,
+    account_id: ACCOUNT_ID,
+    ...Object.fromEntries(new URL(address).searchParams),
+  };
+  expect(q.encryption_data).toBe(
+    sign(
+      FIELDS.answerPayment.map((f) => q[f]),
+      SIGN_KEY,
+    ),
+  );
   return q;
 }
 
@@ -195,14 +208,26 @@ describe('when a merchant page mounts the checkout in an iFrame', () => {
     await page.goto(`${shop.origin}/embed`);
     const frame = page.frameLocator('#pay iframe');
     await frame.locator('#card').waitFor();
-    await page.waitForFunction(() => document.querySelector('#pay iframe')?.getAttribute('style')?.includes('height') && (document.querySelector('#pay iframe') as HTMLElement).style.height !== '480px');
+    await page.waitForFunction(
+      () =>
+        document.querySelector('#pay iframe')?.getAttribute('style')?.includes('height') &&
+        (document.querySelector('#pay iframe') as HTMLElement).style.height !== '480px',
+    );
     await fillCard(frame, CARDS.approved);
     await frame.locator('#pay-button').click();
     await page.waitForFunction(() => (window as unknown as { checkoutResult?: unknown }).checkoutResult !== undefined);
-    const result = (await page.evaluate(() => (window as unknown as { checkoutResult: Record<string, string> }).checkoutResult)) as Record<string, string>;
+    const result = (await page.evaluate(() => (window as unknown as { checkoutResult: Record<string, string> }).checkoutResult)) as Record<
+      string,
+      string
+    >;
     expect(result.order_status).toBe('1');
     const signed: Record<string, string> = { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, ...result };
-    expect(result.encryption_data).toBe(sign(FIELDS.answerPayment.map((f) => signed[f]), SIGN_KEY));
+    expect(result.encryption_data).toBe(
+      sign(
+        FIELDS.answerPayment.map((f) => signed[f]),
+        SIGN_KEY,
+      ),
+    );
     expect(page.url()).toBe(`${shop.origin}/embed`);
     await page.context().close();
   });
@@ -216,7 +241,12 @@ describe('when a merchant page mounts the checkout in an iFrame', () => {
     await page.goto(`${stranger.origin}/embed`);
     await expect.poll(() => refusals.length, { timeout: 10_000 }).toBeGreaterThan(0);
     const child = page.frames().find((f) => f !== page.mainFrame());
-    expect(await child?.locator('#card').count().catch(() => 0)).toBe(0);
+    expect(
+      await child
+        ?.locator('#card')
+        .count()
+        .catch(() => 0),
+    ).toBe(0);
     await page.context().close();
   });
 });

@@ -17,7 +17,10 @@ afterAll(async () => {
 });
 
 const post = (body: unknown, type = 'application/x-www-form-urlencoded') =>
-  request(gw.app).post('/v1/authorise').set('Content-Type', type).send(typeof body === 'string' ? body : JSON.stringify(body));
+  request(gw.app)
+    .post('/v1/authorise')
+    .set('Content-Type', type)
+    .send(typeof body === 'string' ? body : JSON.stringify(body));
 
 const paymentCount = async () => (await redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`)).length;
 
@@ -50,18 +53,62 @@ describe('POST /v1/authorise, invalid fields get a 400 that names the field', ()
     ['challenge_window_size', { challenge_window_size: '09' }],
     ['billing_country', { billing_country: 'GBR' }],
     ['order_no', { order_no: 'has space' }],
-    ['cart_items.0.basic_item_data.price.amount_usd', { cart_items: [{ basic_item_data: { name: 'x', quantity: '1', price: { amount_usd: '1', amount_local_currency: 1, currency: 'USD' } } }] }],
-    ['cart_items.0.basic_item_data.price.currency', { cart_items: [{ basic_item_data: { name: 'x', quantity: '1', price: { amount_usd: 1, amount_local_currency: 1, currency: 'EURO' } } }] }],
+    [
+      'cart_items.0.basic_item_data.price.amount_usd',
+      {
+        cart_items: [
+          { basic_item_data: { name: 'x', quantity: '1', price: { amount_usd: '1', amount_local_currency: 1, currency: 'USD' } } },
+        ],
+      },
+    ],
+    [
+      'cart_items.0.basic_item_data.price.currency',
+      {
+        cart_items: [
+          { basic_item_data: { name: 'x', quantity: '1', price: { amount_usd: 1, amount_local_currency: 1, currency: 'EURO' } } },
+        ],
+      },
+    ],
     ['account_owner.0.past_orders_count', { account_owner: [{ first_name: 'a', past_orders_count: 1.5 }] }],
     ['total_discount', { total_discount: { coupon_code_used: 'x' } }],
     ['additional_information.0.mpi_info', { additional_information: [{}] }],
-    ['subscription.interval', { subscription: { contract_name: 'g', contract_amount: '1.00', interval: 'fortnight', interval_count: '1', billing_cycle: 3 } }],
-    ['subscription.contract_amount', { subscription: { contract_name: 'g', contract_amount: '1', interval: 'day', interval_count: '1', billing_cycle: 3 } }],
-    ['subscription.promotion_cycle', { subscription: { contract_name: 'g', contract_amount: '1.00', interval: 'day', interval_count: '1', billing_cycle: 3, promotion_cycle: 4 } }],
-    ['subscription.billing_cycle', { subscription: { contract_name: 'g', contract_amount: '1.00', interval: 'day', interval_count: '1', billing_cycle: 0 } }],
+    [
+      'subscription.interval',
+      { subscription: { contract_name: 'g', contract_amount: '1.00', interval: 'fortnight', interval_count: '1', billing_cycle: 3 } },
+    ],
+    [
+      'subscription.contract_amount',
+      { subscription: { contract_name: 'g', contract_amount: '1', interval: 'day', interval_count: '1', billing_cycle: 3 } },
+    ],
+    [
+      'subscription.promotion_cycle',
+      {
+        subscription: {
+          contract_name: 'g',
+          contract_amount: '1.00',
+          interval: 'day',
+          interval_count: '1',
+          billing_cycle: 3,
+          promotion_cycle: 4,
+        },
+      },
+    ],
+    [
+      'subscription.billing_cycle',
+      { subscription: { contract_name: 'g', contract_amount: '1.00', interval: 'day', interval_count: '1', billing_cycle: 0 } },
+    ],
     ['amount', { currency: 'JPY', amount: '1000.50', item_total: undefined, items: undefined }],
     ['shipping', { currency: 'JPY', amount: '1000.00', shipping: '0.50', item_total: undefined, items: undefined }],
-    ['subscription.contract_amount', { currency: 'JPY', amount: '1000.00', item_total: undefined, items: undefined, subscription: { contract_name: 'g', contract_amount: '999.99', interval: 'day', interval_count: '1', billing_cycle: 3 } }],
+    [
+      'subscription.contract_amount',
+      {
+        currency: 'JPY',
+        amount: '1000.00',
+        item_total: undefined,
+        items: undefined,
+        subscription: { contract_name: 'g', contract_amount: '999.99', interval: 'day', interval_count: '1', billing_cycle: 3 },
+      },
+    ],
   ])('when %s is wrong (%j), then HTTP 400 names it and nothing is charged', async (field, overrides) => {
     const before = await paymentCount();
     const res = await post(authoriseBody(overrides));
@@ -108,7 +155,12 @@ describe('POST /v1/authorise, authentication', () => {
 
   it('when the signature is made over values with spaces, then the spaces are ignored as documented', async () => {
     const body = authoriseBody({ first_name: 'Ada Mary', last_name: 'King Lovelace' });
-    expect(body.encryption_data).toBe(sign(FIELDS.authorise.map((f) => (body as Record<string, unknown>)[f]), 'test-sign-key-0001'));
+    expect(body.encryption_data).toBe(
+      sign(
+        FIELDS.authorise.map((f) => (body as Record<string, unknown>)[f]),
+        'test-sign-key-0001',
+      ),
+    );
     expect((await post(body)).status).toBe(200);
   });
 
@@ -121,8 +173,41 @@ describe('POST /v1/authorise, authentication', () => {
 });
 
 describe('whatever a client sends, the gateway never answers 500', () => {
-  const junk: unknown[] = [null, 0, -1, 1e308, true, [], {}, [[[]]], 'x'.repeat(300), '\u0000', '😀', { $gt: '' }, '../../etc/passwd', '<x/>'];
-  const fields = ['merchant_id', 'account_id', 'order_no', 'currency', 'amount', 'card', 'expiration_month', 'expiration_year', 'security_code', 'items', 'subscription', 'cart_items', 'token_id', 'checkout_time', 'birth_date', 'notify_url', 'additional_information'];
+  const junk: unknown[] = [
+    null,
+    0,
+    -1,
+    1e308,
+    true,
+    [],
+    {},
+    [[[]]],
+    'x'.repeat(300),
+    '\u0000',
+    '😀',
+    { $gt: '' },
+    '../../etc/passwd',
+    '<x/>',
+  ];
+  const fields = [
+    'merchant_id',
+    'account_id',
+    'order_no',
+    'currency',
+    'amount',
+    'card',
+    'expiration_month',
+    'expiration_year',
+    'security_code',
+    'items',
+    'subscription',
+    'cart_items',
+    'token_id',
+    'checkout_time',
+    'birth_date',
+    'notify_url',
+    'additional_information',
+  ];
 
   it('when every field in turn holds every kind of junk, then each answer is a 4xx with a code or a 200', async () => {
     const statuses = new Set<number>();

@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { XMLParser } from 'fast-xml-parser';
 import { startRedis, type RedisServer } from '../support/redis.js';
-import { ACCOUNT_ID, AUTO_ACCOUNT_ID, AUTO_SIGN_KEY, MERCHANT_ID, SIGN_KEY, authoriseBody, makeGateway, type TestGateway } from '../support/gateway.js';
+import {
+  ACCOUNT_ID,
+  AUTO_ACCOUNT_ID,
+  AUTO_SIGN_KEY,
+  MERCHANT_ID,
+  SIGN_KEY,
+  authoriseBody,
+  makeGateway,
+  type TestGateway,
+} from '../support/gateway.js';
 import { CARDS } from '../support/cards.js';
 import { FIELDS, sign } from '../support/sign.js';
 
@@ -25,9 +34,27 @@ async function authorise(body: Record<string, unknown>, contentType = 'applicati
 }
 
 const SPEC_ELEMENTS = [
-  'merchant_id', 'account_id', 'order_no', 'amount', 'currency', 'transaction_id', 'card', 'order_status', 'result_info',
-  'contract_name', 'recurring_id', 'recurring_deduction_period', 'recurring_deduction_time', 'note', 'token_id', 'connector',
-  'threeds_result', 'risk_action', 'risk_score', 'risk_reasons', 'encryption_data',
+  'merchant_id',
+  'account_id',
+  'order_no',
+  'amount',
+  'currency',
+  'transaction_id',
+  'card',
+  'order_status',
+  'result_info',
+  'contract_name',
+  'recurring_id',
+  'recurring_deduction_period',
+  'recurring_deduction_time',
+  'note',
+  'token_id',
+  'connector',
+  'threeds_result',
+  'risk_action',
+  'risk_score',
+  'risk_reasons',
+  'encryption_data',
 ];
 
 describe('POST /v1/authorise, a note with characters XML 1.0 cannot carry', () => {
@@ -35,10 +62,16 @@ describe('POST /v1/authorise, a note with characters XML 1.0 cannot carry', () =
     const body = authoriseBody({ note: 'gift\u0001 wrap\u000b \u{1F381} \ud800!' });
     const { res, doc } = await authorise(body);
     expect(res.status).toBe(200);
+    // eslint-disable-next-line no-control-regex -- matching these characters is the point
     expect(res.text).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
     expect(doc.note).toBe('gift wrap \u{1F381} !');
     expect(doc.order_status).toBe('1');
-    expect(doc.encryption_data).toBe(sign(FIELDS.answerPayment.map((f) => doc[f]), SIGN_KEY).toUpperCase());
+    expect(doc.encryption_data).toBe(
+      sign(
+        FIELDS.answerPayment.map((f) => doc[f]),
+        SIGN_KEY,
+      ).toUpperCase(),
+    );
   });
 });
 
@@ -50,7 +83,13 @@ describe('POST /v1/authorise, approved card', () => {
     expect(res.headers['content-type']).toMatch(/application\/xml/);
     const order = [...res.text.matchAll(/^ {2}<(\w+)>/gm)].map((m) => m[1]);
     expect([...new Set(order)]).toEqual(SPEC_ELEMENTS);
-    expect(doc).toMatchObject({ merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, order_no: body.order_no, amount: '10.00', currency: 'USD' });
+    expect(doc).toMatchObject({
+      merchant_id: MERCHANT_ID,
+      account_id: ACCOUNT_ID,
+      order_no: body.order_no,
+      amount: '10.00',
+      currency: 'USD',
+    });
     expect(doc.card).toBe('424242***4242');
     expect(doc.order_status).toBe('1');
     expect(doc.result_info).toBe('0000:Success');
@@ -61,7 +100,12 @@ describe('POST /v1/authorise, approved card', () => {
     expect(doc.risk_reasons[0]).toHaveProperty('name');
     expect(doc.risk_reasons[0]).toHaveProperty('status');
     expect(doc.encryption_data).toMatch(/^[0-9A-F]{64}$/);
-    expect(doc.encryption_data).toBe(sign(FIELDS.answerPayment.map((f) => doc[f]), SIGN_KEY).toUpperCase());
+    expect(doc.encryption_data).toBe(
+      sign(
+        FIELDS.answerPayment.map((f) => doc[f]),
+        SIGN_KEY,
+      ).toUpperCase(),
+    );
     const stored = await gw.deps.store.getPayment(MERCHANT_ID, doc.transaction_id);
     expect(stored?.status).toBe('3000');
     expect(stored?.amount).toBe(1000);
@@ -137,7 +181,13 @@ describe('POST /v1/authorise, tokens and subscriptions', () => {
     const first = await authorise(authoriseBody({ token_flag: 'YES', card: CARDS.approvedVisa2 }));
     expect(first.doc.token_id).toMatch(/^tok_/);
     const second = await authorise(
-      authoriseBody({ token_id: first.doc.token_id, card: undefined, expiration_month: undefined, expiration_year: undefined, security_code: undefined }),
+      authoriseBody({
+        token_id: first.doc.token_id,
+        card: undefined,
+        expiration_month: undefined,
+        expiration_year: undefined,
+        security_code: undefined,
+      }),
     );
     expect(second.doc.order_status).toBe('1');
     expect(second.doc.card).toBe('444433***1111');
@@ -149,7 +199,15 @@ describe('POST /v1/authorise, tokens and subscriptions', () => {
   });
 
   it('when a token of an unknown card is used, then it is a 400 naming token_id', async () => {
-    const { res } = await authorise(authoriseBody({ token_id: 'tok_UNKNOWN', card: undefined, expiration_month: undefined, expiration_year: undefined, security_code: undefined }));
+    const { res } = await authorise(
+      authoriseBody({
+        token_id: 'tok_UNKNOWN',
+        card: undefined,
+        expiration_month: undefined,
+        expiration_year: undefined,
+        security_code: undefined,
+      }),
+    );
     expect(res.status).toBe(400);
     expect(res.body.field).toBe('token_id');
   });
@@ -166,7 +224,18 @@ describe('POST /v1/authorise, tokens and subscriptions', () => {
   it('when a subscription block is sent, then the contract is created and the schedule is in the answer', async () => {
     const { doc } = await authorise(
       authoriseBody({
-        subscription: { contract: 'c-1', contract_name: 'Gold plan', contract_amount: '5.00', interval: 'month', interval_count: '1', billing_cycle: 12, promotion_cycle: 1, contract_start: '2026-11-21', contract_end: '2027-12-31', price_id: 'price_1' },
+        subscription: {
+          contract: 'c-1',
+          contract_name: 'Gold plan',
+          contract_amount: '5.00',
+          interval: 'month',
+          interval_count: '1',
+          billing_cycle: 12,
+          promotion_cycle: 1,
+          contract_start: '2026-11-21',
+          contract_end: '2027-12-31',
+          price_id: 'price_1',
+        },
       }),
     );
     expect(doc.order_status).toBe('1');

@@ -13,7 +13,13 @@ let gw: TestGateway;
 function merchants() {
   const file = testMerchants();
   const account = file.merchants[0]!.accounts[0]! as unknown as Record<string, unknown>;
-  account.routing = { connector_code: 'sandbox', gbc_id: 'GBC-77', descriptor: 'TESTSHOP*ONLINE', ordernumlength: '20', logo_name: 'test-shop.png' };
+  account.routing = {
+    connector_code: 'sandbox',
+    gbc_id: 'GBC-77',
+    descriptor: 'TESTSHOP*ONLINE',
+    ordernumlength: '20',
+    logo_name: 'test-shop.png',
+  };
   return file;
 }
 
@@ -83,7 +89,9 @@ function fullRequest(): Record<string, unknown> {
     quote_price: '1.00',
     storefront_domains: 'https://shop.example',
     default_lang: 'de',
-    cart_items: [{ basic_item_data: { name: 'T-shirt', quantity: '2', price: { amount_usd: 5, amount_local_currency: 5, currency: 'USD' } } }],
+    cart_items: [
+      { basic_item_data: { name: 'T-shirt', quantity: '2', price: { amount_usd: 5, amount_local_currency: 5, currency: 'USD' } } },
+    ],
   });
 }
 
@@ -112,15 +120,39 @@ describe('when a merchant posts a signed checkout request', () => {
     const cancel = `${BASE}/v1/checkout/${MERCHANT_ID}/${token}/cancel`;
 
     expect({
-      gbc_id: form.gbc_id, connector_code: form.connector_code, account_name: form.account_name, website: form.website,
-      pm_id: form.pm_id, apm_type: form.apm_type, descriptor: form.descriptor, orderprefix: form.orderprefix,
-      rrtimezone: form.rrtimezone, ordernumlength: form.ordernumlength, sendbgoods: form.sendbgoods, replacename: form.replacename,
-      send_bank_website: form.send_bank_website, replace_up_id: form.replace_up_id, replace_match_address: form.replace_match_address,
+      gbc_id: form.gbc_id,
+      connector_code: form.connector_code,
+      account_name: form.account_name,
+      website: form.website,
+      pm_id: form.pm_id,
+      apm_type: form.apm_type,
+      descriptor: form.descriptor,
+      orderprefix: form.orderprefix,
+      rrtimezone: form.rrtimezone,
+      ordernumlength: form.ordernumlength,
+      sendbgoods: form.sendbgoods,
+      replacename: form.replacename,
+      send_bank_website: form.send_bank_website,
+      replace_up_id: form.replace_up_id,
+      replace_match_address: form.replace_match_address,
       to_pass_page: form.to_pass_page,
     }).toEqual({
-      gbc_id: 'GBC-77', connector_code: 'sandbox', account_name: 'Test Shop', website: 'https://shop.example',
-      pm_id: 'card', apm_type: 'CARD', descriptor: 'TESTSHOP*ONLINE', orderprefix: '', rrtimezone: 'UTC', ordernumlength: '20',
-      sendbgoods: '1', replacename: '0', send_bank_website: '0', replace_up_id: '0', replace_match_address: '0', to_pass_page: '0',
+      gbc_id: 'GBC-77',
+      connector_code: 'sandbox',
+      account_name: 'Test Shop',
+      website: 'https://shop.example',
+      pm_id: 'card',
+      apm_type: 'CARD',
+      descriptor: 'TESTSHOP*ONLINE',
+      orderprefix: '',
+      rrtimezone: 'UTC',
+      ordernumlength: '20',
+      sendbgoods: '1',
+      replacename: '0',
+      send_bank_website: '0',
+      replace_up_id: '0',
+      replace_match_address: '0',
+      to_pass_page: '0',
     });
 
     for (const [field, value] of Object.entries(body)) {
@@ -130,22 +162,62 @@ describe('when a merchant posts a signed checkout request', () => {
 
     const b = body as Record<string, string>;
     const expected: Record<string, string> = {
-      signInfo: b.encryption_data!, merNo: MERCHANT_ID, gatewayNo: ACCOUNT_ID, orderNo: b.order_no!, orderCurrency: 'USD',
-      orderAmount: '12.20', itemTotal: '10.00', taxTotal: '0.75', shipFee: '1.00', shippingDiscount: '0.10', goodsInfo: b.items!,
-      shopperId: 'SH-1', shopperLevel: 'gold', firstName: 'Ada', lastName: 'Lovelace', email: 'shopper@example.com',
-      phone: '+44 20 7946 0000', address: '1 High St', city: 'London', state: 'London', zip: 'N1 1AA', country: 'GB',
-      shipFirstName: 'Grace', shipLastName: 'Hopper', shipCountry: 'US', shipState: 'NY', shipCity: 'New York',
-      shipAddress: '2 Broad St', shipZip: '10004', notifyUrl: 'https://shop.example/notify', returnUrl: result, cancelUrl: cancel,
-      return_url: result, cancel_url: cancel, source_notify_url: 'https://shop.example/notify',
-      default_lang: 'de', defaultLang: 'de', paymentToken: '', token: '', cardType: '', card_type: '', payment_method: 'card',
-      APMType: 'CARD', verifyBillingAddress: '1', verify_billing_address: '1', merSendLogoNo: '', logo_name: 'test-shop.png',
-      remark: 'gift wrap', isOpen3D: '1',
+      signInfo: b.encryption_data!,
+      merNo: MERCHANT_ID,
+      gatewayNo: ACCOUNT_ID,
+      orderNo: b.order_no!,
+      orderCurrency: 'USD',
+      orderAmount: '12.20',
+      itemTotal: '10.00',
+      taxTotal: '0.75',
+      shipFee: '1.00',
+      shippingDiscount: '0.10',
+      goodsInfo: b.items!,
+      shopperId: 'SH-1',
+      shopperLevel: 'gold',
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      email: 'shopper@example.com',
+      phone: '+44 20 7946 0000',
+      address: '1 High St',
+      city: 'London',
+      state: 'London',
+      zip: 'N1 1AA',
+      country: 'GB',
+      shipFirstName: 'Grace',
+      shipLastName: 'Hopper',
+      shipCountry: 'US',
+      shipState: 'NY',
+      shipCity: 'New York',
+      shipAddress: '2 Broad St',
+      shipZip: '10004',
+      notifyUrl: 'https://shop.example/notify',
+      returnUrl: result,
+      cancelUrl: cancel,
+      return_url: result,
+      cancel_url: cancel,
+      source_notify_url: 'https://shop.example/notify',
+      default_lang: 'de',
+      defaultLang: 'de',
+      paymentToken: '',
+      token: '',
+      cardType: '',
+      card_type: '',
+      payment_method: 'card',
+      APMType: 'CARD',
+      verifyBillingAddress: '1',
+      verify_billing_address: '1',
+      merSendLogoNo: '',
+      logo_name: 'test-shop.png',
+      remark: 'gift wrap',
+      isOpen3D: '1',
     };
     for (const [alias, value] of Object.entries(expected)) expect(form[alias], alias).toBe(value);
     expect(form.source_request_ip).toMatch(/127\.0\.0\.1$/);
 
     const all = new URLSearchParams(form.allParams);
-    for (const [field, value] of Object.entries(body)) expect(all.get(field), `allParams ${field}`).toBe(typeof value === 'string' ? value : JSON.stringify(value));
+    for (const [field, value] of Object.entries(body))
+      expect(all.get(field), `allParams ${field}`).toBe(typeof value === 'string' ? value : JSON.stringify(value));
     expect(all.get('return_url')).toBe('https://shop.example/return');
   });
 
@@ -160,7 +232,10 @@ describe('when a merchant posts a signed checkout request', () => {
     expect(form.remark).toBe(evil);
     expect(form.device_fingerprint).toBe(`'${evil}`);
 
-    const json = await request(gw.app).post('/v1/checkout').set('Accept', 'application/json').send(JSON.stringify(checkoutBody({ first_name: evil, items: `${evil}#,#SKU#,#10.00#,#1` })));
+    const json = await request(gw.app)
+      .post('/v1/checkout')
+      .set('Accept', 'application/json')
+      .send(JSON.stringify(checkoutBody({ first_name: evil, items: `${evil}#,#SKU#,#10.00#,#1` })));
     const page = await request(gw.app).get(new URL(json.body.checkout_url).pathname);
     expect(page.status).toBe(200);
     expect(page.text).not.toContain('<script>alert(1)');
@@ -195,24 +270,33 @@ describe('when a merchant posts a signed checkout request', () => {
   });
 
   it('then card data in the request is refused with 400 naming the field', async () => {
-    const res = await request(gw.app).post('/v1/checkout').send(JSON.stringify(checkoutBody({ card: '4242424242424242' })));
+    const res = await request(gw.app)
+      .post('/v1/checkout')
+      .send(JSON.stringify(checkoutBody({ card: '4242424242424242' })));
     expect(res.status).toBe(400);
     expect(res.body.field).toBe('card');
   });
 
   it('then an amount with a fraction in a zero-decimal currency is refused with 400 and no session is stored', async () => {
     const before = (await redis.client().keys(`gw:{${MERCHANT_ID}}:checkout:*`)).length;
-    const res = await request(gw.app).post('/v1/checkout').send(JSON.stringify(checkoutBody({ currency: 'JPY', amount: '1000.50', item_total: undefined, items: undefined })));
+    const res = await request(gw.app)
+      .post('/v1/checkout')
+      .send(JSON.stringify(checkoutBody({ currency: 'JPY', amount: '1000.50', item_total: undefined, items: undefined })));
     expect(res.status).toBe(400);
     expect(res.body.field).toBe('amount');
     expect(res.body.message).toContain('JPY');
     expect((await redis.client().keys(`gw:{${MERCHANT_ID}}:checkout:*`)).length).toBe(before);
-    const whole = await request(gw.app).post('/v1/checkout').set('Accept', 'application/json').send(JSON.stringify(checkoutBody({ currency: 'JPY', amount: '1000.00', item_total: undefined, items: undefined })));
+    const whole = await request(gw.app)
+      .post('/v1/checkout')
+      .set('Accept', 'application/json')
+      .send(JSON.stringify(checkoutBody({ currency: 'JPY', amount: '1000.00', item_total: undefined, items: undefined })));
     expect(whole.status).toBe(200);
   });
 
   it('then a malformed field is refused with 400 naming it, as /v1/authorise does', async () => {
-    const res = await request(gw.app).post('/v1/checkout').send(JSON.stringify(checkoutBody({ return_url: 'javascript:alert(1)' })));
+    const res = await request(gw.app)
+      .post('/v1/checkout')
+      .send(JSON.stringify(checkoutBody({ return_url: 'javascript:alert(1)' })));
     expect(res.status).toBe(400);
     expect(res.body.field).toBe('return_url');
   });

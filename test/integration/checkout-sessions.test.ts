@@ -3,7 +3,16 @@ import request from 'supertest';
 import { XMLParser } from 'fast-xml-parser';
 import { ManualClock } from '../../src/core/clock.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
-import { ACCOUNT_ID, AUTO_ACCOUNT_ID, AUTO_SIGN_KEY, authoriseBody, makeGateway, MERCHANT_ID, SIGN_KEY, type TestGateway } from '../support/gateway.js';
+import {
+  ACCOUNT_ID,
+  AUTO_ACCOUNT_ID,
+  AUTO_SIGN_KEY,
+  authoriseBody,
+  makeGateway,
+  MERCHANT_ID,
+  SIGN_KEY,
+  type TestGateway,
+} from '../support/gateway.js';
 import { attributeOf, checkoutBody, hiddenFields } from '../support/checkout.js';
 import { CARDS, CHALLENGE_CODE, TEST_SECURITY_CODE } from '../support/cards.js';
 import { FIELDS, sign } from '../support/sign.js';
@@ -52,7 +61,10 @@ async function paymentKeys(): Promise<string[]> {
 function signedRedirect(html: string, key = SIGN_KEY, account = ACCOUNT_ID): URL {
   const url = new URL(attributeOf(html, 'result', 'data-redirect')!);
   const q: Record<string, string> = { merchant_id: MERCHANT_ID, account_id: account, ...Object.fromEntries(url.searchParams) };
-  const expected = sign(FIELDS.answerPayment.map((f) => q[f]), key);
+  const expected = sign(
+    FIELDS.answerPayment.map((f) => q[f]),
+    key,
+  );
   expect(q.encryption_data).toBe(expected);
   return url;
 }
@@ -69,10 +81,16 @@ describe('when the loading page form is posted', () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('USD 10.00');
 
-    const tampered = await request(gw.app).post('/v1/checkout').type('form').send(new URLSearchParams({ ...form, amount: '0.01', orderAmount: '0.01' }).toString());
+    const tampered = await request(gw.app)
+      .post('/v1/checkout')
+      .type('form')
+      .send(new URLSearchParams({ ...form, amount: '0.01', orderAmount: '0.01' }).toString());
     expect(tampered.status).toBe(400);
     expect(tampered.text).toContain('Order details do not match');
-    const unknown = await request(gw.app).post('/v1/checkout').type('form').send(new URLSearchParams({ ...form, checkout_token: 'cs_NOSUCHSESSION0000000000' }).toString());
+    const unknown = await request(gw.app)
+      .post('/v1/checkout')
+      .type('form')
+      .send(new URLSearchParams({ ...form, checkout_token: 'cs_NOSUCHSESSION0000000000' }).toString());
     expect(unknown.status).toBe(404);
     expect(unknown.text).toContain('Checkout not found');
   });
@@ -105,17 +123,27 @@ describe('when the shopper pays on the card page', () => {
     expect(attributeOf(res.text, 'expiration_year', 'value')).toBe('2034');
     expect(res.text).not.toContain(TEST_SECURITY_CODE + '"');
     expect(attributeOf(res.text, 'card', 'value')).toBe('4242424242424241');
-    const expired = await request(gw.app).post(s.pay).type('form').send(cardForm(CARDS.approved, { expiration_year: '2025', expiration_month: '01' }));
+    const expired = await request(gw.app)
+      .post(s.pay)
+      .type('form')
+      .send(cardForm(CARDS.approved, { expiration_year: '2025', expiration_month: '01' }));
     expect(expired.status).toBe(422);
     expect(expired.text).toContain('This card has expired');
     // a valid card number never comes back in a page, whatever else was wrong
     expect(expired.text).not.toContain(CARDS.approved);
     expect(attributeOf(expired.text, 'card', 'value')).toBe('');
-    const noName = await request(gw.app).post(s.pay).type('form').send(cardForm(CARDS.approved, { cardholder: '', security_code: '1' }));
+    const noName = await request(gw.app)
+      .post(s.pay)
+      .type('form')
+      .send(cardForm(CARDS.approved, { cardholder: '', security_code: '1' }));
     expect(noName.status).toBe(422);
     expect(noName.text).toContain('Enter the name on the card');
     expect(noName.text).not.toContain(CARDS.approved);
-    expect(await request(gw.app).get(s.card).then((r) => r.status)).toBe(200);
+    expect(
+      await request(gw.app)
+        .get(s.card)
+        .then((r) => r.status),
+    ).toBe(200);
   });
 
   it('then a second submit, even with another card, answers the first payment and charges nothing more', async () => {
@@ -145,13 +173,19 @@ describe('when a session has expired or was cancelled', () => {
     const loading = await request(gw.app).post('/v1/checkout').send(JSON.stringify(checkoutBody()));
     const form = Object.fromEntries(hiddenFields(loading.text));
     const first = await request(gw.app).post('/v1/checkout').type('form').send(new URLSearchParams(form).toString());
-    await request(gw.app).post(`${path(first.headers.location)}/pay`).type('form').send(cardForm());
+    await request(gw.app)
+      .post(`${path(first.headers.location)}/pay`)
+      .type('form')
+      .send(cardForm());
     const before = (await paymentKeys()).length;
     const replay = await request(gw.app).post('/v1/checkout').type('form').send(new URLSearchParams(form).toString());
     const card = await request(gw.app).get(path(replay.headers.location));
     expect(card.status).toBe(303);
     expect(card.headers.location).toMatch(/\/result$/);
-    const again = await request(gw.app).post(`${path(replay.headers.location)}/pay`).type('form').send(cardForm(CARDS.approvedMastercard));
+    const again = await request(gw.app)
+      .post(`${path(replay.headers.location)}/pay`)
+      .type('form')
+      .send(cardForm(CARDS.approvedMastercard));
     expect(again.headers.location).toMatch(/\/result$/);
     expect((await paymentKeys()).length).toBe(before);
   });
@@ -240,7 +274,10 @@ describe('when a card needs a 3-D Secure challenge', () => {
     expect(attributeOf(page.text, 'code', 'autocomplete')).toBe('one-time-code');
     expect(page.text).toContain('name="return_url" value="https://shop.example/after-3ds"');
     expect(page.text).not.toContain('evil.example');
-    const done = await request(gw.app).post(issuer.pathname).type('form').send({ code: '000000', return_url: 'https://shop.example/after-3ds', notify_url: 'https://evil.example/notify' });
+    const done = await request(gw.app)
+      .post(issuer.pathname)
+      .type('form')
+      .send({ code: '000000', return_url: 'https://shop.example/after-3ds', notify_url: 'https://evil.example/notify' });
     expect(done.status).toBe(200);
     expect(done.text).toContain('3-D Secure authentication failed');
     const url = signedRedirect(done.text);

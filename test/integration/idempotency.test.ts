@@ -70,7 +70,10 @@ describe('Idempotency-Key', () => {
     const body = batchBody('capture', [ref(p)]);
     // the first call holds the payment: hold it here the way a slow first call would
     const held = await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id);
-    await gw.deps.store.commit({ merchantId: MERCHANT_ID, payments: [{ next: { ...held!, claim: { id: 'slow', until: clock.now() + 600 } }, expected: held!.version }] });
+    await gw.deps.store.commit({
+      merchantId: MERCHANT_ID,
+      payments: [{ next: { ...held!, claim: { id: 'slow', until: clock.now() + 600 } }, expected: held!.version }],
+    });
     const slow = post('/v1/capture', body, 'slow-1').then((r) => r);
     await new Promise((r) => setTimeout(r, 150));
     const repeat = await post('/v1/capture', body, 'slow-1');
@@ -118,7 +121,11 @@ describe('Idempotency-Key', () => {
     const a = await pay(gw.app, { notify_url: 'https://merchant.example/notify' });
     const b = await pay(gw.app, { notify_url: 'https://merchant.example/notify' });
     const resend = (orderNo: string) =>
-      signBody({ merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, notify_id: '', order_no: orderNo }, ['merchant_id', 'account_id', 'notify_id', 'order_no'], SIGN_KEY);
+      signBody(
+        { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, notify_id: '', order_no: orderNo },
+        ['merchant_id', 'account_id', 'notify_id', 'order_no'],
+        SIGN_KEY,
+      );
     const first = await post('/v1/notifications/resend', resend(a.order_no), 'resend-1');
     expect(first.status).toBe(200);
     const again = await post('/v1/notifications/resend', resend(a.order_no), 'resend-1');
@@ -135,7 +142,10 @@ describe('Idempotency-Key', () => {
     expect(res.status).toBe(400);
     expect(res.body.field).toBe('encryption_data');
     expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, body.order_no as string)).toBeUndefined();
-    for (const [path, signed] of [['/v1/checkout', checkoutBody()], ['/v1/payout', payoutBody()]] as const) {
+    for (const [path, signed] of [
+      ['/v1/checkout', checkoutBody()],
+      ['/v1/payout', payoutBody()],
+    ] as const) {
       const other = await post(path, { ...signed, encryption_data: '\u0130'.repeat(64) }, `non-hex-${path}`);
       expect(other.status, path).toBe(400);
       expect(other.body.field, path).toBe('encryption_data');

@@ -74,7 +74,12 @@ describe('when the receiver fails twice and then answers 200', () => {
       result_info: '0000:Success',
     });
     expect(last.rawBody).not.toContain('4242424242424242');
-    expect(last.fields.encryption_data).toBe(sign(FIELDS.notification.map((f) => last.fields[f]), SIGN_KEY));
+    expect(last.fields.encryption_data).toBe(
+      sign(
+        FIELDS.notification.map((f) => last.fields[f]),
+        SIGN_KEY,
+      ),
+    );
     for (const n of r.received) {
       expect(n.headers['content-type']).toBe('application/x-www-form-urlencoded');
       expect(verifyNotificationSignature(n.fields, SIGN_KEY)).toBe(true);
@@ -135,7 +140,11 @@ describe('when two gateway processes run the delivery worker at the same moment'
     const b = gateway('delivery-two-b', clock);
     const r = await receiver([200], {}, 100);
     await authorise(a, { notify_url: r.url });
-    await Promise.all([jobOf(a, 'notification-delivery').runOnce(), jobOf(b, 'notification-delivery').runOnce(), jobOf(b, 'notification-delivery').runOnce()]);
+    await Promise.all([
+      jobOf(a, 'notification-delivery').runOnce(),
+      jobOf(b, 'notification-delivery').runOnce(),
+      jobOf(b, 'notification-delivery').runOnce(),
+    ]);
     expect(r.received).toHaveLength(1);
   });
 });
@@ -197,15 +206,26 @@ describe('when a merchant asks for a notification again (POST /v1/notifications/
     await delivery.runOnce();
     const notifyId = r.received[0]!.fields.notify_id!;
 
-    const byId = signBody({ merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, notify_id: notifyId, order_no: '' }, ['merchant_id', 'account_id', 'notify_id', 'order_no'], SIGN_KEY);
+    const byId = signBody(
+      { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, notify_id: notifyId, order_no: '' },
+      ['merchant_id', 'account_id', 'notify_id', 'order_no'],
+      SIGN_KEY,
+    );
     const res = await request(gw.app).post('/v1/notifications/resend').set('Content-Type', 'application/json').send(JSON.stringify(byId));
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ return_status: '1', notifications: [{ notify_id: notifyId, notify_type: 'payment', order_no: answer.order_no, status: 'pending' }] });
+    expect(res.body).toMatchObject({
+      return_status: '1',
+      notifications: [{ notify_id: notifyId, notify_type: 'payment', order_no: answer.order_no, status: 'pending' }],
+    });
     expect(res.body.encryption_data).toBe(sign([MERCHANT_ID, ACCOUNT_ID, '1'], SIGN_KEY));
     await delivery.runOnce();
     expect(r.received.map((n) => n.fields.notify_id)).toEqual([notifyId, notifyId]);
 
-    const byOrder = signBody({ merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, notify_id: '', order_no: answer.order_no }, ['merchant_id', 'account_id', 'notify_id', 'order_no'], SIGN_KEY);
+    const byOrder = signBody(
+      { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, notify_id: '', order_no: answer.order_no },
+      ['merchant_id', 'account_id', 'notify_id', 'order_no'],
+      SIGN_KEY,
+    );
     expect((await request(gw.app).post('/v1/notifications/resend').send(JSON.stringify(byOrder))).status).toBe(200);
     await delivery.runOnce();
     expect(r.received.map((n) => n.fields.notify_id)).toEqual([notifyId, notifyId, notifyId]);
@@ -213,7 +233,11 @@ describe('when a merchant asks for a notification again (POST /v1/notifications/
 
   it('then an unknown notify_id is a 404 and a wrong signature a 401', async () => {
     const gw = gateway('delivery-resend-errors', new ManualClock());
-    const unknown = signBody({ merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, notify_id: 'ntf_nope', order_no: '' }, ['merchant_id', 'account_id', 'notify_id', 'order_no'], SIGN_KEY);
+    const unknown = signBody(
+      { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, notify_id: 'ntf_nope', order_no: '' },
+      ['merchant_id', 'account_id', 'notify_id', 'order_no'],
+      SIGN_KEY,
+    );
     const res = await request(gw.app).post('/v1/notifications/resend').send(JSON.stringify(unknown));
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ code: 'NOTIFICATION_NOT_FOUND', field: 'notify_id' });

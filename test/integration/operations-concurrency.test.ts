@@ -36,7 +36,9 @@ describe('when 50 refunds of 1.00 race against a captured 10.00 (real Redis, two
     expect(won).toHaveLength(10);
     expect(new Set(won.map((o) => o.refund_reference_id)).size).toBe(10);
     for (const o of orders.filter((x) => x.refund_status === '0')) {
-      expect(['V3002:Refund amount exceeds the amount left to refund', 'V2009:Transaction has been refunded in full']).toContain(o.refund_message);
+      expect(['V3002:Refund amount exceeds the amount left to refund', 'V2009:Transaction has been refunded in full']).toContain(
+        o.refund_message,
+      );
     }
     const stored = await one.deps.store.getPayment(MERCHANT_ID, p.transaction_id);
     expect(stored).toMatchObject({ status: '3300', refunded: 1000 });

@@ -50,7 +50,10 @@ describe('capture', () => {
     const first = await postBatch(gw.app, 'capture', [ref(p, { amount: '4.00' })]);
     expect(first.body.capture_orders[0]).toMatchObject({ capture_status: '1', amount: '4.00' });
     const second = await postBatch(gw.app, 'capture', [ref(p, { amount: '4.00' })]);
-    expect(second.body.capture_orders[0]).toMatchObject({ capture_status: '0', error_message: 'V2001:Transaction has already been captured' });
+    expect(second.body.capture_orders[0]).toMatchObject({
+      capture_status: '0',
+      error_message: 'V2001:Transaction has already been captured',
+    });
   });
 
   it('when the capture amount is 0.00, then that order fails and the payment stays authorised', async () => {
@@ -63,7 +66,10 @@ describe('capture', () => {
   it('when the capture amount exceeds the authorised amount, then that order fails and the payment stays authorised', async () => {
     const p = await pay(gw.app);
     const res = await postBatch(gw.app, 'capture', [ref(p, { amount: '10.01' })]);
-    expect(res.body.capture_orders[0]).toMatchObject({ capture_status: '0', error_message: 'V3001:Capture amount exceeds the authorised amount' });
+    expect(res.body.capture_orders[0]).toMatchObject({
+      capture_status: '0',
+      error_message: 'V3001:Capture amount exceeds the authorised amount',
+    });
     expect(await statusOf(p)).toBe('3000');
   });
 
@@ -97,7 +103,10 @@ describe('capture', () => {
   it('when the connector refuses a capture, then the order fails with the reason and the payment is unchanged', async () => {
     const p = await pay(gw.app);
     const refused = await postBatch(gw.app, 'capture', [ref(p, { amount: '5.13' })]);
-    expect(refused.body.capture_orders[0]).toMatchObject({ capture_status: '0', error_message: 'V4001:Processing error at the connector; nothing was changed' });
+    expect(refused.body.capture_orders[0]).toMatchObject({
+      capture_status: '0',
+      error_message: 'V4001:Processing error at the connector; nothing was changed',
+    });
     expect(await statusOf(p)).toBe('3000');
     const retried = await postBatch(gw.app, 'capture', [ref(p, { amount: '5.00' })]);
     expect(retried.body.capture_orders[0].capture_status).toBe('1');
@@ -143,17 +152,40 @@ describe('refund', () => {
       ref(p, { refund_amount: '0.01', refund_reason: 'too much' }),
     ]);
     const [r1, r2, r3] = res.body.refund_orders;
-    expect(r1).toMatchObject({ refund_status: '1', refund_message: 'V0000:Success', refund_reference_id: `${p.transaction_id}-01`, refund_amount: '3.00', refund_reason: 'one item back' });
+    expect(r1).toMatchObject({
+      refund_status: '1',
+      refund_message: 'V0000:Success',
+      refund_reference_id: `${p.transaction_id}-01`,
+      refund_amount: '3.00',
+      refund_reason: 'one item back',
+    });
     expect(r2).toMatchObject({ refund_status: '1', refund_reference_id: `${p.transaction_id}-02` });
-    expect(r3).toMatchObject({ refund_status: '0', refund_message: 'V2009:Transaction has been refunded in full', refund_reference_id: '' });
+    expect(r3).toMatchObject({
+      refund_status: '0',
+      refund_message: 'V2009:Transaction has been refunded in full',
+      refund_reference_id: '',
+    });
     expect(Object.keys(r1).sort()).toEqual(
-      ['amount', 'currency', 'order_no', 'refund_amount', 'refund_message', 'refund_reason', 'refund_reference', 'refund_reference_id', 'refund_status', 'transaction_id'].sort(),
+      [
+        'amount',
+        'currency',
+        'order_no',
+        'refund_amount',
+        'refund_message',
+        'refund_reason',
+        'refund_reference',
+        'refund_reference_id',
+        'refund_status',
+        'transaction_id',
+      ].sort(),
     );
     expect(await statusOf(p)).toBe('3300');
-    expect((await notificationsOf(p)).filter((n) => n.notify_type === 'refund').map((n) => n.refund_reference_id).sort()).toEqual([
-      `${p.transaction_id}-01`,
-      `${p.transaction_id}-02`,
-    ]);
+    expect(
+      (await notificationsOf(p))
+        .filter((n) => n.notify_type === 'refund')
+        .map((n) => n.refund_reference_id)
+        .sort(),
+    ).toEqual([`${p.transaction_id}-01`, `${p.transaction_id}-02`]);
   });
 
   it('when a refund exceeds what is left, then it fails and the payment stays partly refunded', async () => {
@@ -161,7 +193,10 @@ describe('refund', () => {
     await postBatch(gw.app, 'capture', [ref(p, { amount: '8.00' })]);
     await postBatch(gw.app, 'refund', [ref(p, { refund_amount: '5.00' })]);
     const res = await postBatch(gw.app, 'refund', [ref(p, { refund_amount: '3.01' })]);
-    expect(res.body.refund_orders[0]).toMatchObject({ refund_status: '0', refund_message: 'V3002:Refund amount exceeds the amount left to refund' });
+    expect(res.body.refund_orders[0]).toMatchObject({
+      refund_status: '0',
+      refund_message: 'V3002:Refund amount exceeds the amount left to refund',
+    });
     expect(await statusOf(p)).toBe('3200');
   });
 
@@ -176,7 +211,10 @@ describe('refund', () => {
     const p = await pay(gw.app);
     await postBatch(gw.app, 'capture', [ref(p)]);
     const refused = await postBatch(gw.app, 'refund', [ref(p, { refund_amount: '1.13' })]);
-    expect(refused.body.refund_orders[0]).toMatchObject({ refund_status: '0', refund_message: 'V4001:Processing error at the connector; nothing was changed' });
+    expect(refused.body.refund_orders[0]).toMatchObject({
+      refund_status: '0',
+      refund_message: 'V4001:Processing error at the connector; nothing was changed',
+    });
     expect(await statusOf(p)).toBe('3100');
     const ok = await postBatch(gw.app, 'refund', [ref(p, { refund_amount: '1.00' })]);
     expect(ok.body.refund_orders[0].refund_reference_id).toBe(`${p.transaction_id}-01`);
@@ -217,7 +255,18 @@ describe('review', () => {
   });
 
   it('when a held payment with a subscription is approved, then its contract is created', async () => {
-    const subscription = { contract: 'C1', contract_name: 'Monthly box', contract_amount: '10.00', interval: 'month', interval_count: '1', billing_cycle: 3, promotion_cycle: 0, contract_start: '', contract_end: '', price_id: '' };
+    const subscription = {
+      contract: 'C1',
+      contract_name: 'Monthly box',
+      contract_amount: '10.00',
+      interval: 'month',
+      interval_count: '1',
+      billing_cycle: 3,
+      promotion_cycle: 0,
+      contract_start: '',
+      contract_end: '',
+      price_id: '',
+    };
     const p = await pay(gw.app, { shopper_email: 'd+review@example.com', subscription });
     await postBatch(gw.app, 'review', [ref(p, { review_flag: '1' })]);
     const stored = await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id);
@@ -259,7 +308,13 @@ describe('cancel', () => {
       connector_ref: undefined,
     };
     expect(await gw.deps.store.commit({ merchantId: MERCHANT_ID, payments: [{ next: charge, expected: 0 }] })).toBe(true);
-    const c: Paid = { transaction_id: charge.transaction_id, order_no: charge.order_no, currency: 'USD', amount: '10.00', order_status: '2' };
+    const c: Paid = {
+      transaction_id: charge.transaction_id,
+      order_no: charge.order_no,
+      currency: 'USD',
+      amount: '10.00',
+      order_status: '2',
+    };
     const res = await postBatch(gw.app, 'cancel', [ref(c)]);
     expect(res.body.cancel_orders[0]).toMatchObject({ cancel_status: '1', error_message: '' });
     expect(await statusOf(c)).toBe('4100');
@@ -275,7 +330,10 @@ describe('cancel', () => {
   it('when the connector refuses the void, then the authorisation stays as it was', async () => {
     const p = await pay(gw.app, { amount: '20.13' });
     const res = await postBatch(gw.app, 'cancel', [ref(p)]);
-    expect(res.body.cancel_orders[0]).toMatchObject({ cancel_status: '0', error_message: 'V4001:Processing error at the connector; nothing was changed' });
+    expect(res.body.cancel_orders[0]).toMatchObject({
+      cancel_status: '0',
+      error_message: 'V4001:Processing error at the connector; nothing was changed',
+    });
     expect(await statusOf(p)).toBe('3000');
   });
 });
@@ -287,18 +345,30 @@ describe('limits and refusals of the whole call', () => {
     expect(empty.status).toBe(400);
     expect(empty.body).toMatchObject({ return_status: '0', field: 'capture_orders' });
     for (const call of ['capture', 'cancel', 'refund'] as const) {
-      const res = await postBatch(gw.app, call, Array.from({ length: 51 }, () => ref(p, { refund_amount: '0.01' })));
+      const res = await postBatch(
+        gw.app,
+        call,
+        Array.from({ length: 51 }, () => ref(p, { refund_amount: '0.01' })),
+      );
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ return_status: '0', field: `${call}_orders` });
     }
-    const review = await postBatch(gw.app, 'review', Array.from({ length: 101 }, () => ref(p, { review_flag: '1' })));
+    const review = await postBatch(
+      gw.app,
+      'review',
+      Array.from({ length: 101 }, () => ref(p, { review_flag: '1' })),
+    );
     expect(review.status).toBe(400);
     expect(await statusOf(p)).toBe('3000');
   });
 
   it('when a review lists 100 orders, then all are answered', async () => {
     const p = await pay(gw.app);
-    const res = await postBatch(gw.app, 'review', Array.from({ length: 100 }, () => ref(p, { review_flag: '1' })));
+    const res = await postBatch(
+      gw.app,
+      'review',
+      Array.from({ length: 100 }, () => ref(p, { review_flag: '1' })),
+    );
     expect(res.status).toBe(200);
     expect(res.body.review_orders).toHaveLength(100);
   });
@@ -316,7 +386,10 @@ describe('limits and refusals of the whole call', () => {
     const target = await pay(gw.app);
     const body = batchBody('cancel', [ref(signedFor)]);
     (body.cancel_orders as Record<string, unknown>[])[0] = ref(target);
-    const res = await request(gw.app).post('/v1/cancel').set('Content-Type', 'application/x-www-form-urlencoded').send(JSON.stringify(body));
+    const res = await request(gw.app)
+      .post('/v1/cancel')
+      .set('Content-Type', 'application/x-www-form-urlencoded')
+      .send(JSON.stringify(body));
     expect(res.status).toBe(401);
     expect(res.body.return_status).toBe('0');
     expect(await statusOf(target)).toBe('3000');

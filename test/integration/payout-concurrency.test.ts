@@ -27,7 +27,11 @@ describe('when 20 payouts race for a deposit balance that covers 10 (real Redis)
   it('then exactly 10 are accepted, 10 refused, and the balance ends at zero', async () => {
     const bodies = Array.from({ length: 20 }, () => payoutBody());
     const answers = await Promise.all(
-      bodies.map((b, i) => request(gateways[i % 2]!.app).post('/v1/payout').send(JSON.stringify(b))),
+      bodies.map((b, i) =>
+        request(gateways[i % 2]!.app)
+          .post('/v1/payout')
+          .send(JSON.stringify(b)),
+      ),
     );
     const accepted = answers.filter((r) => r.status === 200);
     const refused = answers.filter((r) => r.status === 422);

@@ -39,7 +39,9 @@ const usd = async () => (await gw.deps.store.getBalance(MERCHANT_ID, ACCOUNT_ID,
 async function notifications(requestId: string): Promise<OutboxRecord[]> {
   const due = await gw.deps.store.due(MERCHANT_ID, 'outbox', Number.MAX_SAFE_INTEGER, 10_000);
   const records = await Promise.all(due.map((d) => gw.deps.store.getOutbox(MERCHANT_ID, d.member)));
-  return records.filter((r): r is OutboxRecord => r?.notify_type === 'payout' && r.fields.request_id === requestId).sort((a, b) => a.created_at - b.created_at);
+  return records
+    .filter((r): r is OutboxRecord => r?.notify_type === 'payout' && r.fields.request_id === requestId)
+    .sort((a, b) => a.created_at - b.created_at);
 }
 
 describe('when the clock moves past each step of a payout', () => {
@@ -74,7 +76,12 @@ describe('when the clock moves past each step of a payout', () => {
     expect(sent.map((n) => n.fields.status)).toEqual(['PENDING', 'PROCESSING', 'COMPLETED']);
     for (const n of sent) {
       expect(n.notify_url).toBe('https://merchant.example/payout-notify');
-      expect(n.fields).toMatchObject({ notify_type: 'payout', transaction_id: created.transaction_id, amount_payer_pays: '1020.00', fee_amount: '30.00' });
+      expect(n.fields).toMatchObject({
+        notify_type: 'payout',
+        transaction_id: created.transaction_id,
+        amount_payer_pays: '1020.00',
+        fee_amount: '30.00',
+      });
       expect(n.fields.encryption_data).toBe(sign([MERCHANT_ID, ACCOUNT_ID, 'payout', n.notify_id, id], SIGN_KEY));
     }
   });

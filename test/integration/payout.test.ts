@@ -23,28 +23,72 @@ const post = (body: unknown, path = '/v1/payout') =>
   request(gw.app).post(path).set('Content-Type', 'application/x-www-form-urlencoded').send(JSON.stringify(body));
 
 const ANSWER_KEYS = [
-  'merchant_id', 'account_id', 'beneficiary', 'beneficiary_id', 'client_data', 'fee_paid_by', 'payer', 'payment_amount',
-  'payment_currency', 'payment_date', 'payment_method', 'reason', 'reference', 'request_id', 'source_amount',
-  'source_currency', 'swift_charge_option', 'fund_source', 'notify_url', 'amount_beneficiary_receives', 'amount_payer_pays',
-  'fee_amount', 'fee_currency', 'created_at', 'last_updated_at', 'failure_reason', 'failure_type', 'payer_id',
-  'transaction_id', 'short_reference_id', 'status', 'encryption_data',
+  'merchant_id',
+  'account_id',
+  'beneficiary',
+  'beneficiary_id',
+  'client_data',
+  'fee_paid_by',
+  'payer',
+  'payment_amount',
+  'payment_currency',
+  'payment_date',
+  'payment_method',
+  'reason',
+  'reference',
+  'request_id',
+  'source_amount',
+  'source_currency',
+  'swift_charge_option',
+  'fund_source',
+  'notify_url',
+  'amount_beneficiary_receives',
+  'amount_payer_pays',
+  'fee_amount',
+  'fee_currency',
+  'created_at',
+  'last_updated_at',
+  'failure_reason',
+  'failure_type',
+  'payer_id',
+  'transaction_id',
+  'short_reference_id',
+  'status',
+  'encryption_data',
 ];
 
-describe('when the spec\'s full sample payout request is sent', () => {
-  it('then the answer echoes every field as the spec shows it and adds the payout\'s own fields', async () => {
+describe("when the spec's full sample payout request is sent", () => {
+  it("then the answer echoes every field as the spec shows it and adds the payout's own fields", async () => {
     const body = payoutBody();
     const res = await post(body);
     expect(res.status).toBe(200);
     expect(res.type).toBe('application/json');
     const a = res.body;
     expect(Object.keys(a)).toEqual(ANSWER_KEYS);
-    const sample = samplePayout() as unknown as Record<string, unknown> & { beneficiary: { bank_details: Record<string, unknown> }; payer: unknown };
+    const sample = samplePayout() as unknown as Record<string, unknown> & {
+      beneficiary: { bank_details: Record<string, unknown> };
+      payer: unknown;
+    };
     const { bank_code: _c, ...bankSent } = sample.beneficiary.bank_details;
     expect(a.beneficiary).toEqual({ ...sample.beneficiary, bank_details: { ...bankSent, local_clearing_system: 'SWIFT' } });
     expect(a.beneficiary.bank_details).not.toHaveProperty('bank_code');
     expect(a.payer).toEqual(sample.payer);
-    for (const k of ['beneficiary_id', 'client_data', 'fee_paid_by', 'payment_amount', 'payment_currency', 'payment_date', 'payment_method',
-      'reason', 'reference', 'source_amount', 'source_currency', 'swift_charge_option', 'fund_source', 'notify_url']) {
+    for (const k of [
+      'beneficiary_id',
+      'client_data',
+      'fee_paid_by',
+      'payment_amount',
+      'payment_currency',
+      'payment_date',
+      'payment_method',
+      'reason',
+      'reference',
+      'source_amount',
+      'source_currency',
+      'swift_charge_option',
+      'fund_source',
+      'notify_url',
+    ]) {
       expect(a[k], k).toBe(sample[k]);
     }
     expect(a.request_id).toBe(body.request_id);
@@ -65,7 +109,14 @@ describe('when the spec\'s full sample payout request is sent', () => {
   });
 
   it('when the amounts are not whole, then they are JSON numbers with their exact value', async () => {
-    const res = await post(payoutBody({ payment_method: 'LOCAL', swift_charge_option: '', payment_amount: '123.45', 'beneficiary.bank_details.bank_country_code': 'US' }));
+    const res = await post(
+      payoutBody({
+        payment_method: 'LOCAL',
+        swift_charge_option: '',
+        payment_amount: '123.45',
+        'beneficiary.bank_details.bank_country_code': 'US',
+      }),
+    );
     expect(res.status).toBe(200);
     // LOCAL: 0.20% of 123.45 = 0.2469 -> 0.25, plus 1.00
     expect(res.body.amount_payer_pays).toBe(124.7);
@@ -76,12 +127,26 @@ describe('when the spec\'s full sample payout request is sent', () => {
   });
 
   it('when only source_amount is given, then payment side follows from the rate table', async () => {
-    const res = await post(payoutBody({
-      payment_amount: '', source_amount: '92.00', source_currency: 'EUR', payment_method: 'LOCAL', swift_charge_option: '',
-      fee_paid_by: 'BENEFICIARY', 'beneficiary.bank_details.bank_country_code': 'US',
-    }));
+    const res = await post(
+      payoutBody({
+        payment_amount: '',
+        source_amount: '92.00',
+        source_currency: 'EUR',
+        payment_method: 'LOCAL',
+        swift_charge_option: '',
+        fee_paid_by: 'BENEFICIARY',
+        'beneficiary.bank_details.bank_country_code': 'US',
+      }),
+    );
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ payment_amount: '', source_amount: '92.00', amount_payer_pays: 92, amount_beneficiary_receives: 98.8, fee_amount: 1.1, fee_currency: 'EUR' });
+    expect(res.body).toMatchObject({
+      payment_amount: '',
+      source_amount: '92.00',
+      amount_payer_pays: 92,
+      amount_beneficiary_receives: 98.8,
+      fee_amount: 1.1,
+      fee_currency: 'EUR',
+    });
   });
 });
 
@@ -124,7 +189,12 @@ describe('when a field is wrong, then the payout is refused naming it', () => {
     ['beneficiary.bank_details.account_name', '', 'MISSING_FIELD', 'beneficiary.bank_details.account_name'],
     ['beneficiary.bank_details.account_number', '', 'INVALID_FIELD', 'beneficiary.bank_details.account_number'],
     ['beneficiary.bank_details.account_currency', 'EUR', 'INVALID_FIELD', 'beneficiary.bank_details.account_currency'],
-    ['beneficiary.bank_details.bank_account_category', 'Checking,,Business', 'INVALID_FIELD', 'beneficiary.bank_details.bank_account_category'],
+    [
+      'beneficiary.bank_details.bank_account_category',
+      'Checking,,Business',
+      'INVALID_FIELD',
+      'beneficiary.bank_details.bank_account_category',
+    ],
     ['beneficiary.bank_details.bank_country_code', 'cn', 'INVALID_FIELD', 'beneficiary.bank_details.bank_country_code'],
     ['beneficiary.bank_details.swift_code', 'XX', 'INVALID_FIELD', 'beneficiary.bank_details.swift_code'],
     ['beneficiary.bank_details.swift_code', '', 'INVALID_FIELD', 'beneficiary.bank_details.swift_code'],
@@ -148,7 +218,9 @@ describe('when a field is wrong, then the payout is refused naming it', () => {
   });
 
   it('when a zero-decimal payment currency carries cents, then payment_amount is refused', async () => {
-    const res = await post(payoutBody({ payment_currency: 'JPY', payment_amount: '1000.50', 'beneficiary.bank_details.account_currency': '' }));
+    const res = await post(
+      payoutBody({ payment_currency: 'JPY', payment_amount: '1000.50', 'beneficiary.bank_details.account_currency': '' }),
+    );
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'INVALID_FIELD', field: 'payment_amount' });
     expect(res.body.message).toMatch(/\.00/);
@@ -161,7 +233,9 @@ describe('when a field is wrong, then the payout is refused naming it', () => {
   });
 
   it('when a valid IBAN replaces the account number, then the payout is accepted', async () => {
-    const res = await post(payoutBody({ 'beneficiary.bank_details.account_number': '', 'beneficiary.bank_details.iban': 'NL91ABNA0417164300' }));
+    const res = await post(
+      payoutBody({ 'beneficiary.bank_details.account_number': '', 'beneficiary.bank_details.iban': 'NL91ABNA0417164300' }),
+    );
     expect(res.status).toBe(200);
     expect(res.body.beneficiary.bank_details.iban).toBe('NL91ABNA0417164300');
   });
@@ -229,7 +303,10 @@ describe('when a payout is queried (POST /v1/payout/query)', () => {
     expect(byRequest.body).toEqual(created);
     const byTxn = await post(payoutQueryBody({ transaction_id: created.transaction_id }), '/v1/payout/query');
     expect(byTxn.body.request_id).toBe(created.request_id);
-    const both = await post(payoutQueryBody({ request_id: created.request_id, transaction_id: created.transaction_id }), '/v1/payout/query');
+    const both = await post(
+      payoutQueryBody({ request_id: created.request_id, transaction_id: created.transaction_id }),
+      '/v1/payout/query',
+    );
     expect(both.status).toBe(200);
   });
 

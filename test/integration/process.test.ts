@@ -18,7 +18,11 @@ afterEach(() => {
 async function startGateway(env: Record<string, string>, name: string): Promise<{ child: ChildProcess; output: () => string }> {
   let out = '';
   const log = createWriteStream(join(LOG_DIR, `${name}.log`));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   for (const s of [child.stdout!, child.stderr!]) {
     s.on('data', (d: Buffer) => {
@@ -66,11 +70,20 @@ describe('the gateway process', () => {
     const signKey = /sign_key: +(\S+)/.exec(output())![1]!;
     const body = JSON.stringify(authoriseBody({ merchant_id: '1000001', account_id: '1000001001' }, signKey));
     const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/v1/authorise', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode!, text }));
-      });
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/v1/authorise',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        },
+      );
       req.on('error', reject);
       // half the body now: the request is in flight when the signal comes
       req.write(body.slice(0, 100));

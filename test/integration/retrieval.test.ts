@@ -36,13 +36,31 @@ describe('POST /v1/retrievalTrans', () => {
     const a = await pay(gw.app, { open3d: 'do3DS' });
     const b = await pay(gw.app);
     await postBatch(gw.app, 'capture', [ref(b)]);
-    const res = await postQuery(gw.app, '/v1/retrievalTrans', { order_no: `${a.order_no},NO-SUCH-ORDER`, transaction_id: `${a.transaction_id},${b.transaction_id}` });
+    const res = await postQuery(gw.app, '/v1/retrievalTrans', {
+      order_no: `${a.order_no},NO-SUCH-ORDER`,
+      transaction_id: `${a.transaction_id},${b.transaction_id}`,
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, return_status: '1', return_message: 'OK', is3ds: '1' });
+    expect(res.body).toMatchObject({
+      merchant_id: MERCHANT_ID,
+      account_id: ACCOUNT_ID,
+      return_status: '1',
+      return_message: 'OK',
+      is3ds: '1',
+    });
     expect(res.body.encryption_data).toBe(batchSignature(res.body));
     const list = res.body.orders_list;
     expect(list).toHaveLength(3);
-    expect(list[0]).toMatchObject({ order_no: a.order_no, transaction_id: a.transaction_id, reference_no: a.transaction_id, amount: '10.00', currency: 'USD', payment_status: '3000', query_result: '1', website: 'https://shop.example' });
+    expect(list[0]).toMatchObject({
+      order_no: a.order_no,
+      transaction_id: a.transaction_id,
+      reference_no: a.transaction_id,
+      amount: '10.00',
+      currency: 'USD',
+      payment_status: '3000',
+      query_result: '1',
+      website: 'https://shop.example',
+    });
     expect(list[0].transaction_date).toMatch(/^\d{14}$/);
     expect(list[1]).toMatchObject({ order_no: 'NO-SUCH-ORDER', query_result: '0' });
     expect(list[2]).toMatchObject({ transaction_id: b.transaction_id, payment_status: '3100', query_result: '1' });
@@ -61,7 +79,11 @@ describe('POST /v1/retrievalTrans', () => {
 
   it('when orders are named as a JSON array in a JSON body, then they are found', async () => {
     const p = await pay(gw.app);
-    const body = signBody({ merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, transaction_id: [p.transaction_id] }, FIELDS.retrieval, 'test-sign-key-0001');
+    const body = signBody(
+      { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, transaction_id: [p.transaction_id] },
+      FIELDS.retrieval,
+      'test-sign-key-0001',
+    );
     const res = await request(gw.app).post('/v1/retrievalTrans').send(JSON.stringify(body)).set('Content-Type', 'application/json');
     expect(res.body.orders_list[0]).toMatchObject({ transaction_id: p.transaction_id, query_result: '1' });
   });
@@ -89,7 +111,11 @@ describe('POST /v1/retrievalTrans', () => {
         .post('/v1/retrievalTrans')
         .set('X-Forwarded-For', '10.1.2.3')
         .type('form')
-        .send(new URLSearchParams(signBody({ merchant_id: MERCHANT_ID, account_id: OFFICE_ACCOUNT, order_no: 'X' }, FIELDS.retrieval, OFFICE_KEY)).toString());
+        .send(
+          new URLSearchParams(
+            signBody({ merchant_id: MERCHANT_ID, account_id: OFFICE_ACCOUNT, order_no: 'X' }, FIELDS.retrieval, OFFICE_KEY),
+          ).toString(),
+        );
     expect((await send(gw.app)).status).toBe(403);
     const trusted = await send(proxied.app);
     expect(trusted.status).toBe(200);
@@ -116,7 +142,16 @@ describe('POST /v1/retrievalRefund', () => {
     const ids = byTxn.body.refund_orders.map((r: { refund_reference_id: string }) => r.refund_reference_id).sort();
     expect(ids).toEqual([`${p.transaction_id}-01`, `${p.transaction_id}-02`]);
     const first = byTxn.body.refund_orders.find((r: { refund_reference_id: string }) => r.refund_reference_id.endsWith('-01'));
-    expect(first).toMatchObject({ transaction_id: p.transaction_id, order_no: p.order_no, amount: '10.00', currency: 'USD', refund_amount: '1.00', refund_reason: 'first', refund_status: '1', payment_status: '3200' });
+    expect(first).toMatchObject({
+      transaction_id: p.transaction_id,
+      order_no: p.order_no,
+      amount: '10.00',
+      currency: 'USD',
+      refund_amount: '1.00',
+      refund_reason: 'first',
+      refund_status: '1',
+      payment_status: '3200',
+    });
     expect(first.refund_date).toMatch(/^\d{14}$/);
     expect(first.refund_processing_date).toMatch(/^\d{14}$/);
     const byOrder = await postQuery(gw.app, '/v1/retrievalRefund', { order_no: p.order_no });

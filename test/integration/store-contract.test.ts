@@ -24,11 +24,29 @@ const key = (name: string) => `gw:{contract}:${name}:${++n}`;
 
 function payment(txn: string, orderNo: string): Payment {
   return {
-    version: 0, transaction_id: txn, merchant_id: 'contract', account_id: 'acc', order_no: orderNo, currency: 'USD',
-    amount: 1000, status: '1000', result_code: '2003', fingerprint: 'f', source: 'direct',
-    threeds: { mode: 'no3DS', challenge_pending: false, result: '' }, risk: { action: 'ACCEPT', score: 0, checks: [] },
-    connector: 'Sandbox', captured: 0, refunded: 0, refunds: [], note: '', website: '', notify_url: '', shopper_email: '',
-    created_at: 1, updated_at: 1,
+    version: 0,
+    transaction_id: txn,
+    merchant_id: 'contract',
+    account_id: 'acc',
+    order_no: orderNo,
+    currency: 'USD',
+    amount: 1000,
+    status: '1000',
+    result_code: '2003',
+    fingerprint: 'f',
+    source: 'direct',
+    threeds: { mode: 'no3DS', challenge_pending: false, result: '' },
+    risk: { action: 'ACCEPT', score: 0, checks: [] },
+    connector: 'Sandbox',
+    captured: 0,
+    refunded: 0,
+    refunds: [],
+    note: '',
+    website: '',
+    notify_url: '',
+    shopper_email: '',
+    created_at: 1,
+    updated_at: 1,
   };
 }
 
@@ -53,8 +71,14 @@ describe.each([
     const b = key('b');
     await kv.commit([], [{ op: 'put', key: a, data: 'x' }]);
     const result = await kv.commit(
-      [{ key: b, version: 0 }, { key: a, version: 0 }],
-      [{ op: 'put', key: b, data: 'should-not-exist' }, { op: 'zadd', key: key('z'), score: 1, member: 'm' }],
+      [
+        { key: b, version: 0 },
+        { key: a, version: 0 },
+      ],
+      [
+        { op: 'put', key: b, data: 'should-not-exist' },
+        { op: 'zadd', key: key('z'), score: 1, member: 'm' },
+      ],
     );
     expect(result).toEqual({ ok: false, conflict: a });
     expect(await kv.get(b)).toBeUndefined();
@@ -72,9 +96,15 @@ describe.each([
   it('when members are scored, then range returns them in order within bounds and limit', async () => {
     const kv = make();
     const z = key('z');
-    await kv.commit([], [5, 1, 3, 9].map((s) => ({ op: 'zadd' as const, key: z, score: s, member: `m${s}` })));
+    await kv.commit(
+      [],
+      [5, 1, 3, 9].map((s) => ({ op: 'zadd' as const, key: z, score: s, member: `m${s}` })),
+    );
     expect((await kv.range(z, -Infinity, 5, 10)).map((m) => m.member)).toEqual(['m1', 'm3', 'm5']);
-    expect(await kv.range(z, 2, Infinity, 2)).toEqual([{ member: 'm3', score: 3 }, { member: 'm5', score: 5 }]);
+    expect(await kv.range(z, 2, Infinity, 2)).toEqual([
+      { member: 'm3', score: 3 },
+      { member: 'm5', score: 5 },
+    ]);
     expect((await kv.range(z, -Infinity, Infinity, 2, true)).map((m) => m.member)).toEqual(['m9', 'm5']);
     await kv.commit([], [{ op: 'zrem', key: z, member: 'm3' }]);
     expect((await kv.range(z, -Infinity, Infinity, 10)).map((m) => m.member)).toEqual(['m1', 'm5', 'm9']);

@@ -4,7 +4,17 @@ import { ManualClock } from '../../src/core/clock.js';
 import type { Payment } from '../../src/core/payment.js';
 import { verifyNotificationSignature } from '../../src/merchant/verify.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
-import { ACCOUNT_ID, AUTO_ACCOUNT_ID, AUTO_SIGN_KEY, authoriseBody, makeGateway, MERCHANT_ID, SIGN_KEY, testMerchants, type TestGateway } from '../support/gateway.js';
+import {
+  ACCOUNT_ID,
+  AUTO_ACCOUNT_ID,
+  AUTO_SIGN_KEY,
+  authoriseBody,
+  makeGateway,
+  MERCHANT_ID,
+  SIGN_KEY,
+  testMerchants,
+  type TestGateway,
+} from '../support/gateway.js';
 import { NotificationReceiver } from '../support/receiver.js';
 import { authorise, jobOf } from '../support/jobs.js';
 import { FIELDS, sign, signBatch, signBody } from '../support/sign.js';
@@ -59,7 +69,11 @@ async function runFor(clock: ManualClock, ms: number, run: () => Promise<unknown
 }
 
 async function cancelSubscription(gw: TestGateway, recurringId: string, contractName = 'Gold plan', key = SIGN_KEY) {
-  const body = signBody({ merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, recurring_id: recurringId, contract_name: contractName }, FIELDS.cancelsubscription, key);
+  const body = signBody(
+    { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, recurring_id: recurringId, contract_name: contractName },
+    FIELDS.cancelsubscription,
+    key,
+  );
   return request(gw.app).post('/v1/cancelsubscription').set('Content-Type', 'application/xml').send(JSON.stringify(body));
 }
 
@@ -115,7 +129,12 @@ describe('when two gateway processes on one Redis run the scheduler', () => {
     const b = gateway('subscription-two-b', clock);
     const answer = await authorise(a, { notify_url: 'http://127.0.0.1:9/notify', subscription: subscription({ billing_cycle: 4 }) });
     const rid = answer.recurring_id!;
-    const jobs = [jobOf(a, 'subscription-charges'), jobOf(b, 'subscription-charges'), jobOf(a, 'subscription-charges'), jobOf(b, 'subscription-charges')];
+    const jobs = [
+      jobOf(a, 'subscription-charges'),
+      jobOf(b, 'subscription-charges'),
+      jobOf(a, 'subscription-charges'),
+      jobOf(b, 'subscription-charges'),
+    ];
     await runFor(clock, 6 * DAY, () => Promise.all(jobs.map((j) => j.runOnce())));
 
     const orderKeys = (await redis.client().keys(`gw:{${MERCHANT_ID}}:order:${ACCOUNT_ID}:${rid}*`)).sort();
@@ -189,7 +208,11 @@ describe('when the subscription is cancelled (POST /v1/cancelsubscription, JSON 
     const gw = gateway('subscription-cancel-errors', new ManualClock());
     const unknown = await cancelSubscription(gw, 'RC-NOPE');
     expect(unknown.status).toBe(200);
-    expect(unknown.body).toMatchObject({ cancel_status: '0', recurring_id: 'RC-NOPE', error_message: 'recurring_id: no such subscription' });
+    expect(unknown.body).toMatchObject({
+      cancel_status: '0',
+      recurring_id: 'RC-NOPE',
+      error_message: 'recurring_id: no such subscription',
+    });
     const rid = (await authorise(gw, { subscription: subscription() })).recurring_id!;
     expect((await cancelSubscription(gw, rid, 'Silver plan')).body).toMatchObject({ cancel_status: '0' });
     expect((await cancelSubscription(gw, rid, 'Gold plan', 'wrong-key-000')).status).toBe(401);
@@ -209,7 +232,11 @@ describe('when the pending charge of a period is cancelled before its due time',
     const pending = (await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2`))!;
     expect(pending.status).toBe('1000');
     const cancel = signBatch(
-      { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, cancel_orders: [{ transaction_id: pending.transaction_id, order_no: pending.order_no, currency: 'USD', amount: '25.00' }] },
+      {
+        merchant_id: MERCHANT_ID,
+        account_id: ACCOUNT_ID,
+        cancel_orders: [{ transaction_id: pending.transaction_id, order_no: pending.order_no, currency: 'USD', amount: '25.00' }],
+      },
       'cancel_orders',
       SIGN_KEY,
     );
@@ -238,7 +265,10 @@ describe('when a /v1/cancel holds the pending charge at its due time', () => {
     expect(await gw.deps.store.commit({ merchantId: MERCHANT_ID, payments: [{ next: held, expected: pending.version }] })).toBe(true);
     clock.set(t0 + DAY + 1000);
     await scheduler.runOnce();
-    expect(await gw.deps.store.getPayment(MERCHANT_ID, pending.transaction_id)).toMatchObject({ status: '1000', claim: { id: 'claim_test' } });
+    expect(await gw.deps.store.getPayment(MERCHANT_ID, pending.transaction_id)).toMatchObject({
+      status: '1000',
+      claim: { id: 'claim_test' },
+    });
   });
 });
 
@@ -263,7 +293,14 @@ describe('when the stored card can no longer be charged', () => {
     const r = await new NotificationReceiver([200]).start();
     receivers.push(r);
     // the card expires at the end of November; the monthly charge falls in December
-    const rid = (await authorise(gw, { notify_url: r.url, expiration_month: '11', expiration_year: '2026', subscription: subscription({ interval: 'month', billing_cycle: 12 }) })).recurring_id!;
+    const rid = (
+      await authorise(gw, {
+        notify_url: r.url,
+        expiration_month: '11',
+        expiration_year: '2026',
+        subscription: subscription({ interval: 'month', billing_cycle: 12 }),
+      })
+    ).recurring_id!;
     const scheduler = jobOf(gw, 'subscription-charges');
     const delivery = jobOf(gw, 'notification-delivery');
     await runFor(clock, 40 * DAY, async () => {
@@ -272,7 +309,9 @@ describe('when the stored card can no longer be charged', () => {
     });
     const due = Date.UTC(2026, 11, 21, 10, 0, 0);
     expect(due).toBe(t0 + 30 * DAY);
-    const tries = await Promise.all([`${rid}-2`, `${rid}-2-R1`, `${rid}-2-R2`, `${rid}-2-R3`].map((o) => gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, o)));
+    const tries = await Promise.all(
+      [`${rid}-2`, `${rid}-2-R1`, `${rid}-2-R2`, `${rid}-2-R3`].map((o) => gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, o)),
+    );
     expect(tries.slice(0, 3).map((p) => [p!.status, p!.result_code])).toEqual([
       ['4000', '3003'],
       ['4000', '3003'],
@@ -297,15 +336,20 @@ describe('when the account captures automatically', () => {
     const clock = new ManualClock();
     const gw = gateway('subscription-auto', clock);
     const body = { account_id: AUTO_ACCOUNT_ID, subscription: subscription({ billing_cycle: 2 }) };
-    const res = await request(gw.app).post('/v1/authorise').send(JSON.stringify(authoriseBody(body, AUTO_SIGN_KEY)));
+    const res = await request(gw.app)
+      .post('/v1/authorise')
+      .send(JSON.stringify(authoriseBody(body, AUTO_SIGN_KEY)));
     const rid = /<recurring_id>([^<]+)</.exec(res.text)![1]!;
     await runFor(clock, 2 * DAY, () => jobOf(gw, 'subscription-charges').runOnce());
-    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, AUTO_ACCOUNT_ID, `${rid}-2`)).toMatchObject({ status: '3100', captured: 1000 });
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, AUTO_ACCOUNT_ID, `${rid}-2`)).toMatchObject({
+      status: '3100',
+      captured: 1000,
+    });
   });
 });
 
 describe('when 50 subscriptions belong to an account that is no longer configured', () => {
-  it('then they do not hold up the charges of the merchant\'s other accounts', async () => {
+  it("then they do not hold up the charges of the merchant's other accounts", async () => {
     const clock = new ManualClock();
     const before = gateway('subscription-orphans-before', clock);
     for (let i = 0; i < 50; i++) {
@@ -316,7 +360,10 @@ describe('when 50 subscriptions belong to an account that is no longer configure
     const rid = (await authorise(before, { subscription: subscription({ billing_cycle: 2 }) })).recurring_id!;
     const merchants = testMerchants();
     const accounts = (merchants.merchants[0] as unknown as { accounts: { account_id: string }[] }).accounts;
-    accounts.splice(accounts.findIndex((a) => a.account_id === AUTO_ACCOUNT_ID), 1);
+    accounts.splice(
+      accounts.findIndex((a) => a.account_id === AUTO_ACCOUNT_ID),
+      1,
+    );
     const after = makeGateway({ name: 'subscription-orphans-after', redisUrl: redis.url, clock, merchants });
     open.push(after);
     await runFor(clock, 2 * DAY, () => jobOf(after, 'subscription-charges').runOnce());
@@ -333,24 +380,35 @@ describe('when the stored card cannot be opened by the vault (VAULT_KEY changed)
     const after = makeGateway({ name: 'subscription-vault-after', redisUrl: redis.url, clock, env: { VAULT_KEY: 'b2'.repeat(32) } });
     open.push(after);
     await runFor(clock, 6 * DAY, () => jobOf(after, 'subscription-charges').runOnce());
-    const tries = await Promise.all([`${rid}-2`, `${rid}-2-R1`, `${rid}-2-R2`].map((o) => after.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, o)));
+    const tries = await Promise.all(
+      [`${rid}-2`, `${rid}-2-R1`, `${rid}-2-R2`].map((o) => after.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, o)),
+    );
     expect(tries.map((p) => p?.status)).toEqual(['4000', '4000', '4000']);
-    expect(await after.deps.store.getContract(MERCHANT_ID, rid)).toMatchObject({ status: 'Suspended', next_charge_at: null, charges_made: 1 });
+    expect(await after.deps.store.getContract(MERCHANT_ID, rid)).toMatchObject({
+      status: 'Suspended',
+      next_charge_at: null,
+      charges_made: 1,
+    });
   });
 });
 
 describe('when a held payment with a subscription is approved by review', () => {
-  it('then the next period\'s charge is created an hour ahead of its due time, like any other, so the merchant can still cancel it', async () => {
+  it("then the next period's charge is created an hour ahead of its due time, like any other, so the merchant can still cancel it", async () => {
     const clock = new ManualClock();
     const gw = gateway('subscription-after-review', clock);
     const held = await authorise(gw, { shopper_email: 'held+review@example.com', subscription: subscription({ billing_cycle: 3 }) });
     expect(held.order_status).toBe('2');
-    const approved = await postBatch(gw.app, 'review', [{ transaction_id: held.transaction_id, order_no: held.order_no, currency: 'USD', amount: '10.00', review_flag: '1' }]);
+    const approved = await postBatch(gw.app, 'review', [
+      { transaction_id: held.transaction_id, order_no: held.order_no, currency: 'USD', amount: '10.00', review_flag: '1' },
+    ]);
     expect(approved.body.review_orders[0].review_status).toBe('1');
     const rid = (await gw.deps.store.getPayment(MERCHANT_ID, held.transaction_id!))!.recurring_id!;
     const contract = (await gw.deps.store.getContract(MERCHANT_ID, rid))!;
     clock.set(contract.next_charge_at! - 30 * 60_000);
     await jobOf(gw, 'subscription-charges').runOnce();
-    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2`)).toMatchObject({ status: '1000', source: 'recurring' });
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2`)).toMatchObject({
+      status: '1000',
+      source: 'recurring',
+    });
   });
 });

@@ -35,11 +35,14 @@ describe('after the test suite, card data is nowhere in stored data or logs', ()
     expect(payments).toBe(true);
   });
 
-  it.each([...redisFiles, ...logFiles].map((f) => [f.slice(f.indexOf('test-artifacts')), f]))('when %s is read, then it holds no test card number and no security code', (_short, file) => {
-    const text = readFileSync(file, 'latin1');
-    for (const pan of ALL_TEST_CARDS) expect(text.includes(pan), `card ${pan.slice(0, 6)}… in ${file}`).toBe(false);
-    expect(cardLikeRuns(text)).toEqual([]);
-    expect(SECURITY_CODE_FIELD.test(text), `a security code in ${file}`).toBe(false);
-    expect(text.includes(`"${TEST_SECURITY_CODE}"`)).toBe(false);
-  });
+  it.each([...redisFiles, ...logFiles].map((f) => [f.slice(f.indexOf('test-artifacts')), f]))(
+    'when %s is read, then it holds no test card number and no security code',
+    (_short, file) => {
+      const text = readFileSync(file, 'latin1');
+      for (const pan of ALL_TEST_CARDS) expect(text.includes(pan), `card ${pan.slice(0, 6)}… in ${file}`).toBe(false);
+      expect(cardLikeRuns(text)).toEqual([]);
+      expect(SECURITY_CODE_FIELD.test(text), `a security code in ${file}`).toBe(false);
+      expect(text.includes(`"${TEST_SECURITY_CODE}"`)).toBe(false);
+    },
+  );
 });

@@ -3,7 +3,10 @@ import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY } from './gateway.js';
 import { FIELDS, signBody } from './sign.js';
 
 /** A complete, valid, signed /v1/checkout body (no card data); overrides are re-signed. */
-export function checkoutBody(overrides: Record<string, unknown> = {}, key = SIGN_KEY): Record<string, unknown> & { encryption_data: string } {
+export function checkoutBody(
+  overrides: Record<string, unknown> = {},
+  key = SIGN_KEY,
+): Record<string, unknown> & { encryption_data: string } {
   const body: Record<string, unknown> = {
     merchant_id: MERCHANT_ID,
     account_id: ACCOUNT_ID,
@@ -37,7 +40,8 @@ function unescapeHtml(text: string): string {
 /** The hidden inputs of the loading page's form, in order, with their values as a browser reads them. */
 export function hiddenFields(html: string): [string, string][] {
   const out: [string, string][] = [];
-  for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) out.push([unescapeHtml(m[1]!), unescapeHtml(m[2]!)]);
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g))
+    out.push([unescapeHtml(m[1]!), unescapeHtml(m[2]!)]);
   return out;
 }
 

@@ -90,7 +90,10 @@ export function makeGateway(opts: GatewayOptions): TestGateway {
 }
 
 /** A complete, valid, signed /v1/authorise body for the approved test card; overrides are re-signed. */
-export function authoriseBody(overrides: Record<string, unknown> = {}, key = SIGN_KEY): Record<string, unknown> & { encryption_data: string } {
+export function authoriseBody(
+  overrides: Record<string, unknown> = {},
+  key = SIGN_KEY,
+): Record<string, unknown> & { encryption_data: string } {
   const body: Record<string, unknown> = {
     merchant_id: MERCHANT_ID,
     account_id: ACCOUNT_ID,

@@ -23,7 +23,13 @@ export async function pay(app: Express, overrides: Record<string, unknown> = {},
   const res = await request(app).post('/v1/authorise').set('Content-Type', 'application/x-www-form-urlencoded').send(JSON.stringify(body));
   if (res.status !== 200) throw new Error(`authorise failed: ${res.status} ${res.text}`);
   const doc = xml.parse(res.text).respon;
-  return { transaction_id: doc.transaction_id, order_no: doc.order_no, currency: doc.currency, amount: doc.amount, order_status: doc.order_status };
+  return {
+    transaction_id: doc.transaction_id,
+    order_no: doc.order_no,
+    currency: doc.currency,
+    amount: doc.amount,
+    order_status: doc.order_status,
+  };
 }
 
 export const ref = (p: Paid, extra: Record<string, unknown> = {}) => ({
@@ -44,16 +50,28 @@ export function batchBody(call: Call, orders: Record<string, unknown>[], auto = 
 
 /** Posts a batch call the way the spec's samples do: a JSON text declared as a form. */
 export function postBatch(app: Express, call: Call, orders: Record<string, unknown>[], auto = false) {
-  return request(app).post(`/v1/${call}`).set('Content-Type', 'application/x-www-form-urlencoded').send(JSON.stringify(batchBody(call, orders, auto)));
+  return request(app)
+    .post(`/v1/${call}`)
+    .set('Content-Type', 'application/x-www-form-urlencoded')
+    .send(JSON.stringify(batchBody(call, orders, auto)));
 }
 
 /** Posts a query as real form fields, signed over merchant_id and account_id. */
-export function postQuery(app: Express, path: '/v1/retrievalTrans' | '/v1/retrievalRefund', fields: Record<string, string>, accountId = ACCOUNT_ID, key = SIGN_KEY) {
+export function postQuery(
+  app: Express,
+  path: '/v1/retrievalTrans' | '/v1/retrievalRefund',
+  fields: Record<string, string>,
+  accountId = ACCOUNT_ID,
+  key = SIGN_KEY,
+) {
   const body = signBody({ merchant_id: MERCHANT_ID, account_id: accountId, ...fields }, FIELDS.retrieval, key);
   return request(app).post(path).set('Content-Type', 'application/x-www-form-urlencoded').send(new URLSearchParams(body).toString());
 }
 
 /** The answer signature a merchant checks: merchant_id, account_id, return_status. */
 export function batchSignature(body: Record<string, unknown>, key = SIGN_KEY): string {
-  return sign(FIELDS.answerBatch.map((f) => body[f]), key);
+  return sign(
+    FIELDS.answerBatch.map((f) => body[f]),
+    key,
+  );
 }

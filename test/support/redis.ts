@@ -43,7 +43,28 @@ export async function startRedis(name: string): Promise<RedisServer> {
   mkdirSync(dir, { recursive: true });
   const child: ChildProcess = spawn(
     redisBinary(),
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--rdbcompression', 'no', '--daemonize', 'no', '--protected-mode', 'no', '--loglevel', 'warning'],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--save',
+      '',
+      '--rdbcompression',
+      'no',
+      '--daemonize',
+      'no',
+      '--protected-mode',
+      'no',
+      '--loglevel',
+      'warning',
+    ],
     { stdio: 'ignore' },
   );
   const url = `redis://127.0.0.1:${port}`;

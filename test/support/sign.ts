@@ -5,12 +5,29 @@ import { createHash } from 'node:crypto';
  * not imported from src, so known-answer tests check the product against the contract.
  */
 export function sign(values: unknown[], key: string): string {
-  const text = values.map((v) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v)).split(' ').join('')).join('');
-  return createHash('sha256').update(text + key, 'utf8').digest('hex');
+  const text = values
+    .map((v) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v)).split(' ').join(''))
+    .join('');
+  return createHash('sha256')
+    .update(text + key, 'utf8')
+    .digest('hex');
 }
 
 export const FIELDS = {
-  authorise: ['merchant_id', 'account_id', 'order_no', 'currency', 'amount', 'first_name', 'last_name', 'card', 'expiration_year', 'expiration_month', 'security_code', 'shopper_email'],
+  authorise: [
+    'merchant_id',
+    'account_id',
+    'order_no',
+    'currency',
+    'amount',
+    'first_name',
+    'last_name',
+    'card',
+    'expiration_year',
+    'expiration_month',
+    'security_code',
+    'shopper_email',
+  ],
   checkout: ['merchant_id', 'account_id', 'order_no', 'currency', 'amount', 'first_name', 'last_name', 'shopper_email'],
   retrieval: ['merchant_id', 'account_id'],
   cancelsubscription: ['merchant_id', 'account_id', 'recurring_id'],
@@ -24,8 +41,18 @@ export const FIELDS = {
 } as const;
 
 /** Signs a request body with the named fields and returns it with encryption_data set. */
-export function signBody<T extends Record<string, unknown>>(body: T, fields: readonly string[], key: string): T & { encryption_data: string } {
-  return { ...body, encryption_data: sign(fields.map((f) => body[f]), key) };
+export function signBody<T extends Record<string, unknown>>(
+  body: T,
+  fields: readonly string[],
+  key: string,
+): T & { encryption_data: string } {
+  return {
+    ...body,
+    encryption_data: sign(
+      fields.map((f) => body[f]),
+      key,
+    ),
+  };
 }
 
 /** Signs a batch body: merchant_id, account_id, then every transaction_id of the array in order. */

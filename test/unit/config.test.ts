@@ -41,12 +41,16 @@ describe('configuration (DESIGN section 1)', () => {
     expect(() => loadConfig({ MERCHANTS_FILE: merchantsFile('{nope') })).toThrowError(/MERCHANTS_FILE: .* is not valid JSON/);
     const bad = { merchants: [{ merchant_id: '12345678', name: 'x', accounts: [{ account_id: 'a', sign_key: 'longenough' }] }] };
     expect(() => loadConfig({ MERCHANTS_FILE: merchantsFile(bad) })).toThrowError(/MERCHANTS_FILE: merchants\.0\.merchant_id/);
-    const badIp = { merchants: [{ merchant_id: '1', name: 'x', accounts: [{ account_id: 'a', sign_key: 'longenough', allowed_ips: ['nope'] }] }] };
+    const badIp = {
+      merchants: [{ merchant_id: '1', name: 'x', accounts: [{ account_id: 'a', sign_key: 'longenough', allowed_ips: ['nope'] }] }],
+    };
     expect(() => loadConfig({ MERCHANTS_FILE: merchantsFile(badIp) })).toThrowError(/allowed_ips\.0/);
   });
 
   it('when a good merchants file and VAULT_KEY are given, then accounts get documented defaults', () => {
-    const file = { merchants: [{ merchant_id: '1000002', name: 'Shop', accounts: [{ account_id: '1000002001', sign_key: 'longenough' }] }] };
+    const file = {
+      merchants: [{ merchant_id: '1000002', name: 'Shop', accounts: [{ account_id: '1000002001', sign_key: 'longenough' }] }],
+    };
     const c = loadConfig({ MERCHANTS_FILE: merchantsFile(file), VAULT_KEY: 'ab'.repeat(32), PORT: '9090' });
     const a = c.merchants.find('1000002', '1000002001')!;
     expect(a.capture_mode).toBe('manual');

@@ -4,7 +4,11 @@ import { cardBrand, expiryPassed, luhnValid, maskCard } from '../../src/core/car
 
 describe('money as integer minor units', () => {
   it.each([
-    ['10.00', 1000], ['0.01', 1], ['0.00', 0], ['1234567.89', 123456789], ['19.99', 1999],
+    ['10.00', 1000],
+    ['0.01', 1],
+    ['0.00', 0],
+    ['1234567.89', 123456789],
+    ['19.99', 1999],
   ])('when %s is parsed, then it is %i minor units and formats back the same', (text, minor) => {
     expect(parseAmount(text)).toBe(minor);
     expect(formatAmount(minor)).toBe(text);

@@ -31,14 +31,27 @@ describe('when a merchant checks X-Signature with the shipped helper', () => {
 describe('when a merchant checks encryption_data with the shipped helper', () => {
   it('then the DESIGN rule over merchant_id, account_id, notify_type, notify_id, order_no passes and a change fails', () => {
     const fields = { merchant_id: 'M1', account_id: 'A1', notify_type: 'payment', notify_id: 'ntf_9', order_no: 'ORDER 7', amount: '1.00' };
-    const signed = { ...fields, encryption_data: sign(FIELDS.notification.map((f) => fields[f as keyof typeof fields]), KEY) };
+    const signed = {
+      ...fields,
+      encryption_data: sign(
+        FIELDS.notification.map((f) => fields[f as keyof typeof fields]),
+        KEY,
+      ),
+    };
     expect(verifyNotificationSignature(signed, KEY)).toBe(true);
     expect(verifyNotificationSignature({ ...signed, notify_id: 'ntf_8' }, KEY)).toBe(false);
     expect(verifyNotificationSignature({ ...signed, encryption_data: '' }, KEY)).toBe(false);
   });
 
   it('then a payout notification is checked over its request_id in the place of order_no', () => {
-    const fields = { merchant_id: 'M1', account_id: 'A1', notify_type: 'payout', notify_id: 'ntf_5', request_id: 'PO-1', status: 'COMPLETED' };
+    const fields = {
+      merchant_id: 'M1',
+      account_id: 'A1',
+      notify_type: 'payout',
+      notify_id: 'ntf_5',
+      request_id: 'PO-1',
+      status: 'COMPLETED',
+    };
     const signed = { ...fields, encryption_data: sign(['M1', 'A1', 'payout', 'ntf_5', 'PO-1'], KEY) };
     expect(verifyNotificationSignature(signed, KEY)).toBe(true);
     expect(verifyNotificationSignature({ ...signed, request_id: 'PO-2' }, KEY)).toBe(false);

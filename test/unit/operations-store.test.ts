@@ -12,7 +12,10 @@ describe('the refund index and idempotency records of the gateway store (embedde
   it('when refunds are indexed, then a date range lists them newest first per account and a reference id finds its transaction', async () => {
     const store = new KvGatewayStore(new MemoryKv());
     const entry = (id: string, txn: string, at: number, accountId = A) => ({ accountId, refundReferenceId: id, transactionId: txn, at });
-    await store.commit({ merchantId: M, refunds: [entry('T1-01', 'T1', 100), entry('T2-01', 'T2', 300), entry('T1-02', 'T1', 200), entry('X-01', 'X', 250, 'other')] });
+    await store.commit({
+      merchantId: M,
+      refunds: [entry('T1-01', 'T1', 100), entry('T2-01', 'T2', 300), entry('T1-02', 'T1', 200), entry('X-01', 'X', 250, 'other')],
+    });
     expect((await store.refundsByDate(M, A, -Infinity, Infinity, 10)).map((e) => e.refundReferenceId)).toEqual(['T2-01', 'T1-02', 'T1-01']);
     expect((await store.refundsByDate(M, A, 150, 250, 10)).map((e) => e.refundReferenceId)).toEqual(['T1-02']);
     expect(await store.refundsByDate(M, A, -Infinity, Infinity, 1)).toEqual([{ refundReferenceId: 'T2-01', transactionId: 'T2', at: 300 }]);

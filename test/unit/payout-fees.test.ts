@@ -40,30 +40,50 @@ describe('when a payout is quoted', () => {
   it.each([
     // [what, terms, payer pays, beneficiary receives, fee (source currency)]
     ['SWIFT SHARED, fee_paid_by PAYER: payer bears the transfer fee, beneficiary the correspondent fee', {}, 102_000, 99_000, 3_000],
-    ['SWIFT OUR: payer bears every fee whatever fee_paid_by says', { swift_charge_option: 'OUR', fee_paid_by: 'BENEFICIARY' }, 103_000, 100_000, 3_000],
+    [
+      'SWIFT OUR: payer bears every fee whatever fee_paid_by says',
+      { swift_charge_option: 'OUR', fee_paid_by: 'BENEFICIARY' },
+      103_000,
+      100_000,
+      3_000,
+    ],
     ['SWIFT BEN: beneficiary bears every fee whatever fee_paid_by says', { swift_charge_option: 'BEN' }, 100_000, 97_000, 3_000],
     ['SWIFT SHARED, fee_paid_by BENEFICIARY: beneficiary bears both', { fee_paid_by: 'BENEFICIARY' }, 100_000, 97_000, 3_000],
-    ['LOCAL, fee_paid_by PAYER: 0.20% + 1.00 USD on the payer', { payment_method: 'LOCAL', swift_charge_option: '' }, 100_300, 100_000, 300],
+    [
+      'LOCAL, fee_paid_by PAYER: 0.20% + 1.00 USD on the payer',
+      { payment_method: 'LOCAL', swift_charge_option: '' },
+      100_300,
+      100_000,
+      300,
+    ],
     ['LOCAL, fee_paid_by BENEFICIARY', { payment_method: 'LOCAL', fee_paid_by: 'BENEFICIARY' }, 100_000, 99_700, 300],
     [
       'LOCAL EUR -> USD by payment_amount: principal 92.00 EUR, fee 0.18 + 0.92 EUR',
       { payment_method: 'LOCAL', source_currency: 'EUR', payment_amount: 10_000 },
-      9_310, 10_000, 110,
+      9_310,
+      10_000,
+      110,
     ],
     [
       'LOCAL EUR -> USD by source_amount, beneficiary bears 1.10 EUR = 1.20 USD',
       { payment_method: 'LOCAL', fee_paid_by: 'BENEFICIARY', source_currency: 'EUR', payment_amount: undefined, source_amount: 9_200 },
-      9_200, 9_880, 110,
+      9_200,
+      9_880,
+      110,
     ],
     [
       'SWIFT USD -> JPY: 660.07 USD principal, correspondent fee 1515 JPY off the payment',
       { payment_currency: 'JPY', payment_amount: 10_000_000 },
-      67_837, 9_848_500, 2_830,
+      67_837,
+      9_848_500,
+      2_830,
     ],
     [
       'both amounts given and agreeing at the rate',
       { payment_method: 'LOCAL', source_currency: 'EUR', payment_amount: 10_000, source_amount: 9_200 },
-      9_310, 10_000, 110,
+      9_310,
+      10_000,
+      110,
     ],
   ] as const)('when %s, then the amounts are exact', (_what, changes, payerPays, receives, fee) => {
     const r = quotePayout(table, { ...base, ...(changes as Partial<PayoutTerms>) });
@@ -75,9 +95,19 @@ describe('when a payout is quoted', () => {
   });
 
   it.each([
-    ['source_amount disagrees with payment_amount at the rate', { source_currency: 'EUR', payment_amount: 10_000, source_amount: 9_300 }, 'source_amount', /expected 92\.00 EUR/],
+    [
+      'source_amount disagrees with payment_amount at the rate',
+      { source_currency: 'EUR', payment_amount: 10_000, source_amount: 9_300 },
+      'source_amount',
+      /expected 92\.00 EUR/,
+    ],
     ['neither amount is given', { payment_amount: undefined }, 'payment_amount', /required/],
-    ['the beneficiary fees eat the whole amount', { payment_method: 'LOCAL', fee_paid_by: 'BENEFICIARY', payment_amount: 100 }, 'payment_amount', /does not cover/],
+    [
+      'the beneficiary fees eat the whole amount',
+      { payment_method: 'LOCAL', fee_paid_by: 'BENEFICIARY', payment_amount: 100 },
+      'payment_amount',
+      /does not cover/,
+    ],
   ] as const)('when %s, then it is refused naming the field', (_what, changes, field, message) => {
     const r = quotePayout(table, { ...base, ...(changes as Partial<PayoutTerms>) });
     expect(r).toMatchObject({ ok: false, field });

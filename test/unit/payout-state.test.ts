@@ -18,6 +18,9 @@ describe('when a payout status change is asked for', () => {
   });
 
   it('then only COMPLETED and FAILED are final', () => {
-    expect(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED'].filter((s) => isFinalPayout(s as PayoutStatus))).toEqual(['COMPLETED', 'FAILED']);
+    expect(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED'].filter((s) => isFinalPayout(s as PayoutStatus))).toEqual([
+      'COMPLETED',
+      'FAILED',
+    ]);
   });
 });

@@ -29,10 +29,15 @@ describe('payout submission with two gateway processes', () => {
     const gw = makeGateway({ name: 'payout-submit-once', clock, merchants: payoutMerchants() });
     const provider = new CountingProvider();
     gw.deps.payoutConnector = provider;
-    const res = await request(gw.app).post('/v1/payout').send(JSON.stringify(payoutBody({ payment_date: '2026-11-21' })));
+    const res = await request(gw.app)
+      .post('/v1/payout')
+      .send(JSON.stringify(payoutBody({ payment_date: '2026-11-21' })));
     expect(res.status).toBe(200);
     clock.advance(2 * 60_000);
-    const moved = await Promise.all([advancePayout(gw.deps, MERCHANT_ID, res.body.transaction_id), advancePayout(gw.deps, MERCHANT_ID, res.body.transaction_id)]);
+    const moved = await Promise.all([
+      advancePayout(gw.deps, MERCHANT_ID, res.body.transaction_id),
+      advancePayout(gw.deps, MERCHANT_ID, res.body.transaction_id),
+    ]);
     expect(provider.submitted).toBe(1);
     expect(moved.filter(Boolean)).toHaveLength(1);
     expect((await gw.deps.store.getPayout(MERCHANT_ID, res.body.transaction_id))?.status).toBe('PROCESSING');

@@ -1,15 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { createHash, createHmac } from 'node:crypto';
-import { signFields, signValues, signatureMatches, notificationHeader, REQUEST_SIGNATURE_FIELDS, RESPONSE_SIGNATURE_FIELDS } from '../../src/core/signing.js';
+import {
+  signFields,
+  signValues,
+  signatureMatches,
+  notificationHeader,
+  REQUEST_SIGNATURE_FIELDS,
+  RESPONSE_SIGNATURE_FIELDS,
+} from '../../src/core/signing.js';
 
 const KEY = 'k3y-for-tests';
 const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 describe('signatures (DESIGN section 2), expected values computed here from the documented order', () => {
   const authorise = {
-    merchant_id: '1000001', account_id: '1000001001', order_no: 'ORD 1', currency: 'USD', amount: '10.00',
-    first_name: 'Ada Mary', last_name: 'Lovelace', card: '4242424242424242', expiration_year: '2034',
-    expiration_month: '12', security_code: '737', shopper_email: 'a@b.com',
+    merchant_id: '1000001',
+    account_id: '1000001001',
+    order_no: 'ORD 1',
+    currency: 'USD',
+    amount: '10.00',
+    first_name: 'Ada Mary',
+    last_name: 'Lovelace',
+    card: '4242424242424242',
+    expiration_year: '2034',
+    expiration_month: '12',
+    security_code: '737',
+    shopper_email: 'a@b.com',
   };
 
   it('when an authorise request is signed, then the value is SHA-256 of the fields in order, spaces removed, then the key', () => {
@@ -39,9 +55,15 @@ describe('signatures (DESIGN section 2), expected values computed here from the 
   it('when answers and notifications are signed, then they use the documented fields', () => {
     const answer = { merchant_id: 'm', account_id: 'a', order_no: 'o', currency: 'USD', amount: '1.00', order_status: '1' };
     expect(signFields(answer, RESPONSE_SIGNATURE_FIELDS.payment, KEY)).toBe(sha('maoUSD1.001' + KEY));
-    expect(signFields({ merchant_id: 'm', account_id: 'a', return_status: '1' }, RESPONSE_SIGNATURE_FIELDS.batch, KEY)).toBe(sha('ma1' + KEY));
+    expect(signFields({ merchant_id: 'm', account_id: 'a', return_status: '1' }, RESPONSE_SIGNATURE_FIELDS.batch, KEY)).toBe(
+      sha('ma1' + KEY),
+    );
     expect(
-      signFields({ merchant_id: 'm', account_id: 'a', notify_type: 'payment', notify_id: 'n1', order_no: 'o' }, RESPONSE_SIGNATURE_FIELDS.notification, KEY),
+      signFields(
+        { merchant_id: 'm', account_id: 'a', notify_type: 'payment', notify_id: 'n1', order_no: 'o' },
+        RESPONSE_SIGNATURE_FIELDS.notification,
+        KEY,
+      ),
     ).toBe(sha('mapaymentn1o' + KEY));
   });
 

@@ -16,7 +16,7 @@ export interface PayoutSubmission {
 
 export type PayoutFailure = { failureType: Exclude<PayoutFailureType, ''>; failureReason: string };
 
-export type PayoutSubmitOutcome = ({ accepted: true; connectorRef: string } | ({ accepted: false } & PayoutFailure));
+export type PayoutSubmitOutcome = { accepted: true; connectorRef: string } | ({ accepted: false } & PayoutFailure);
 
 export type PayoutTransferStatus = { state: 'processing' } | { state: 'completed' } | ({ state: 'failed' } & PayoutFailure);
 

@@ -124,7 +124,10 @@ async function finish<O, P>(
     .then(() => op.execute(connector, before, plan))
     .catch((err: unknown) => ({ ok: false as const, message: (err as Error).message }));
   if (outcome && !outcome.ok && !op.connectorOptional) {
-    deps.log.warn({ transaction_id: claimed.transaction_id, merchant_id: m, operation: op.notifyType, reason: outcome.message }, 'connector refused the operation');
+    deps.log.warn(
+      { transaction_id: claimed.transaction_id, merchant_id: m, operation: op.notifyType, reason: outcome.message },
+      'connector refused the operation',
+    );
     const released = await deps.store.commit({ merchantId: m, payments: [{ next: before, expected: claimed.version }] });
     return { ok: false, failure: 'CONNECTOR_FAILED', payment: released ? { ...before, version: claimed.version + 1 } : before };
   }
@@ -132,7 +135,12 @@ async function finish<O, P>(
   const applied = op.apply({ deps, account, now }, before, plan, outcome?.ok ? outcome.connectorRef : undefined);
   const next = withoutClaim(applied.next);
   const outbox = next.notify_url
-    ? [outboxRecord(deps, account, op.notifyType, next.notify_url, { ...paymentNotificationFields(next, deps.timezone), ...applied.notification })]
+    ? [
+        outboxRecord(deps, account, op.notifyType, next.notify_url, {
+          ...paymentNotificationFields(next, deps.timezone),
+          ...applied.notification,
+        }),
+      ]
     : [];
   const change: ChangeSet = {
     merchantId: m,
@@ -142,9 +150,15 @@ async function finish<O, P>(
   };
   if (!(await deps.store.commit(change))) {
     // only when our claim lapsed and another process took the payment over
-    deps.log.error({ transaction_id: next.transaction_id, merchant_id: m, operation: op.notifyType }, 'claim lost before the outcome was recorded');
+    deps.log.error(
+      { transaction_id: next.transaction_id, merchant_id: m, operation: op.notifyType },
+      'claim lost before the outcome was recorded',
+    );
     return { ok: false, failure: 'BUSY', payment: before };
   }
-  deps.log.info({ transaction_id: next.transaction_id, merchant_id: m, operation: op.notifyType, status: next.status }, 'operation applied');
+  deps.log.info(
+    { transaction_id: next.transaction_id, merchant_id: m, operation: op.notifyType, status: next.status },
+    'operation applied',
+  );
   return { ok: true, payment: { ...next, version: claimed.version + 1 }, plan };
 }

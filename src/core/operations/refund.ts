@@ -37,7 +37,11 @@ export const refundOperation: PaymentOperation<RefundOrder, RefundPlan> = {
     if (p.refunds.length >= MAX_REFUNDS) return { ok: false, failure: 'TOO_MANY_REFUNDS' };
     return {
       ok: true,
-      plan: { amount: order.refund_amount, reason: order.refund_reason, refundReferenceId: refundReferenceId(p.transaction_id, p.refunds.length + 1) },
+      plan: {
+        amount: order.refund_amount,
+        reason: order.refund_reason,
+        refundReferenceId: refundReferenceId(p.transaction_id, p.refunds.length + 1),
+      },
     };
   },
   execute: (connector, p, plan) => connector.refund(p.connector_ref ?? '', plan.amount, p.currency, plan.refundReferenceId),
@@ -57,7 +61,9 @@ export const refundOperation: PaymentOperation<RefundOrder, RefundPlan> = {
     if (!move.ok) throw new Error('refund planned on a payment that cannot be refunded');
     return {
       next: move.payment,
-      change: { refunds: [{ accountId: account.account_id, refundReferenceId: plan.refundReferenceId, transactionId: p.transaction_id, at: now }] },
+      change: {
+        refunds: [{ accountId: account.account_id, refundReferenceId: plan.refundReferenceId, transactionId: p.transaction_id, at: now }],
+      },
       notification: {
         refund_reference_id: plan.refundReferenceId,
         refund_amount: formatAmount(plan.amount),

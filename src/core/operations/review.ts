@@ -51,7 +51,10 @@ export const reviewOperation: PaymentOperation<ReviewOrder, ReviewPlan> = {
       next = { ...next, recurring_id: contract.recurring_id };
       change.contracts = [{ next: contract, expected: 0 }];
       if (contract.next_charge_at !== null) {
-        change.due = [...(change.due ?? []), { queue: 'contract_charge', member: contract.recurring_id, at: chargeQueueAt(contract.next_charge_at) }];
+        change.due = [
+          ...(change.due ?? []),
+          { queue: 'contract_charge', member: contract.recurring_id, at: chargeQueueAt(contract.next_charge_at) },
+        ];
       }
     }
     return { next, change };

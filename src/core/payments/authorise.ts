@@ -62,7 +62,8 @@ async function resolveCard(deps: CoreDeps, cmd: AuthoriseCommand): Promise<{ pan
   const now = deps.clock.now();
   if (cmd.card) {
     const c = cmd.card;
-    if (expiryPassed(c.expMonth, c.expYear, now)) throw invalidField('expiration_year', 'the card has expired (expiration_month/expiration_year is in the past)');
+    if (expiryPassed(c.expMonth, c.expYear, now))
+      throw invalidField('expiration_year', 'the card has expired (expiration_month/expiration_year is in the past)');
     const summary = summariseCard(c.pan, c.expMonth.padStart(2, '0'), c.expYear);
     return c.securityCode === undefined ? { pan: c.pan, summary } : { pan: c.pan, summary, securityCode: c.securityCode };
   }
@@ -188,7 +189,9 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
 /** Answers the sandbox issuer's challenge for a payment waiting on 3-D Secure. */
 export async function answerChallenge(deps: CoreDeps, account: Account, payment: Payment, code: string): Promise<PaymentResult> {
   if (payment.status !== S.PENDING || !payment.threeds.challenge_pending || !payment.connector_ref) {
-    const contract: Contract | undefined = payment.recurring_id ? await deps.store.getContract(account.merchant_id, payment.recurring_id) : undefined;
+    const contract: Contract | undefined = payment.recurring_id
+      ? await deps.store.getContract(account.merchant_id, payment.recurring_id)
+      : undefined;
     return { payment, contract, replayed: true };
   }
   const connector = connectorFor(deps, account);

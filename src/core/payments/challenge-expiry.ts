@@ -21,7 +21,12 @@ export function challengeExpiryJob(deps: CoreDeps): BackgroundJob {
           const p = await deps.store.getPayment(m, member);
           const account = p && deps.merchants.find(m, p.account_id);
           if (p && account && p.status === S.PENDING && p.threeds.challenge_pending) {
-            const outcome = { kind: 'declined', reason: 'THREEDS_FAILED', connectorRef: p.connector_ref ?? '', threedsResult: 'authentication not completed (challenge expired)' } as const;
+            const outcome = {
+              kind: 'declined',
+              reason: 'THREEDS_FAILED',
+              connectorRef: p.connector_ref ?? '',
+              threedsResult: 'authentication not completed (challenge expired)',
+            } as const;
             const result = await settleAuthorisation(deps, account, p, outcome, 'threeds');
             if (!result.replayed) handled++;
             if (result.payment.threeds.challenge_pending) continue; // moved meanwhile: the next run looks again

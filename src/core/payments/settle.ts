@@ -36,7 +36,12 @@ export function issuerUrl(baseUrl: string, p: Payment): string {
 }
 
 /** Status, result and extra fields that an authorisation outcome leads to (also for recurring charges). */
-export function authorisationState(account: Account, p: Payment, outcome: SettleOutcome, now: number): { status: PaymentStatus; result: ResultKey; changes: Partial<Payment> } {
+export function authorisationState(
+  account: Account,
+  p: Payment,
+  outcome: SettleOutcome,
+  now: number,
+): { status: PaymentStatus; result: ResultKey; changes: Partial<Payment> } {
   switch (outcome.kind) {
     case 'rejected':
       return { status: S.REJECTED, result: 'RISK_REJECTED', changes: { threeds: { ...p.threeds, result: 'not performed' } } };
@@ -47,14 +52,24 @@ export function authorisationState(account: Account, p: Payment, outcome: Settle
       return {
         status,
         result: DECLINE_RESULT[outcome.reason],
-        changes: { connector_ref: outcome.connectorRef, threeds: { ...p.threeds, challenge_pending: false, result: outcome.threedsResult } },
+        changes: {
+          connector_ref: outcome.connectorRef,
+          threeds: { ...p.threeds, challenge_pending: false, result: outcome.threedsResult },
+        },
       };
     }
     case 'approved': {
-      const base = { connector_ref: outcome.connectorRef, threeds: { ...p.threeds, challenge_pending: false, result: outcome.threedsResult } };
+      const base = {
+        connector_ref: outcome.connectorRef,
+        threeds: { ...p.threeds, challenge_pending: false, result: outcome.threedsResult },
+      };
       if (p.risk.action === 'REVIEW') return { status: S.HELD, result: 'HELD_FOR_REVIEW', changes: base };
       if (account.capture_mode === 'auto') return { status: S.CAPTURED, result: 'SUCCESS', changes: { ...base, captured: p.amount } };
-      return { status: S.AUTHORISED, result: 'SUCCESS', changes: { ...base, auth_expires_at: now + account.auth_window_days * 86_400_000 } };
+      return {
+        status: S.AUTHORISED,
+        result: 'SUCCESS',
+        changes: { ...base, auth_expires_at: now + account.auth_window_days * 86_400_000 },
+      };
     }
     case 'challenge':
       throw new Error('a challenge is not a settled outcome');
@@ -83,7 +98,12 @@ export async function settleAuthorisation(
       ...payment,
       connector_ref: outcome.connectorRef,
       result_code: RESULT.PENDING_3DS[0],
-      threeds: { ...payment.threeds, challenge_pending: true, result: 'challenge required', challenge_secret: randomBytes(18).toString('base64url') },
+      threeds: {
+        ...payment.threeds,
+        challenge_pending: true,
+        result: 'challenge required',
+        challenge_secret: randomBytes(18).toString('base64url'),
+      },
       updated_at: now,
     };
     // an unanswered challenge fails after CHALLENGE_WINDOW_MS: every payment gets a final outcome
@@ -100,7 +120,10 @@ export async function settleAuthorisation(
       next = { ...next, recurring_id: contract.recurring_id };
       change.contracts = [{ next: contract, expected: 0 }];
       if (contract.next_charge_at !== null) {
-        change.due = [...(change.due ?? []), { queue: 'contract_charge', member: contract.recurring_id, at: chargeQueueAt(contract.next_charge_at) }];
+        change.due = [
+          ...(change.due ?? []),
+          { queue: 'contract_charge', member: contract.recurring_id, at: chargeQueueAt(contract.next_charge_at) },
+        ];
       }
     }
     const failed = !approved && status !== S.HELD;
@@ -109,7 +132,8 @@ export async function settleAuthorisation(
       const { token_id: _t, vault_token: _v, ...rest } = next;
       next = rest as Payment;
     }
-    if (payment.threeds.challenge_pending) change.due = [...(change.due ?? []), { queue: 'threeds_challenge', member: payment.transaction_id, at: null }];
+    if (payment.threeds.challenge_pending)
+      change.due = [...(change.due ?? []), { queue: 'threeds_challenge', member: payment.transaction_id, at: null }];
     change.outbox = paymentNotification(deps, account, notifyType, next).map((o) => ({ next: o, expected: 0 }));
   }
   change.payments = [{ next, expected: payment.version }];
@@ -120,7 +144,10 @@ export async function settleAuthorisation(
   }
   next = { ...next, version: payment.version + 1 };
   if (contract) contract = { ...contract, version: 1 };
-  deps.log.debug({ transaction_id: next.transaction_id, merchant_id: m, status: next.status, result_code: next.result_code }, 'payment settled');
+  deps.log.debug(
+    { transaction_id: next.transaction_id, merchant_id: m, status: next.status, result_code: next.result_code },
+    'payment settled',
+  );
   return outcome.kind === 'challenge'
     ? { payment: next, issuerUrl: issuerUrl(deps.baseUrl, next), replayed: false }
     : { payment: next, contract, replayed: false };

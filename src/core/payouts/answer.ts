@@ -52,7 +52,11 @@ export function payoutAnswer(account: Account, p: Payout, timezone: string): Pay
 }
 
 /** The outbox record of a payout's status (form fields: amounts as two-decimal text), or none without notify_url. */
-export function payoutNotification(deps: Pick<CoreDeps, 'ids' | 'clock' | 'timezone'>, account: Account, p: Payout): { next: OutboxRecord; expected: number }[] {
+export function payoutNotification(
+  deps: Pick<CoreDeps, 'ids' | 'clock' | 'timezone'>,
+  account: Account,
+  p: Payout,
+): { next: OutboxRecord; expected: number }[] {
   if (!p.request.notify_url) return [];
   const fields: Record<string, string> = {
     request_id: p.request_id,

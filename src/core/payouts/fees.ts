@@ -40,12 +40,13 @@ export interface PayoutQuote {
   amount_beneficiary_receives: Minor;
 }
 
-export type QuoteResult =
-  | { ok: true; quote: PayoutQuote }
-  | { ok: false; field: 'source_amount' | 'payment_amount'; message: string };
+export type QuoteResult = { ok: true; quote: PayoutQuote } | { ok: false; field: 'source_amount' | 'payment_amount'; message: string };
 
 /** Who bears the transfer fee and who the correspondent fee: swift_charge_option decides for SWIFT. */
-export function feeBearers(t: Pick<PayoutTerms, 'payment_method' | 'fee_paid_by' | 'swift_charge_option'>): { transfer: FeePaidBy; correspondent: FeePaidBy } {
+export function feeBearers(t: Pick<PayoutTerms, 'payment_method' | 'fee_paid_by' | 'swift_charge_option'>): {
+  transfer: FeePaidBy;
+  correspondent: FeePaidBy;
+} {
   if (t.payment_method === 'SWIFT') {
     if (t.swift_charge_option === 'OUR') return { transfer: 'PAYER', correspondent: 'PAYER' };
     if (t.swift_charge_option === 'BEN') return { transfer: 'BENEFICIARY', correspondent: 'BENEFICIARY' };
@@ -64,7 +65,11 @@ export function quotePayout(table: RateTable, t: PayoutTerms): QuoteResult {
     payment_principal = t.payment_amount;
     source_principal = convert(table, payment_principal, pay, src);
     if (t.source_amount !== undefined && t.source_amount !== source_principal) {
-      return { ok: false, field: 'source_amount', message: `does not match payment_amount at the gateway's rate (expected ${fmt(source_principal)} ${src}, or leave it empty)` };
+      return {
+        ok: false,
+        field: 'source_amount',
+        message: `does not match payment_amount at the gateway's rate (expected ${fmt(source_principal)} ${src}, or leave it empty)`,
+      };
     }
   } else if (t.source_amount !== undefined) {
     source_principal = t.source_amount;
@@ -86,7 +91,11 @@ export function quotePayout(table: RateTable, t: PayoutTerms): QuoteResult {
   const deducted = beneficiary_fees > 0 ? convert(table, beneficiary_fees, src, pay) : 0;
   const amount_beneficiary_receives = payment_principal - deducted;
   if (amount_beneficiary_receives <= 0) {
-    return { ok: false, field: t.payment_amount !== undefined ? 'payment_amount' : 'source_amount', message: `does not cover the fees the beneficiary bears (${fmt(deducted)} ${pay})` };
+    return {
+      ok: false,
+      field: t.payment_amount !== undefined ? 'payment_amount' : 'source_amount',
+      message: `does not cover the fees the beneficiary bears (${fmt(deducted)} ${pay})`,
+    };
   }
   return {
     ok: true,

@@ -22,8 +22,19 @@ export interface RateTable {
 export const DEFAULT_RATES = {
   base: 'USD',
   rates: {
-    EUR: '0.92', GBP: '0.79', JPY: '151.50', CNY: '7.24', HKD: '7.82', SGD: '1.35', AUD: '1.52',
-    CAD: '1.37', CHF: '0.88', BRL: '5.05', MXN: '17.10', INR: '83.30', KRW: '1350.00',
+    EUR: '0.92',
+    GBP: '0.79',
+    JPY: '151.50',
+    CNY: '7.24',
+    HKD: '7.82',
+    SGD: '1.35',
+    AUD: '1.52',
+    CAD: '1.37',
+    CHF: '0.88',
+    BRL: '5.05',
+    MXN: '17.10',
+    INR: '83.30',
+    KRW: '1350.00',
   },
 };
 
@@ -44,7 +55,8 @@ export function buildRateTable(json: unknown): RateTable {
   if (!json || typeof json !== 'object') throw new Error('must be a JSON object {"base": "USD", "rates": {"EUR": "0.92"}}');
   const { base, rates } = json as { base?: unknown; rates?: unknown };
   if (typeof base !== 'string' || !isCurrency(base)) throw new Error('base: must be an ISO 4217 currency code');
-  if (!rates || typeof rates !== 'object' || Array.isArray(rates)) throw new Error('rates: must be an object of currency -> decimal string');
+  if (!rates || typeof rates !== 'object' || Array.isArray(rates))
+    throw new Error('rates: must be an object of currency -> decimal string');
   const table = new Map<string, Rate>([[base, { num: 1n, den: 1n }]]);
   for (const [code, text] of Object.entries(rates as Record<string, unknown>)) {
     if (!isCurrency(code)) throw new Error(`rates.${code}: is not an ISO 4217 currency code`);

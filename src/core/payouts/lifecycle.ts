@@ -67,14 +67,21 @@ export async function advancePayout(deps: CoreDeps, merchantId: string, transact
         bank_country_code: String(bankDetail(p, 'bank_country_code')),
       });
       if (!sent.accepted) return fail(deps, current, sent, now);
-      return step(deps, current, movePayout(current, S.PROCESSING, now, { connector_ref: sent.connectorRef, next_step_at: now + SETTLE_DELAY_MS }));
+      return step(
+        deps,
+        current,
+        movePayout(current, S.PROCESSING, now, { connector_ref: sent.connectorRef, next_step_at: now + SETTLE_DELAY_MS }),
+      );
     }
     const st = await deps.payoutConnector.status(p.connector_ref ?? '');
     if (st.state === 'failed') return fail(deps, p, st, now);
     if (st.state === 'completed') return step(deps, p, movePayout(p, S.COMPLETED, now));
     return reschedule(deps, p, now + SETTLE_DELAY_MS);
   } catch (err) {
-    deps.log.warn({ transaction_id: p.transaction_id, err: { message: (err as Error).message } }, 'payout provider did not answer; will retry');
+    deps.log.warn(
+      { transaction_id: p.transaction_id, err: { message: (err as Error).message } },
+      'payout provider did not answer; will retry',
+    );
     return reschedule(deps, current, now + RETRY_DELAY_MS);
   }
 }
@@ -116,9 +123,14 @@ async function fail(deps: CoreDeps, p: Payout, failure: PayoutFailure, now: numb
   const change = changeFor(deps, p, next);
   for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt++) {
     const balance = await readBalance(deps, account, p.fee_currency, now);
-    change.balances = [{ next: { ...balance, available: balance.available + p.amount_payer_pays, updated_at: now }, expected: balance.version }];
+    change.balances = [
+      { next: { ...balance, available: balance.available + p.amount_payer_pays, updated_at: now }, expected: balance.version },
+    ];
     if (await deps.store.commit(change)) {
-      deps.log.info({ transaction_id: p.transaction_id, merchant_id: p.merchant_id, status: next.status, failure_type: next.failure_type }, 'payout moved');
+      deps.log.info(
+        { transaction_id: p.transaction_id, merchant_id: p.merchant_id, status: next.status, failure_type: next.failure_type },
+        'payout moved',
+      );
       return true;
     }
     const current = await deps.store.getPayout(p.merchant_id, p.transaction_id);

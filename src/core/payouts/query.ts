@@ -6,8 +6,17 @@ import type { Payout } from './payout.js';
 /** EUR-area countries whose LOCAL transfers in EUR clear through SEPA. */
 const SEPA = new Set('AT BE CY DE EE ES FI FR GR HR IE IT LT LU LV MT NL PT SI SK'.split(' '));
 const LOCAL_SYSTEMS: Record<string, string> = {
-  'US:USD': 'ACH', 'GB:GBP': 'FASTER_PAYMENTS', 'CN:CNY': 'CNAPS', 'HK:HKD': 'FPS', 'AU:AUD': 'BECS',
-  'SG:SGD': 'FAST', 'IN:INR': 'NEFT', 'BR:BRL': 'PIX', 'MX:MXN': 'SPEI', 'CA:CAD': 'EFT', 'JP:JPY': 'ZENGIN',
+  'US:USD': 'ACH',
+  'GB:GBP': 'FASTER_PAYMENTS',
+  'CN:CNY': 'CNAPS',
+  'HK:HKD': 'FPS',
+  'AU:AUD': 'BECS',
+  'SG:SGD': 'FAST',
+  'IN:INR': 'NEFT',
+  'BR:BRL': 'PIX',
+  'MX:MXN': 'SPEI',
+  'CA:CAD': 'EFT',
+  'JP:JPY': 'ZENGIN',
 };
 
 /** The clearing system a transfer goes through: SWIFT for SWIFT, the country's scheme for LOCAL. */
@@ -18,7 +27,11 @@ export function localClearingSystem(method: 'SWIFT' | 'LOCAL', bankCountry: stri
 }
 
 /** The account's payout named by request_id and/or transaction_id (both must name the same one). */
-export async function findPayout(deps: Pick<CoreDeps, 'store'>, account: Account, by: { request_id: string; transaction_id: string }): Promise<Payout> {
+export async function findPayout(
+  deps: Pick<CoreDeps, 'store'>,
+  account: Account,
+  by: { request_id: string; transaction_id: string },
+): Promise<Payout> {
   const m = account.merchant_id;
   let payout: Payout | undefined;
   if (by.transaction_id) {

@@ -79,7 +79,9 @@ export async function searchRefunds(deps: CoreDeps, account: Account, s: RefundS
   const hits = named
     ? (await namedHits(deps, account, s)).filter((h) => h.refund.refund_date >= from && h.refund.refund_date <= to)
     : await datedHits(deps, account, from, to, REFUND_SEARCH_LIMIT + 1);
-  hits.sort((a, b) => b.refund.refund_date - a.refund.refund_date || (a.refund.refund_reference_id < b.refund.refund_reference_id ? 1 : -1));
+  hits.sort(
+    (a, b) => b.refund.refund_date - a.refund.refund_date || (a.refund.refund_reference_id < b.refund.refund_reference_id ? 1 : -1),
+  );
   const head = { merchant_id: account.merchant_id, account_id: account.account_id, return_status: '1', return_message: 'OK' };
   return {
     ...head,

@@ -23,11 +23,22 @@ export function authoriseRouter(deps: CoreDeps): Router {
       source: 'direct',
       fingerprint: requestFingerprint(deps, body),
       ...(input.card
-        ? { card: { pan: input.card, expMonth: input.expiration_month!, expYear: input.expiration_year!, securityCode: input.security_code! } }
+        ? {
+            card: {
+              pan: input.card,
+              expMonth: input.expiration_month!,
+              expYear: input.expiration_year!,
+              securityCode: input.security_code!,
+            },
+          }
         : {}),
     };
     const result = await authorisePayment(deps, command);
-    res.locals.outcome = { transaction_id: result.payment.transaction_id, payment_status: result.payment.status, replayed: result.replayed };
+    res.locals.outcome = {
+      transaction_id: result.payment.transaction_id,
+      payment_status: result.payment.status,
+      replayed: result.replayed,
+    };
     res.type('application/xml').send(xmlDocument('respon', paymentAnswer(account, result, deps.timezone)));
   });
   return router;

@@ -19,7 +19,8 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
   const body = req.body as Record<string, unknown>;
   const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.checkout));
   for (const f of CARD_FIELDS) {
-    if (body[f] !== undefined && body[f] !== '') throw invalidField(f, 'is not accepted by /v1/checkout; the shopper enters the card on the hosted page');
+    if (body[f] !== undefined && body[f] !== '')
+      throw invalidField(f, 'is not accepted by /v1/checkout; the shopper enters the card on the hosted page');
   }
   const input = parseOrThrow(checkoutSchema, body);
   const { accept: _accept, ...request } = body;
@@ -40,7 +41,9 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
     return;
   }
   res.setHeader('Cache-Control', 'no-store');
-  res.type('html').render('loading', { baseUrl: deps.baseUrl, action: `${deps.baseUrl}/v1/checkout`, fields: Object.entries(session.form) });
+  res
+    .type('html')
+    .render('loading', { baseUrl: deps.baseUrl, action: `${deps.baseUrl}/v1/checkout`, fields: Object.entries(session.form) });
 }
 
 /** Browsers send every line break of a form value as CRLF: compare values with line breaks alike. */
@@ -57,7 +60,8 @@ async function openFromForm(deps: CoreDeps, req: Request, res: Response): Promis
   const { session, account } = found;
   for (const [name, value] of Object.entries(body)) {
     const expected = session.form[name];
-    if (expected !== undefined && sameLines(expected) !== sameLines(value)) return renderNotice(res, deps.baseUrl, account, NOTICES.changed);
+    if (expected !== undefined && sameLines(expected) !== sameLines(value))
+      return renderNotice(res, deps.baseUrl, account, NOTICES.changed);
   }
   res.redirect(303, hostedUrls(deps.baseUrl, session.merchant_id, session.session_id).card);
 }

@@ -32,12 +32,21 @@ export function exampleShopRouter(deps: CoreDeps): Router {
     return { ...body, encryption_data: signFields(body, REQUEST_SIGNATURE_FIELDS.checkout, account.sign_key) };
   };
   const checkout = (accept: string) =>
-    fetch(`${deps.baseUrl}/v1/checkout`, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(order()) });
+    fetch(`${deps.baseUrl}/v1/checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept },
+      body: JSON.stringify(order()),
+    });
 
-  router.get('/examples/shop', (_req, res) => res.render('example-shop', { baseUrl: deps.baseUrl, mode: 'start', checkoutUrl: '', result: null }));
+  router.get('/examples/shop', (_req, res) =>
+    res.render('example-shop', { baseUrl: deps.baseUrl, mode: 'start', checkoutUrl: '', result: null }),
+  );
   router.post('/examples/shop/redirect', async (_req, res) => {
     const answer = await checkout('text/html');
-    res.status(answer.status).type('html').send(await answer.text());
+    res
+      .status(answer.status)
+      .type('html')
+      .send(await answer.text());
   });
   router.post('/examples/shop/iframe', async (_req, res) => {
     const answer = (await (await checkout('application/json')).json()) as { checkout_url: string };
@@ -45,8 +54,17 @@ export function exampleShopRouter(deps: CoreDeps): Router {
   });
   router.get('/examples/shop/return', (req, res) => {
     const q = req.query as Record<string, string>;
-    const expected = signFields({ merchant_id: account.merchant_id, account_id: account.account_id, ...q }, RESPONSE_SIGNATURE_FIELDS.payment, account.sign_key);
-    res.render('example-shop', { baseUrl: deps.baseUrl, mode: 'return', checkoutUrl: '', result: { ...q, verified: signatureMatches(q.encryption_data, expected) } });
+    const expected = signFields(
+      { merchant_id: account.merchant_id, account_id: account.account_id, ...q },
+      RESPONSE_SIGNATURE_FIELDS.payment,
+      account.sign_key,
+    );
+    res.render('example-shop', {
+      baseUrl: deps.baseUrl,
+      mode: 'return',
+      checkoutUrl: '',
+      result: { ...q, verified: signatureMatches(q.encryption_data, expected) },
+    });
   });
   return router;
 }

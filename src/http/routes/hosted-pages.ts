@@ -31,7 +31,15 @@ function orderSummary(account: Account, session: CheckoutSession) {
   };
 }
 
-function renderCard(deps: CoreDeps, res: Response, account: Account, session: CheckoutSession, values: Record<string, string>, errors: CardFormErrors, status = 200): void {
+function renderCard(
+  deps: CoreDeps,
+  res: Response,
+  account: Account,
+  session: CheckoutSession,
+  values: Record<string, string>,
+  errors: CardFormErrors,
+  status = 200,
+): void {
   hostedPageHeaders(res, deps.baseUrl, account);
   const urls = hostedUrls(deps.baseUrl, session.merchant_id, session.session_id);
   res.status(status).render('card', {
@@ -89,9 +97,15 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     const body = req.body as Record<string, unknown>;
     // the re-shown form keeps name and expiry; the security code never, and the number only while it is
     // itself at fault (not a valid card number), so a real card number never comes back in a page
-    const kept = { cardholder: s(body.cardholder), card: '', expiration_month: s(body.expiration_month), expiration_year: s(body.expiration_year) };
+    const kept = {
+      cardholder: s(body.cardholder),
+      card: '',
+      expiration_month: s(body.expiration_month),
+      expiration_year: s(body.expiration_year),
+    };
     const read = readCardForm(body);
-    if (!read.ok) return renderCard(deps, res, account, session, read.errors.card ? { ...kept, card: s(body.card) } : kept, read.errors, 422);
+    if (!read.ok)
+      return renderCard(deps, res, account, session, read.errors.card ? { ...kept, card: s(body.card) } : kept, read.errors, 422);
     const card = read.form;
     if (expiryPassed(card.expiration_month, card.expiration_year, deps.clock.now())) {
       return renderCard(deps, res, account, session, kept, { expiration_year: 'This card has expired' }, 422);

@@ -20,7 +20,12 @@ interface WireRef {
   amount: string;
 }
 
-const ref = (o: WireRef): OrderRef => ({ transaction_id: o.transaction_id, order_no: o.order_no, currency: o.currency, amount: parseAmount(o.amount)! });
+const ref = (o: WireRef): OrderRef => ({
+  transaction_id: o.transaction_id,
+  order_no: o.order_no,
+  currency: o.currency,
+  amount: parseAmount(o.amount)!,
+});
 const echo = (o: WireRef) => ({ transaction_id: o.transaction_id, order_no: o.order_no, currency: o.currency, amount: o.amount });
 const status = (r: OperationResult<unknown>) => (r.ok ? '1' : '0');
 const errorMessage = (r: OperationResult<unknown>) => (r.ok ? '' : outcomeText(r.failure));
@@ -38,7 +43,11 @@ export function operationsRouter(deps: CoreDeps): Router {
     const account = await authenticateBatch(deps, req, 'capture');
     const input = parseOrThrow(captureSchema, req.body);
     const results = await runBatch(deps, account, 'capture', input.capture_orders.map(ref), captureOperation);
-    const rows = input.capture_orders.map((o, i) => ({ ...echo(o), capture_status: status(results[i]!), error_message: errorMessage(results[i]!) }));
+    const rows = input.capture_orders.map((o, i) => ({
+      ...echo(o),
+      capture_status: status(results[i]!),
+      error_message: errorMessage(results[i]!),
+    }));
     res.json(batchAnswer(account, 'capture', rows));
   });
 
@@ -46,7 +55,11 @@ export function operationsRouter(deps: CoreDeps): Router {
     const account = await authenticateBatch(deps, req, 'cancel');
     const input = parseOrThrow(cancelSchema, req.body);
     const results = await runBatch(deps, account, 'cancel', input.cancel_orders.map(ref), cancelOperation);
-    const rows = input.cancel_orders.map((o, i) => ({ ...echo(o), cancel_status: status(results[i]!), error_message: errorMessage(results[i]!) }));
+    const rows = input.cancel_orders.map((o, i) => ({
+      ...echo(o),
+      cancel_status: status(results[i]!),
+      error_message: errorMessage(results[i]!),
+    }));
     res.json(batchAnswer(account, 'cancel', rows));
   });
 
@@ -67,7 +80,11 @@ export function operationsRouter(deps: CoreDeps): Router {
   router.post('/v1/refund', async (req, res) => {
     const account = await authenticateBatch(deps, req, 'refund');
     const input = parseOrThrow(refundSchema, req.body);
-    const orders = input.refund_orders.map((o) => ({ ...ref(o), refund_amount: parseAmount(o.refund_amount)!, refund_reason: o.refund_reason }));
+    const orders = input.refund_orders.map((o) => ({
+      ...ref(o),
+      refund_amount: parseAmount(o.refund_amount)!,
+      refund_reason: o.refund_reason,
+    }));
     const results = await runBatch(deps, account, 'refund', orders, refundOperation);
     const rows = input.refund_orders.map((o, i) => {
       const r = results[i]!;

@@ -19,7 +19,10 @@ async function authoriseQuery(deps: CoreDeps, req: Request): Promise<Account> {
   const body = req.body as Record<string, unknown>;
   const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.retrieval));
   if (!ipAllowed(req.ip, account.allowed_ips)) {
-    deps.log.warn({ merchant_id: account.merchant_id, account_id: account.account_id, ip: req.ip, path: req.path }, 'query from an address not allowed');
+    deps.log.warn(
+      { merchant_id: account.merchant_id, account_id: account.account_id, ip: req.ip, path: req.path },
+      'query from an address not allowed',
+    );
     throw new GatewayError('IP_NOT_ALLOWED', 'the caller address is not registered for this account');
   }
   return account;
@@ -51,7 +54,8 @@ export function retrievalRouter(deps: CoreDeps): Router {
     const account = await authoriseQuery(deps, req);
     const input = parseOrThrow(retrievalRefundSchema, req.body);
     const names = input.transaction_id.length + input.order_no.length + input.refund_reference_id.length;
-    if (names > REFUND_SEARCH_LIMIT) throw invalidField('transaction_id', `the lists must name at most ${REFUND_SEARCH_LIMIT} items in all`);
+    if (names > REFUND_SEARCH_LIMIT)
+      throw invalidField('transaction_id', `the lists must name at most ${REFUND_SEARCH_LIMIT} items in all`);
     const from = dateBound(input.start_date, 'start_date', deps.timezone, false);
     const to = dateBound(input.end_date, 'end_date', deps.timezone, true);
     if (names === 0 && from === undefined && to === undefined) throw missingField('transaction_id');

@@ -82,7 +82,9 @@ export function threedsRouter(deps: CoreDeps): Router {
     const withAddresses: Payment = {
       ...payment,
       notify_url: payment.notify_url || appended(payment.notify_url, body.notify_url),
-      ...(payment.return_url || !appended(payment.return_url, body.return_url) ? {} : { return_url: appended(payment.return_url, body.return_url) }),
+      ...(payment.return_url || !appended(payment.return_url, body.return_url)
+        ? {}
+        : { return_url: appended(payment.return_url, body.return_url) }),
     };
     const result = await answerChallenge(deps, account, withAddresses, code);
     finish(deps, res, account, result.payment);

@@ -7,7 +7,12 @@ export const cardFormSchema = z.object({
   card: z
     .string()
     .transform((v) => v.replace(/[\s-]/g, ''))
-    .pipe(z.string().regex(/^\d{12,19}$/, 'Enter the 12 to 19 digits of the card number').refine(luhnValid, 'This card number is not valid')),
+    .pipe(
+      z
+        .string()
+        .regex(/^\d{12,19}$/, 'Enter the 12 to 19 digits of the card number')
+        .refine(luhnValid, 'This card number is not valid'),
+    ),
   expiration_month: z.string().regex(/^(0?[1-9]|1[0-2])$/, 'Enter the month, 01 to 12'),
   expiration_year: z.string().regex(/^(\d{2}|\d{4})$/, 'Enter the year, such as 2030'),
   security_code: z.string().regex(/^\d{3,4}$/, 'Enter the 3 or 4 digit security code'),

@@ -8,18 +8,14 @@ export const optionalText = (max = 255) => text(max).optional().default('');
 
 export const merchantId = z.string({ error: 'is required' }).min(1, 'is required').max(7, 'must be at most 7 characters');
 export const accountId = z.string({ error: 'is required' }).min(1, 'is required').max(10, 'must be at most 10 characters');
-export const signature = z
-  .string({ error: 'is required' })
-  .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters');
+export const signature = z.string({ error: 'is required' }).regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters');
 
 export const amountText = z
   .string({ error: 'must be a decimal string such as "10.00"' })
   .refine((v) => parseAmount(v) !== undefined, 'must be a decimal string with two fraction digits, such as "10.00"');
 export const optionalAmountText = amountText.optional();
 
-export const currencyCode = z
-  .string({ error: 'is required' })
-  .refine(isCurrency, 'must be an ISO 4217 currency code such as "USD"');
+export const currencyCode = z.string({ error: 'is required' }).refine(isCurrency, 'must be an ISO 4217 currency code such as "USD"');
 
 export const httpUrl = z
   .string()
@@ -32,7 +28,10 @@ export const httpUrl = z
       return false;
     }
   }, 'must be an http or https URL');
-export const optionalUrl = z.union([z.literal(''), httpUrl]).optional().default('');
+export const optionalUrl = z
+  .union([z.literal(''), httpUrl])
+  .optional()
+  .default('');
 
 /** Turns the first zod issue into a 400 that names the field. */
 export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {

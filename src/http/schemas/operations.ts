@@ -18,15 +18,19 @@ function wholeUnits(o: { currency: string; amount: string; refund_amount?: strin
   if (!isZeroDecimal(o.currency)) return;
   for (const f of ['amount', 'refund_amount'] as const) {
     const v = o[f];
-    if (v !== undefined && !v.endsWith('.00')) ctx.addIssue({ code: 'custom', path: [f], message: `must end in .00: ${o.currency} has no minor unit` });
+    if (v !== undefined && !v.endsWith('.00'))
+      ctx.addIssue({ code: 'custom', path: [f], message: `must end in .00: ${o.currency} has no minor unit` });
   }
 }
 
 const orders = <T extends z.ZodObject>(call: keyof typeof BATCH_CALLS, order: T) =>
   z
-    .array(order.superRefine((o, ctx) => wholeUnits(o as unknown as { currency: string; amount: string; refund_amount?: string }, ctx)), {
-      error: 'must be an array of orders',
-    })
+    .array(
+      order.superRefine((o, ctx) => wholeUnits(o as unknown as { currency: string; amount: string; refund_amount?: string }, ctx)),
+      {
+        error: 'must be an array of orders',
+      },
+    )
     .min(1, 'must list at least one order')
     .max(BATCH_CALLS[call].max, `must list at most ${BATCH_CALLS[call].max} orders`);
 
@@ -36,7 +40,10 @@ export const captureSchema = z.object({ ...head, capture_orders: orders('capture
 export const cancelSchema = z.object({ ...head, cancel_orders: orders('cancel', z.object(orderRef)) });
 export const reviewSchema = z.object({
   ...head,
-  review_orders: orders('review', z.object({ ...orderRef, review_flag: z.enum(['0', '1'], { error: 'must be "1" (approve) or "0" (reject)' }) })),
+  review_orders: orders(
+    'review',
+    z.object({ ...orderRef, review_flag: z.enum(['0', '1'], { error: 'must be "1" (approve) or "0" (reject)' }) }),
+  ),
 });
 export const refundSchema = z.object({
   ...head,

@@ -2,11 +2,25 @@ import { z } from 'zod';
 import { isZeroDecimal, parseAmount } from '../../core/money.js';
 import { luhnValid } from '../../core/cards.js';
 import {
-  accountId, amountText, currencyCode, merchantId, optionalAmountText, optionalText, optionalUrl, signature, text,
+  accountId,
+  amountText,
+  currencyCode,
+  merchantId,
+  optionalAmountText,
+  optionalText,
+  optionalUrl,
+  signature,
+  text,
 } from './common.js';
 
-const email = z.union([z.literal(''), z.email({ error: 'must be an email address' })]).optional().default('');
-const ip = z.union([z.literal(''), z.union([z.ipv4(), z.ipv6()], { error: 'must be an IP address' })]).optional().default('');
+const email = z
+  .union([z.literal(''), z.email({ error: 'must be an email address' })])
+  .optional()
+  .default('');
+const ip = z
+  .union([z.literal(''), z.union([z.ipv4(), z.ipv6()], { error: 'must be an IP address' })])
+  .optional()
+  .default('');
 
 const birthDate = z
   .union([
@@ -36,8 +50,10 @@ const itemsText = z
         return;
       }
       if (!parts[0]) ctx.addIssue({ code: 'custom', message: `item ${i + 1} has no name` });
-      if (parseAmount(parts[2]!) === undefined) ctx.addIssue({ code: 'custom', message: `item ${i + 1} unit price must be a decimal string with two fraction digits` });
-      if (!/^[1-9]\d{0,5}$/.test(parts[3]!)) ctx.addIssue({ code: 'custom', message: `item ${i + 1} quantity must be a positive whole number` });
+      if (parseAmount(parts[2]!) === undefined)
+        ctx.addIssue({ code: 'custom', message: `item ${i + 1} unit price must be a decimal string with two fraction digits` });
+      if (!/^[1-9]\d{0,5}$/.test(parts[3]!))
+        ctx.addIssue({ code: 'custom', message: `item ${i + 1} quantity must be a positive whole number` });
     });
   });
 
@@ -91,9 +107,10 @@ const mpiInfo = z.object({
 });
 
 const positiveInt = (what: string) =>
-  z.union([num, z.string().regex(/^\d+$/, `must be a whole number`)]).transform(Number).pipe(
-    z.number().int(`must be a whole number`).min(1, `must be at least 1`).max(1000, `${what} must be at most 1000`),
-  );
+  z
+    .union([num, z.string().regex(/^\d+$/, `must be a whole number`)])
+    .transform(Number)
+    .pipe(z.number().int(`must be a whole number`).min(1, `must be at least 1`).max(1000, `${what} must be at most 1000`));
 
 const contractDate = z
   .union([z.literal(''), z.string().regex(/^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?$/, 'must be YYYY-MM-DD or YYYY-MM-DD hh:mm:ss')])
@@ -106,9 +123,17 @@ export const subscriptionSchema = z
     contract_name: text(64).min(1, 'is required'),
     contract_amount: amountText,
     interval: z.enum(['day', 'week', 'month', 'year'], { error: 'must be day, week, month or year' }),
-    interval_count: z.union([z.string(), num]).transform(String).pipe(z.string().regex(/^[1-9]\d{0,2}$/, 'must be a whole number from 1 to 999')),
+    interval_count: z
+      .union([z.string(), num])
+      .transform(String)
+      .pipe(z.string().regex(/^[1-9]\d{0,2}$/, 'must be a whole number from 1 to 999')),
     billing_cycle: positiveInt('billing_cycle'),
-    promotion_cycle: z.union([num, z.string().regex(/^\d+$/, 'must be a whole number')]).transform(Number).pipe(z.number().int().min(0)).optional().default(0),
+    promotion_cycle: z
+      .union([num, z.string().regex(/^\d+$/, 'must be a whole number')])
+      .transform(Number)
+      .pipe(z.number().int().min(0))
+      .optional()
+      .default(0),
     contract_start: contractDate,
     contract_end: contractDate,
     price_id: optionalText(64),
@@ -154,7 +179,10 @@ export const orderFields = {
   last_name: optionalText(64),
   notify_url: optionalUrl,
   birth_date: birthDate,
-  billing_country: z.union([z.literal(''), z.string().regex(/^[A-Za-z]{2}$/, 'must be a two-letter country code')]).optional().default(''),
+  billing_country: z
+    .union([z.literal(''), z.string().regex(/^[A-Za-z]{2}$/, 'must be a two-letter country code')])
+    .optional()
+    .default(''),
   billing_state: optionalText(64),
   billing_city: optionalText(64),
   billing_address: optionalText(255),
@@ -168,12 +196,18 @@ export const orderFields = {
   user_agent: optionalText(512),
   cookie_new: optionalText(2048),
   cookie_old: optionalText(2048),
-  challenge_window_size: z.union([z.literal(''), z.enum(['01', '02', '03', '04', '05'], { error: 'must be 01 to 05' })]).optional().default(''),
+  challenge_window_size: z
+    .union([z.literal(''), z.enum(['01', '02', '03', '04', '05'], { error: 'must be 01 to 05' })])
+    .optional()
+    .default(''),
   session_id: optionalText(128),
   device_fingerprint: optionalText(512),
   delivery_firstname: optionalText(64),
   delivery_lastname: optionalText(64),
-  delivery_country: z.union([z.literal(''), z.string().regex(/^[A-Za-z]{2}$/, 'must be a two-letter country code')]).optional().default(''),
+  delivery_country: z
+    .union([z.literal(''), z.string().regex(/^[A-Za-z]{2}$/, 'must be a two-letter country code')])
+    .optional()
+    .default(''),
   delivery_state: optionalText(64),
   delivery_city: optionalText(64),
   delivery_address: optionalText(255),
@@ -213,7 +247,9 @@ const ORDER_AMOUNTS = ['amount', 'item_total', 'shipping', 'handling', 'tax_tota
 
 /** A zero-decimal currency (JPY, KRW, ...) has no minor unit: its amounts must end in .00 (core/money.ts). */
 function wholeUnits(
-  o: { currency: string; subscription?: { contract_amount: string } | undefined } & Partial<Record<(typeof ORDER_AMOUNTS)[number], string | undefined>>,
+  o: { currency: string; subscription?: { contract_amount: string } | undefined } & Partial<
+    Record<(typeof ORDER_AMOUNTS)[number], string | undefined>
+  >,
   ctx: z.RefinementCtx,
 ): void {
   if (!isZeroDecimal(o.currency)) return;
@@ -221,42 +257,57 @@ function wholeUnits(
   for (const f of ORDER_AMOUNTS) {
     if (o[f] && !o[f].endsWith('.00')) ctx.addIssue({ code: 'custom', path: [f], message });
   }
-  if (o.subscription && !o.subscription.contract_amount.endsWith('.00')) ctx.addIssue({ code: 'custom', path: ['subscription', 'contract_amount'], message });
+  if (o.subscription && !o.subscription.contract_amount.endsWith('.00'))
+    ctx.addIssue({ code: 'custom', path: ['subscription', 'contract_amount'], message });
 }
 
 const cardFields = {
   card: z
     .string({ error: 'must be a string' })
     .transform((v) => v.replace(/[ -]/g, ''))
-    .pipe(z.string().regex(/^\d{12,19}$/, 'must be 12 to 19 digits').refine(luhnValid, 'is not a valid card number (Luhn check)'))
+    .pipe(
+      z
+        .string()
+        .regex(/^\d{12,19}$/, 'must be 12 to 19 digits')
+        .refine(luhnValid, 'is not a valid card number (Luhn check)'),
+    )
     .optional(),
-  expiration_month: z.string({ error: 'must be a string' }).regex(/^(0?[1-9]|1[0-2])$/, 'must be a month from 01 to 12').optional(),
-  expiration_year: z.string({ error: 'must be a string' }).regex(/^(\d{2}|\d{4})$/, 'must be a year written YY or YYYY').optional(),
-  security_code: z.string({ error: 'must be a string' }).regex(/^\d{3,4}$/, 'must be 3 or 4 digits').optional(),
+  expiration_month: z
+    .string({ error: 'must be a string' })
+    .regex(/^(0?[1-9]|1[0-2])$/, 'must be a month from 01 to 12')
+    .optional(),
+  expiration_year: z
+    .string({ error: 'must be a string' })
+    .regex(/^(\d{2}|\d{4})$/, 'must be a year written YY or YYYY')
+    .optional(),
+  security_code: z
+    .string({ error: 'must be a string' })
+    .regex(/^\d{3,4}$/, 'must be 3 or 4 digits')
+    .optional(),
   accept: optionalText(255),
 };
 
-export const authoriseSchema = z
-  .object({ ...orderFields, ...cardFields })
+export const authoriseSchema = z.object({ ...orderFields, ...cardFields }).superRefine((o, ctx) => {
+  wholeUnits(o, ctx);
+  itemsMatchTotal(o, ctx);
+  if (!o.token_id) {
+    for (const f of ['card', 'expiration_month', 'expiration_year', 'security_code'] as const) {
+      if (!o[f]) ctx.addIssue({ code: 'custom', path: [f], message: 'is required (or token_id)' });
+    }
+  }
+});
+export type AuthoriseRequest = z.output<typeof authoriseSchema>;
+
+export const checkoutSchema = z
+  .object({
+    ...orderFields,
+    /** where the result page sends the shopper at the end */
+    return_url: optionalUrl,
+    cancel_url: optionalUrl,
+    default_lang: optionalText(16),
+  })
   .superRefine((o, ctx) => {
     wholeUnits(o, ctx);
     itemsMatchTotal(o, ctx);
-    if (!o.token_id) {
-      for (const f of ['card', 'expiration_month', 'expiration_year', 'security_code'] as const) {
-        if (!o[f]) ctx.addIssue({ code: 'custom', path: [f], message: 'is required (or token_id)' });
-      }
-    }
   });
-export type AuthoriseRequest = z.output<typeof authoriseSchema>;
-
-export const checkoutSchema = z.object({
-  ...orderFields,
-  /** where the result page sends the shopper at the end */
-  return_url: optionalUrl,
-  cancel_url: optionalUrl,
-  default_lang: optionalText(16),
-}).superRefine((o, ctx) => {
-  wholeUnits(o, ctx);
-  itemsMatchTotal(o, ctx);
-});
 export type CheckoutRequest = z.output<typeof checkoutSchema>;

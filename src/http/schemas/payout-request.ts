@@ -15,7 +15,11 @@ const need = (shape: string) => (issue: { input?: unknown }) => (issue.input ===
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: need(`must be one of ${values.join(', ')}`) });
 
-const blankOr = (schema: z.ZodType<string>) => z.union([z.literal(''), schema]).optional().default('');
+const blankOr = (schema: z.ZodType<string>) =>
+  z
+    .union([z.literal(''), schema])
+    .optional()
+    .default('');
 
 export const UUID_SHAPE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
@@ -27,7 +31,9 @@ export const isoDate = z.string({ error: need('must be a date written YYYY-MM-DD
   return y >= 1900 && date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
 }, 'must be a real date written YYYY-MM-DD');
 
-const countryCode = z.string({ error: need('must be a string') }).regex(/^[A-Z]{2}$/, 'must be an ISO 3166 two-letter country code such as "GB"');
+const countryCode = z
+  .string({ error: need('must be a string') })
+  .regex(/^[A-Z]{2}$/, 'must be an ISO 3166 two-letter country code such as "GB"');
 const email = z.email({ error: 'must be an email address' });
 
 /** IBAN: shape and the ISO 13616 mod-97 check (spaces allowed as sent). */
@@ -45,8 +51,8 @@ export function ibanValid(raw: string): boolean {
 
 const partyName = { first_name: optionalText(64), last_name: optionalText(64), company_name: optionalText(128) };
 
-const beneficiaryAddress = z
-  .object({
+const beneficiaryAddress = z.object(
+  {
     city: optionalText(64),
     country_code: countryCode,
     postcode: optionalText(16),
@@ -55,79 +61,116 @@ const beneficiaryAddress = z
     number: optionalText(16),
     street_address: optionalText(255),
     complement: optionalText(128),
-  }, { error: need('must be an object') });
+  },
+  { error: need('must be an object') },
+);
 
-const personDocument = z.object({
-  file_type: z.string({ error: 'must be a string' }).regex(/^[a-z]+\/[a-z0-9.+-]+$/i, 'must be a media type such as "application/pdf"'),
-  file_url: httpUrl,
-  labels: z.array(text64(), { error: 'must be an array of strings' }).max(10, 'must have at most 10 labels').optional().default([]),
-}, { error: need('must be an object') });
+const personDocument = z.object(
+  {
+    file_type: z.string({ error: 'must be a string' }).regex(/^[a-z]+\/[a-z0-9.+-]+$/i, 'must be a media type such as "application/pdf"'),
+    file_url: httpUrl,
+    labels: z.array(text64(), { error: 'must be an array of strings' }).max(10, 'must have at most 10 labels').optional().default([]),
+  },
+  { error: need('must be an object') },
+);
 
 function text64() {
   return z.string({ error: 'must be a string' }).max(64, 'must be at most 64 characters');
 }
 
-const beneficiaryInfo = z.object({
-  business_area: optionalText(128),
-  business_phone_number: optionalText(32),
-  business_registration_number: optionalText(64),
-  personal_email: blankOr(email),
-  personal_id_number: optionalText(64),
-  personal_id_type: optionalText(64),
-  personal_mobile_number: optionalText(32),
-  personal_net_monthly_average_income: optionalText(32),
-  personal_phone_country_code: optionalText(8),
-  personal_phone_area_code: optionalText(8),
-  personal_fiscal_country: blankOr(countryCode),
-}, { error: need('must be an object') });
-
-const bankDetails = z.object({
-  account_currency: blankOr(currencyCode),
-  account_name: z.string({ error: 'is required' }).min(1, 'is required').max(128, 'must be at most 128 characters'),
-  owner_document_number: optionalText(64),
-  account_number: blankOr(z.string().regex(/^[A-Za-z0-9-]{4,34}$/, 'must be 4 to 34 letters, digits or hyphens')),
-  bank_account_category: blankOr(z.string().regex(/^[A-Za-z_]+( *, *[A-Za-z_]+)*$/, 'must be a comma-separated list of categories such as "Checking,Personal"')),
-  bank_branch: optionalText(64),
-  bank_country_code: countryCode,
-  bank_code: optionalText(32),
-  bank_name: optionalText(128),
-  bank_street_address: optionalText(255),
-  binding_mobile_number: optionalText(32),
-  iban: blankOr(z.string().refine(ibanValid, 'is not a valid IBAN (shape or check digits)')),
-  swift_code: blankOr(z.string().regex(/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/, 'must be a BIC of 8 or 11 characters such as "DEUTDEFF"')),
-  transaction_reference: optionalText(64),
-}, { error: need('must be an object') });
-
-const beneficiary = z.object({
-  ...partyName,
-  date_of_birth: blankOr(isoDate),
-  entity_type: oneOf(ENTITY_TYPES),
-  address: beneficiaryAddress,
-  person_documents: z.array(personDocument, { error: need('must be an array') }).max(10, 'must have at most 10 documents').optional().default([]),
-  additional_info: beneficiaryInfo.optional().prefault({}),
-  bank_details: bankDetails,
-}, { error: need('must be an object') });
-
-const payer = z.object({
-  ...partyName,
-  date_of_birth: blankOr(isoDate),
-  entity_type: oneOf(ENTITY_TYPES),
-  address: z.object({
-    city: optionalText(64),
-    country_code: blankOr(countryCode),
-    postcode: optionalText(16),
-    state: optionalText(64),
-    street_address: optionalText(255),
-  }, { error: need('must be an object') }).optional().prefault({}),
-  additional_info: z.object({
+const beneficiaryInfo = z.object(
+  {
+    business_area: optionalText(128),
+    business_phone_number: optionalText(32),
     business_registration_number: optionalText(64),
-    business_registration_type: optionalText(64),
-    external_id: optionalText(64),
     personal_email: blankOr(email),
     personal_id_number: optionalText(64),
-    job: optionalText(64),
-  }, { error: need('must be an object') }).optional().prefault({}),
-}, { error: need('must be an object') });
+    personal_id_type: optionalText(64),
+    personal_mobile_number: optionalText(32),
+    personal_net_monthly_average_income: optionalText(32),
+    personal_phone_country_code: optionalText(8),
+    personal_phone_area_code: optionalText(8),
+    personal_fiscal_country: blankOr(countryCode),
+  },
+  { error: need('must be an object') },
+);
+
+const bankDetails = z.object(
+  {
+    account_currency: blankOr(currencyCode),
+    account_name: z.string({ error: 'is required' }).min(1, 'is required').max(128, 'must be at most 128 characters'),
+    owner_document_number: optionalText(64),
+    account_number: blankOr(z.string().regex(/^[A-Za-z0-9-]{4,34}$/, 'must be 4 to 34 letters, digits or hyphens')),
+    bank_account_category: blankOr(
+      z.string().regex(/^[A-Za-z_]+( *, *[A-Za-z_]+)*$/, 'must be a comma-separated list of categories such as "Checking,Personal"'),
+    ),
+    bank_branch: optionalText(64),
+    bank_country_code: countryCode,
+    bank_code: optionalText(32),
+    bank_name: optionalText(128),
+    bank_street_address: optionalText(255),
+    binding_mobile_number: optionalText(32),
+    iban: blankOr(z.string().refine(ibanValid, 'is not a valid IBAN (shape or check digits)')),
+    swift_code: blankOr(
+      z.string().regex(/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/, 'must be a BIC of 8 or 11 characters such as "DEUTDEFF"'),
+    ),
+    transaction_reference: optionalText(64),
+  },
+  { error: need('must be an object') },
+);
+
+const beneficiary = z.object(
+  {
+    ...partyName,
+    date_of_birth: blankOr(isoDate),
+    entity_type: oneOf(ENTITY_TYPES),
+    address: beneficiaryAddress,
+    person_documents: z
+      .array(personDocument, { error: need('must be an array') })
+      .max(10, 'must have at most 10 documents')
+      .optional()
+      .default([]),
+    additional_info: beneficiaryInfo.optional().prefault({}),
+    bank_details: bankDetails,
+  },
+  { error: need('must be an object') },
+);
+
+const payer = z.object(
+  {
+    ...partyName,
+    date_of_birth: blankOr(isoDate),
+    entity_type: oneOf(ENTITY_TYPES),
+    address: z
+      .object(
+        {
+          city: optionalText(64),
+          country_code: blankOr(countryCode),
+          postcode: optionalText(16),
+          state: optionalText(64),
+          street_address: optionalText(255),
+        },
+        { error: need('must be an object') },
+      )
+      .optional()
+      .prefault({}),
+    additional_info: z
+      .object(
+        {
+          business_registration_number: optionalText(64),
+          business_registration_type: optionalText(64),
+          external_id: optionalText(64),
+          personal_email: blankOr(email),
+          personal_id_number: optionalText(64),
+          job: optionalText(64),
+        },
+        { error: need('must be an object') },
+      )
+      .optional()
+      .prefault({}),
+  },
+  { error: need('must be an object') },
+);
 
 const positiveAmount = blankOr(amountText.refine((v) => parseAmount(v)! > 0, 'must be greater than 0.00'));
 
@@ -158,8 +201,14 @@ export const payoutSchema = z
     request_id: z.string({ error: 'is required' }).regex(UUID_SHAPE, 'must be a UUID such as "3f2c8a4e-9b1d-4c7e-8f00-1a2b3c4d5e6f"'),
     source_amount: positiveAmount,
     source_currency: currencyCode,
-    swift_charge_option: z.union([z.literal(''), oneOf(SWIFT_CHARGE_OPTIONS)]).optional().default(''),
-    fund_source: z.union([z.literal(''), oneOf(FUND_SOURCES)]).optional().transform((v) => v || 'DepositAccount'),
+    swift_charge_option: z
+      .union([z.literal(''), oneOf(SWIFT_CHARGE_OPTIONS)])
+      .optional()
+      .default(''),
+    fund_source: z
+      .union([z.literal(''), oneOf(FUND_SOURCES)])
+      .optional()
+      .transform((v) => v || 'DepositAccount'),
     notify_url: blankOr(httpUrl),
     encryption_data: signature,
   })
@@ -168,16 +217,27 @@ export const payoutSchema = z
     requireNames(o.payer, 'payer', ctx);
     const bank = o.beneficiary.bank_details;
     const bankPath = ['beneficiary', 'bank_details'];
-    if (!bank.account_number && !bank.iban) ctx.addIssue({ code: 'custom', path: [...bankPath, 'account_number'], message: 'is required (or iban)' });
+    if (!bank.account_number && !bank.iban)
+      ctx.addIssue({ code: 'custom', path: [...bankPath, 'account_number'], message: 'is required (or iban)' });
     if (bank.account_currency && bank.account_currency !== o.payment_currency) {
       ctx.addIssue({ code: 'custom', path: [...bankPath, 'account_currency'], message: 'must equal payment_currency' });
     }
     if (o.payment_method === 'SWIFT') {
-      if (!bank.swift_code) ctx.addIssue({ code: 'custom', path: [...bankPath, 'swift_code'], message: 'is required when payment_method is SWIFT' });
-      if (!o.swift_charge_option) ctx.addIssue({ code: 'custom', path: ['swift_charge_option'], message: 'is required when payment_method is SWIFT (SHARED, OUR or BEN)' });
+      if (!bank.swift_code)
+        ctx.addIssue({ code: 'custom', path: [...bankPath, 'swift_code'], message: 'is required when payment_method is SWIFT' });
+      if (!o.swift_charge_option)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['swift_charge_option'],
+          message: 'is required when payment_method is SWIFT (SHARED, OUR or BEN)',
+        });
     }
-    if (!o.payment_amount && !o.source_amount) ctx.addIssue({ code: 'custom', path: ['payment_amount'], message: 'is required (or source_amount)' });
-    for (const [amount, currency] of [['payment_amount', 'payment_currency'], ['source_amount', 'source_currency']] as const) {
+    if (!o.payment_amount && !o.source_amount)
+      ctx.addIssue({ code: 'custom', path: ['payment_amount'], message: 'is required (or source_amount)' });
+    for (const [amount, currency] of [
+      ['payment_amount', 'payment_currency'],
+      ['source_amount', 'source_currency'],
+    ] as const) {
       if (o[amount] && isZeroDecimal(o[currency]) && !o[amount].endsWith('.00')) {
         ctx.addIssue({ code: 'custom', path: [amount], message: `must end in .00: ${o[currency]} has no minor unit` });
       }
@@ -194,5 +254,6 @@ export const payoutQuerySchema = z
     encryption_data: signature,
   })
   .superRefine((o, ctx) => {
-    if (!o.request_id && !o.transaction_id) ctx.addIssue({ code: 'custom', path: ['request_id'], message: 'is required (or transaction_id)' });
+    if (!o.request_id && !o.transaction_id)
+      ctx.addIssue({ code: 'custom', path: ['request_id'], message: 'is required (or transaction_id)' });
   });
