@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { startRedis, type RedisServer } from '../support/redis.js';
-import { authoriseBody, makeGateway, MERCHANT_ID, type TestGateway } from '../support/gateway.js';
+import { authoriseBody, makeGateway, MERCHANT_ID, testMerchants, type TestGateway } from '../support/gateway.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { FIELDS, sign } from '../support/sign.js';
 
 let redis: RedisServer;
@@ -249,5 +250,35 @@ describe('the service around the calls', () => {
 
   it('when the store answers, then /readyz is 200', async () => {
     expect((await request(gw.app).get('/readyz')).status).toBe(200);
+  });
+});
+
+describe('the account rate limit', () => {
+  it('when an account sends more calls in a second than its rate_limit_per_second, then the extra calls get 429 with Retry-After', async () => {
+    const merchants = testMerchants();
+    (merchants.merchants[0]!.accounts[0] as unknown as Record<string, unknown>).rate_limit_per_second = 2;
+    const clock = new ManualClock();
+    const limited = makeGateway({ name: 'rate-limit', redisUrl: redis.url, merchants, clock });
+    try {
+      const send = () => request(limited.app).post('/v1/authorise').send(JSON.stringify(authoriseBody()));
+      expect((await send()).status).toBe(200);
+      expect((await send()).status).toBe(200);
+      const third = await send();
+      expect(third.status).toBe(429);
+      expect(third.body.code).toBe('RATE_LIMITED');
+      expect(third.headers['retry-after']).toBe('1');
+      clock.advance(1000);
+      expect((await send()).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('Redis keys', () => {
+  it('when the calls above have run, then every key carries its merchant as a hash tag (one Cluster slot per merchant)', async () => {
+    const all = await redis.client().keys('*');
+    expect(all.length).toBeGreaterThan(10);
+    for (const key of all) expect(key).toMatch(/^gw:\{[^}]+\}:/);
   });
 });
