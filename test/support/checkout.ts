@@ -1,31 +1,22 @@
-import { randomUUID } from 'node:crypto';
-import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY } from './gateway.js';
-import { FIELDS, signBody } from './sign.js';
+import { SIGN_KEY, signedRequest, testOrder } from './gateway.js';
+import { FIELDS } from './sign.js';
 
 /** A complete, valid, signed /v1/checkout body (no card data); overrides are re-signed. */
 export function checkoutBody(
   overrides: Record<string, unknown> = {},
   key = SIGN_KEY,
 ): Record<string, unknown> & { encryption_data: string } {
-  const body: Record<string, unknown> = {
-    merchant_id: MERCHANT_ID,
-    account_id: ACCOUNT_ID,
-    order_no: `CO-${randomUUID()}`,
-    currency: 'USD',
-    amount: '10.00',
-    item_total: '10.00',
-    items: 'T-shirt#,#SKU-1#,#5.00#,#2',
-    shopper_email: 'shopper@example.com',
-    shopper_ip: '203.0.113.7',
-    first_name: 'Ada',
-    last_name: 'Lovelace',
-    open3d: 'do3DS',
-    return_url: 'https://shop.example/return',
-    cancel_url: 'https://shop.example/cancel',
-    ...overrides,
-  };
-  for (const [k, v] of Object.entries(body)) if (v === undefined) delete body[k];
-  return signBody(body, FIELDS.checkout, key);
+  return signedRequest(
+    {
+      ...testOrder('CO'),
+      open3d: 'do3DS',
+      return_url: 'https://shop.example/return',
+      cancel_url: 'https://shop.example/cancel',
+      ...overrides,
+    },
+    FIELDS.checkout,
+    key,
+  );
 }
 
 function unescapeHtml(text: string): string {

@@ -89,15 +89,12 @@ export function makeGateway(opts: GatewayOptions): TestGateway {
   return { app, deps, config, close: () => deps.store.close() };
 }
 
-/** A complete, valid, signed /v1/authorise body for the approved test card; overrides are re-signed. */
-export function authoriseBody(
-  overrides: Record<string, unknown> = {},
-  key = SIGN_KEY,
-): Record<string, unknown> & { encryption_data: string } {
-  const body: Record<string, unknown> = {
+/** The order part shared by test payment requests (authorise and checkout): valid, no card data. */
+export function testOrder(prefix: string): Record<string, unknown> {
+  return {
     merchant_id: MERCHANT_ID,
     account_id: ACCOUNT_ID,
-    order_no: `ORD-${randomUUID()}`,
+    order_no: `${prefix}-${randomUUID()}`,
     currency: 'USD',
     amount: '10.00',
     item_total: '10.00',
@@ -106,6 +103,26 @@ export function authoriseBody(
     shopper_ip: '203.0.113.7',
     first_name: 'Ada',
     last_name: 'Lovelace',
+  };
+}
+
+/** Drops the fields an override set to undefined, then signs with the call's fields. */
+export function signedRequest(
+  body: Record<string, unknown>,
+  fields: readonly string[],
+  key: string,
+): Record<string, unknown> & { encryption_data: string } {
+  for (const [k, v] of Object.entries(body)) if (v === undefined) delete body[k];
+  return signBody(body, fields, key);
+}
+
+/** A complete, valid, signed /v1/authorise body for the approved test card; overrides are re-signed. */
+export function authoriseBody(
+  overrides: Record<string, unknown> = {},
+  key = SIGN_KEY,
+): Record<string, unknown> & { encryption_data: string } {
+  const body: Record<string, unknown> = {
+    ...testOrder('ORD'),
     card: CARDS.approved,
     expiration_month: '12',
     expiration_year: '2034',
@@ -115,6 +132,5 @@ export function authoriseBody(
     billing_country: 'GB',
     ...overrides,
   };
-  for (const [k, v] of Object.entries(body)) if (v === undefined) delete body[k];
-  return signBody(body, FIELDS.authorise, key);
+  return signedRequest(body, FIELDS.authorise, key);
 }
