@@ -37,7 +37,7 @@ function redisBinary(): string {
  * Starts a real redis-server of our own on a free loopback port, with its data (RDB and append-only file,
  * fsync on every write) under test-artifacts/redis/<name>, where the card-data scan reads it after the suite.
  */
-export async function startRedis(name: string): Promise<RedisServer> {
+export async function startRedis(name: string, extraArgs: string[] = []): Promise<RedisServer> {
   const port = await freePort();
   const dir = join(REDIS_DIR, `${name}-${port}`);
   mkdirSync(dir, { recursive: true });
@@ -64,6 +64,7 @@ export async function startRedis(name: string): Promise<RedisServer> {
       'no',
       '--loglevel',
       'warning',
+      ...extraArgs,
     ],
     { stdio: 'ignore' },
   );
@@ -101,6 +102,44 @@ export async function startRedis(name: string): Promise<RedisServer> {
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       });
+    },
+  };
+}
+
+export interface RedisCluster {
+  /** the seed address the gateway takes: redis+cluster://h1:p1,h2:p2,h3:p3 */
+  url: string;
+  nodes: RedisServer[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a real three-node Redis Cluster (no replicas) on free loopback ports, joined with
+ * `redis-cli --cluster create`, and waits until it serves every slot.
+ */
+export async function startRedisCluster(name: string): Promise<RedisCluster> {
+  const nodes: RedisServer[] = [];
+  for (let i = 0; i < 3; i++)
+    nodes.push(await startRedis(`${name}-node${i}`, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf']));
+  execFileSync(
+    'redis-cli',
+    ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'],
+    {
+      stdio: 'ignore',
+      timeout: 30_000,
+    },
+  );
+  const probe = nodes[0]!.client();
+  const started = Date.now();
+  while (!(await probe.cluster('INFO')).includes('cluster_state:ok')) {
+    if (Date.now() - started > 20_000) throw new Error('the Redis Cluster did not reach cluster_state:ok');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url: `redis+cluster://${nodes.map((n) => `127.0.0.1:${n.port}`).join(',')}`,
+    nodes,
+    stop: async () => {
+      for (const n of nodes) await n.stop();
     },
   };
 }
