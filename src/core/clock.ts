@@ -33,19 +33,42 @@ export interface IdGenerator {
 }
 
 const ALPHABET = '0123456789ABCDEFGHJKLMNPQRSTUVWXYZ';
+/** bytes at or above this are skipped, so every character is equally likely (238 = 7 x 34) */
+const UNBIASED_LIMIT = 256 - (256 % ALPHABET.length);
+
+/** Random bytes drawn from the system in blocks: one system call per 4 KB instead of one per identifier. */
+let pool = Buffer.alloc(0);
+let poolAt = 0;
+function randomByte(): number {
+  if (poolAt >= pool.length) {
+    pool = randomBytes(4096);
+    poolAt = 0;
+  }
+  return pool[poolAt++]!;
+}
 
 function randomText(length: number): string {
-  const bytes = randomBytes(length);
   let out = '';
-  for (let i = 0; i < length; i++) out += ALPHABET[bytes[i]! % ALPHABET.length];
+  while (out.length < length) {
+    const b = randomByte();
+    if (b < UNBIASED_LIMIT) out += ALPHABET[b % ALPHABET.length];
+  }
   return out;
 }
 
 export function randomIds(clock: Clock): IdGenerator {
+  let stampSecond = -1;
+  let stampText = '';
+  /** YYYYMMDDhhmmss (UTC) of now, worked out once a second */
   const stamp = (): string => {
-    const d = new Date(clock.now());
-    const p = (n: number) => String(n).padStart(2, '0');
-    return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
+    const second = Math.floor(clock.now() / 1000);
+    if (second !== stampSecond) {
+      const d = new Date(second * 1000);
+      const p = (n: number) => String(n).padStart(2, '0');
+      stampText = `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
+      stampSecond = second;
+    }
+    return stampText;
   };
   return {
     transactionId: () => `${stamp()}${randomText(8)}`,
