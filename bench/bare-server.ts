@@ -10,5 +10,8 @@ app.post('/bare', express.json({ limit: '1mb', type: () => true }), (req, res) =
   const body = req.body as Record<string, unknown>;
   res.json({ ok: true, fields: Object.keys(body).length });
 });
+app.get('/healthz', (_req, res) => {
+  res.json({ status: 'ok' });
+});
 const server = app.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('listening\n'));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -151,21 +151,26 @@ function bareBody(): string {
   return JSON.stringify(filler).slice(0, 2048);
 }
 
-async function startServer(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
+/** Starts a server process and waits until `readyUrl` answers 200 (whatever its log level prints). */
+async function startServer(args: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  await new Promise<void>((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (ready.test(out)) resolve();
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
-  });
-  child.stdout!.resume();
-  child.stderr!.resume();
-  return child;
+  const collect = (d: Buffer) => {
+    if (out.length < 10_000) out += d.toString();
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const started = Date.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}): ${out}`);
+    const ok = await fetch(readyUrl).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return child;
+    if (Date.now() - started > 30_000) throw new Error(`server not ready at ${readyUrl}: ${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** CPU time (user + system) a process has used so far, in microseconds, from /proc. */
@@ -257,7 +262,7 @@ async function startGateway(
       MERCHANTS_FILE: merchantsFile,
       LOG_LEVEL: logLevel,
     },
-    /gateway listening/,
+    `http://127.0.0.1:${port}/readyz`,
   );
   return { port, child, redis };
 }
@@ -274,7 +279,11 @@ async function main(): Promise<void> {
   );
   const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info';
   const barePort = await freePort();
-  const bare = await startServer(['--import', 'tsx', 'bench/bare-server.ts'], { PORT: String(barePort) }, /listening/);
+  const bare = await startServer(
+    ['--import', 'tsx', 'bench/bare-server.ts'],
+    { PORT: String(barePort) },
+    `http://127.0.0.1:${barePort}/healthz`,
+  );
   // each gateway scenario gets its own Redis, so one scenario's data (and the AOF rewrite it may trigger)
   // does not land in another's figures
   const first = await startGateway('bench-authorise', merchants, logLevel);
