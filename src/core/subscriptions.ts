@@ -1,5 +1,6 @@
 import type { Contract, ContractInterval } from './records.js';
 import type { Payment } from './payment.js';
+import type { ChangeSet } from './store-port.js';
 import { spacedDate } from './dates.js';
 
 export interface SubscriptionTerms {
@@ -125,4 +126,23 @@ export function deductionSchedule(c: Contract, timezone: string): { period: stri
     period: `${c.interval_count} ${c.interval}`,
     time: c.next_charge_at === null ? '' : spacedDate(c.next_charge_at, timezone),
   };
+}
+
+/**
+ * The contract an approved payment's subscription block creates (on approval, or when a held payment is
+ * approved on review): the payment now naming it, the contract, and its first charge in the due queue.
+ * Undefined when the payment has no subscription, no stored card, or already has its contract.
+ */
+export function contractOnApproval(
+  payment: Payment,
+  newRecurringId: () => string,
+  now: number,
+): { payment: Payment; contract: Contract; due: NonNullable<ChangeSet['due']> } | undefined {
+  if (!payment.subscription || !payment.vault_token || payment.recurring_id) return undefined;
+  const contract = newContract(payment, payment.subscription, newRecurringId(), payment.vault_token, now);
+  const due: NonNullable<ChangeSet['due']> =
+    contract.next_charge_at === null
+      ? []
+      : [{ queue: 'contract_charge', member: contract.recurring_id, at: chargeQueueAt(contract.next_charge_at) }];
+  return { payment: { ...payment, recurring_id: contract.recurring_id }, contract, due };
 }

@@ -2,7 +2,7 @@ import { PaymentStatus as S, type Payment } from '../payment.js';
 import { moveTo } from '../payment-state.js';
 import { RESULT } from '../result-codes.js';
 import type { ChangeSet } from '../store-port.js';
-import { chargeQueueAt, newContract } from '../subscriptions.js';
+import { contractOnApproval } from '../subscriptions.js';
 import type { OrderRef, PaymentOperation, Planned } from './apply.js';
 import { dropOwnCard } from './cancel.js';
 import { closedStatusFailure } from './status-failures.js';
@@ -46,16 +46,11 @@ export const reviewOperation: PaymentOperation<ReviewOrder, ReviewPlan> = {
     if (!move.ok) throw new Error('review planned on a payment not held');
     let next = move.payment;
     if (!plan.capture) change.due = [{ queue: 'auth_expiry', member: next.transaction_id, at: next.auth_expires_at! }];
-    if (next.subscription && next.vault_token && !next.recurring_id) {
-      const contract = newContract(next, next.subscription, deps.ids.recurringId(), next.vault_token, now);
-      next = { ...next, recurring_id: contract.recurring_id };
-      change.contracts = [{ next: contract, expected: 0 }];
-      if (contract.next_charge_at !== null) {
-        change.due = [
-          ...(change.due ?? []),
-          { queue: 'contract_charge', member: contract.recurring_id, at: chargeQueueAt(contract.next_charge_at) },
-        ];
-      }
+    const made = contractOnApproval(next, deps.ids.recurringId, now);
+    if (made) {
+      next = made.payment;
+      change.contracts = [{ next: made.contract, expected: 0 }];
+      change.due = [...(change.due ?? []), ...made.due];
     }
     return { next, change };
   },

@@ -8,7 +8,7 @@ import { PaymentStatus as S, type Payment, type PaymentStatus } from '../payment
 import { moveTo } from '../payment-state.js';
 import { RESULT, type ResultKey } from '../result-codes.js';
 import { paymentNotification } from '../notifications.js';
-import { chargeQueueAt, newContract } from '../subscriptions.js';
+import { contractOnApproval } from '../subscriptions.js';
 
 export interface PaymentResult {
   payment: Payment;
@@ -115,16 +115,12 @@ export async function settleAuthorisation(
     next = move.payment;
     const approved = status === S.AUTHORISED || status === S.CAPTURED;
     if (status === S.AUTHORISED) change.due = [{ queue: 'auth_expiry', member: next.transaction_id, at: next.auth_expires_at! }];
-    if (approved && next.subscription && next.vault_token) {
-      contract = newContract(next, next.subscription, deps.ids.recurringId(), next.vault_token, now);
-      next = { ...next, recurring_id: contract.recurring_id };
-      change.contracts = [{ next: contract, expected: 0 }];
-      if (contract.next_charge_at !== null) {
-        change.due = [
-          ...(change.due ?? []),
-          { queue: 'contract_charge', member: contract.recurring_id, at: chargeQueueAt(contract.next_charge_at) },
-        ];
-      }
+    const made = approved ? contractOnApproval(next, deps.ids.recurringId, now) : undefined;
+    if (made) {
+      next = made.payment;
+      contract = made.contract;
+      change.contracts = [{ next: made.contract, expected: 0 }];
+      change.due = [...(change.due ?? []), ...made.due];
     }
     const failed = !approved && status !== S.HELD;
     if (failed && next.vault_created && next.vault_token) {

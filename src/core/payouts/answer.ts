@@ -28,16 +28,16 @@ export type PayoutAnswer = PayoutEcho & {
  * The spec writes these three amounts as JSON numbers. Money stays in integer hundredths up to here; only
  * this edge turns the exact two-decimal text into a number (e.g. 1234.5 for "1234.50").
  */
-export function asJsonNumber(minor: Minor): number {
+export function jsonAmount(minor: Minor): number {
   return Number(formatAmount(minor));
 }
 
 export function payoutAnswer(account: Account, p: Payout, timezone: string): PayoutAnswer {
   const answer: Omit<PayoutAnswer, 'encryption_data'> = {
     ...p.request,
-    amount_beneficiary_receives: asJsonNumber(p.amount_beneficiary_receives),
-    amount_payer_pays: asJsonNumber(p.amount_payer_pays),
-    fee_amount: asJsonNumber(p.fee_amount),
+    amount_beneficiary_receives: jsonAmount(p.amount_beneficiary_receives),
+    amount_payer_pays: jsonAmount(p.amount_payer_pays),
+    fee_amount: jsonAmount(p.fee_amount),
     fee_currency: p.fee_currency,
     created_at: isoWithOffset(p.created_at, timezone),
     last_updated_at: isoWithOffset(p.updated_at, timezone),
