@@ -200,6 +200,10 @@ describe('when a session has expired or was cancelled', () => {
       const before = (await paymentKeys()).length;
       const pay = await request(gw.app).post(s.pay).type('form').send(cardForm());
       expect(pay.status).toBe(410);
+      // a card with a typing error gets the expired page too, not the card form again
+      const mistyped = await request(gw.app).post(s.pay).type('form').send(cardForm('4242424242424241'));
+      expect(mistyped.status).toBe(410);
+      expect(mistyped.text).toContain('Checkout expired');
       expect((await paymentKeys()).length).toBe(before);
       expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, s.body.order_no as string)).toBeUndefined();
     } finally {

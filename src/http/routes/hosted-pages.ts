@@ -94,6 +94,9 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     const found = await sessionOf(deps, req, res);
     if (!found) return;
     const { session, account } = found;
+    // an expired, paid or cancelled session answers its own page, whatever card was typed
+    const current = await checkoutStage(deps, session);
+    if (current.kind !== 'open') return followStage(deps, res, account, session, current);
     const body = req.body as Record<string, unknown>;
     // the re-shown form keeps name and expiry; the security code never, and the number only while it is
     // itself at fault (not a valid card number), so a real card number never comes back in a page
