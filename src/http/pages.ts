@@ -60,6 +60,13 @@ export const NOTICES = {
     message:
       'This order number was already paid with different order details, so this checkout cannot go on. Nothing was charged. Please return to the shop.',
   },
+  /** the stored order no longer passes today's checks (a rule became stricter after the session was opened) */
+  outdated: {
+    status: 422,
+    title: 'Checkout can no longer be paid',
+    message:
+      'This checkout no longer meets the payment rules, so it cannot go on. Nothing was charged. Please return to the shop and start again.',
+  },
   changed: {
     status: 400,
     title: 'Order details do not match',

@@ -211,6 +211,25 @@ describe('when a session has expired or was cancelled', () => {
     }
   });
 
+  it('then a stored order that no longer passes the checks gets a page, not a JSON error, and charges nothing', async () => {
+    const s = await openSession();
+    const sessionId = s.card.split('/').pop()!;
+    const stored = (await gw.deps.store.getCheckoutSession(MERCHANT_ID, sessionId))!;
+    // as if a rule had become stricter after the session was opened
+    const outdated = { ...stored, request: { ...stored.request, amount: '10' } };
+    expect(
+      await gw.deps.store.commit({
+        merchantId: MERCHANT_ID,
+        checkoutSessions: [{ next: outdated, expected: stored.version, ttlMs: 60_000 }],
+      }),
+    ).toBe(true);
+    const pay = await request(gw.app).post(s.pay).type('form').send(cardForm());
+    expect(pay.status).toBe(422);
+    expect(pay.headers['content-type']).toMatch(/text\/html/);
+    expect(pay.text).toContain('Checkout can no longer be paid');
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, s.body.order_no as string)).toBeUndefined();
+  });
+
   it('then a GET of the cancel address (a link, a prefetcher) only asks to confirm, and cancels nothing', async () => {
     const s = await openSession();
     const asked = await request(gw.app).get(s.cancel);

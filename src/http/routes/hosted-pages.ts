@@ -8,7 +8,6 @@ import { cancelCheckout, checkoutStage, payCheckout, type CheckoutStage } from '
 import { hostedUrls, type CheckoutSession } from '../../core/checkout/session.js';
 import { cancelledResult, parentOrigin, paymentResult } from '../../core/checkout/result.js';
 import { issuerUrl } from '../../core/payments/settle.js';
-import { parseOrThrow } from '../schemas/common.js';
 import { checkoutSchema, parseItems } from '../schemas/payment-request.js';
 import { readCardForm, type CardFormErrors } from '../schemas/card-form.js';
 import { paymentOrder } from '../payment-order.js';
@@ -113,7 +112,11 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     if (expiryPassed(card.expiration_month, card.expiration_year, deps.clock.now())) {
       return renderCard(deps, res, account, session, kept, { expiration_year: 'This card has expired' }, 422);
     }
-    const order = paymentOrder(parseOrThrow(checkoutSchema, session.request));
+    const stored = checkoutSchema.safeParse(session.request);
+    if (!stored.success) {
+      return renderNotice(res, deps.baseUrl, account, { ...NOTICES.outdated, parentOrigin: parentOrigin(account, session.return_url) });
+    }
+    const order = paymentOrder(stored.data);
     let stage: CheckoutStage;
     try {
       stage = await payCheckout(deps, account, session, order, {
