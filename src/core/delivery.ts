@@ -1,5 +1,5 @@
 import type { CoreDeps } from './context.js';
-import type { BackgroundJob } from './jobs.js';
+import { dueQueueJob, type BackgroundJob } from './jobs.js';
 import type { OutboxRecord } from './records.js';
 import { notificationHeader } from './signing.js';
 import { checkNotifyTarget, type HostResolver } from './notify-target.js';
@@ -68,19 +68,14 @@ type Deps = Pick<CoreDeps, 'store' | 'clock' | 'merchants' | 'log' | 'notifyAllo
 export function deliveryJob(deps: Deps, options: DeliveryOptions = {}): BackgroundJob {
   const random = options.random ?? Math.random;
   const batch = options.batch ?? 50;
-  return {
+  return dueQueueJob(deps, {
     name: 'notification-delivery',
     intervalMs: options.intervalMs ?? 500,
-    async runOnce() {
-      let handled = 0;
-      for (const merchantId of deps.merchants.merchantIds()) {
-        const due = await deps.store.due(merchantId, 'outbox', deps.clock.now(), batch);
-        const results = await Promise.all(due.map((d) => deliverOne(deps, merchantId, d.member, random)));
-        handled += results.filter(Boolean).length;
-      }
-      return handled;
-    },
-  };
+    queue: 'outbox',
+    batch,
+    concurrent: true,
+    handle: (merchantId, notifyId) => deliverOne(deps, merchantId, notifyId, random),
+  });
 }
 
 /** Claims, sends and records one notification; false when another process has it or it is not due. */

@@ -1,5 +1,5 @@
 import type { CoreDeps } from './context.js';
-import type { BackgroundJob } from './jobs.js';
+import { dueQueueJob, type BackgroundJob } from './jobs.js';
 import type { Account } from './merchants.js';
 import type { Contract, ContractCharge } from './records.js';
 import type { AuthorisationOutcome } from './connectors/connector.js';
@@ -36,18 +36,13 @@ export function chargeOrderNo(recurringId: string, n: number, attempt: number): 
  * charged to the stored card, unless that payment was cancelled (/v1/cancel) meanwhile.
  */
 export function subscriptionChargeJob(deps: Deps, options: { intervalMs?: number; batch?: number } = {}): BackgroundJob {
-  return {
+  return dueQueueJob(deps, {
     name: 'subscription-charges',
     intervalMs: options.intervalMs ?? 1_000,
-    async runOnce() {
-      let handled = 0;
-      for (const merchantId of deps.merchants.merchantIds()) {
-        const due = await deps.store.due(merchantId, 'contract_charge', deps.clock.now(), options.batch ?? 50);
-        for (const d of due) if (await advanceContract(deps, merchantId, d.member)) handled++;
-      }
-      return handled;
-    },
-  };
+    queue: 'contract_charge',
+    batch: options.batch ?? 50,
+    handle: (merchantId, recurringId) => advanceContract(deps, merchantId, recurringId),
+  });
 }
 
 async function advanceContract(deps: Deps, merchantId: string, recurringId: string): Promise<boolean> {

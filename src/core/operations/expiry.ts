@@ -1,5 +1,5 @@
 import type { CoreDeps } from '../context.js';
-import type { BackgroundJob } from '../jobs.js';
+import { dueQueueJob, type BackgroundJob } from '../jobs.js';
 import { PaymentStatus as S } from '../payment.js';
 import { moveTo } from '../payment-state.js';
 import { RESULT } from '../result-codes.js';
@@ -23,37 +23,32 @@ const expireOperation: PaymentOperation<{ now: number }, null> = {
   },
 };
 
-const BATCH = 100;
-
 /**
  * The expiry sweep. Safe with several gateway processes: each payment is claimed by a versioned write
  * before it is voided, so only one process expires it; the others find it claimed or already expired.
  */
 export function authExpiryJob(deps: CoreDeps): BackgroundJob {
-  return {
+  return dueQueueJob(deps, {
     name: 'auth-expiry',
     intervalMs: 30_000,
-    async runOnce(): Promise<number> {
-      let handled = 0;
-      for (const m of deps.merchants.merchantIds()) {
-        const now = deps.clock.now();
-        for (const { member } of await deps.store.due(m, 'auth_expiry', now, BATCH)) {
-          const p = await deps.store.getPayment(m, member);
-          const account = p && deps.merchants.find(m, p.account_id);
-          if (!p || !account || p.status !== S.AUTHORISED) {
-            // captured, cancelled or gone meanwhile: nothing to expire
-            await deps.store.commit({ merchantId: m, due: [{ queue: 'auth_expiry', member, at: null }] });
-            continue;
-          }
-          const result = await applyOperation(deps, account, member, expireOperation, { now });
-          if (result.ok) handled++;
-          else if (result.failure === 'IN_PROCESS' && p.auth_expires_at !== undefined) {
-            // the window was extended (review approval): keep the queue in step with the payment
-            await deps.store.commit({ merchantId: m, due: [{ queue: 'auth_expiry', member, at: p.auth_expires_at }] });
-          }
-        }
-      }
-      return handled;
-    },
-  };
+    queue: 'auth_expiry',
+    batch: 100,
+    handle: (m, member) => expireIfDue(deps, m, member),
+  });
+}
+
+async function expireIfDue(deps: CoreDeps, m: string, member: string): Promise<boolean> {
+  const p = await deps.store.getPayment(m, member);
+  const account = p && deps.merchants.find(m, p.account_id);
+  if (!p || !account || p.status !== S.AUTHORISED) {
+    // captured, cancelled or gone meanwhile: nothing to expire
+    await deps.store.commit({ merchantId: m, due: [{ queue: 'auth_expiry', member, at: null }] });
+    return false;
+  }
+  const result = await applyOperation(deps, account, member, expireOperation, { now: deps.clock.now() });
+  if (!result.ok && result.failure === 'IN_PROCESS' && p.auth_expires_at !== undefined) {
+    // the window was extended (review approval): keep the queue in step with the payment
+    await deps.store.commit({ merchantId: m, due: [{ queue: 'auth_expiry', member, at: p.auth_expires_at }] });
+  }
+  return result.ok;
 }

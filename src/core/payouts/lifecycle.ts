@@ -1,5 +1,5 @@
 import type { CoreDeps } from '../context.js';
-import type { BackgroundJob } from '../jobs.js';
+import { dueQueueJob, type BackgroundJob } from '../jobs.js';
 import type { ChangeSet } from '../store-port.js';
 import type { PayoutFailure } from '../connectors/payout-connector.js';
 import { PayoutStatus as S, type Payout } from './payout.js';
@@ -18,20 +18,13 @@ export const RETRY_DELAY_MS = 60_000;
  * the refund of the deposit debit; a process that loses the commit leaves the step to the winner.
  */
 export function payoutLifecycleJob(deps: CoreDeps): BackgroundJob {
-  return {
+  return dueQueueJob(deps, {
     name: 'payout-lifecycle',
     intervalMs: 1000,
-    async runOnce() {
-      let handled = 0;
-      const now = deps.clock.now();
-      for (const m of deps.merchants.merchantIds()) {
-        for (const { member } of await deps.store.due(m, 'payout', now, 100)) {
-          if (await advancePayout(deps, m, member)) handled++;
-        }
-      }
-      return handled;
-    },
-  };
+    queue: 'payout',
+    batch: 100,
+    handle: (merchantId, transactionId) => advancePayout(deps, merchantId, transactionId),
+  });
 }
 
 /** One lifecycle step of a due payout; true when this process moved it. */
