@@ -1,38 +1,19 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../src/core/clock.js';
 import { verifyNotificationSignature, verifyXSignature } from '../../src/merchant/verify.js';
-import { startRedis, type RedisServer } from '../support/redis.js';
-import { ACCOUNT_ID, makeGateway, MERCHANT_ID, SIGN_KEY, type TestGateway } from '../support/gateway.js';
+import { redisWorld } from '../support/redis-world.js';
+import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY } from '../support/gateway.js';
 import { NotificationReceiver } from '../support/receiver.js';
 import { authorise, jobOf } from '../support/jobs.js';
 import { FIELDS, sign, signBody } from '../support/sign.js';
 
-let redis: RedisServer;
-const open: { close(): Promise<void> }[] = [];
-const receivers: NotificationReceiver[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis('notification-delivery');
-});
-afterEach(async () => {
-  for (const r of receivers.splice(0)) await r.stop();
-  for (const g of open.splice(0)) await g.close();
-  await redis.client().flushall();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-
-function gateway(name: string, clock: ManualClock): TestGateway {
-  const gw = makeGateway({ name, redisUrl: redis.url, clock });
-  open.push(gw);
-  return gw;
-}
+const world = redisWorld('notification-delivery');
+const gateway = world.gateway;
 
 async function receiver(answers: number[], headers: Record<string, string> = {}, delayMs = 0): Promise<NotificationReceiver> {
   const r = await new NotificationReceiver(answers, headers, delayMs).start();
-  receivers.push(r);
+  world.receivers.push(r);
   return r;
 }
 

@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Payment } from '../../src/core/payment.js';
 import { verifyNotificationSignature } from '../../src/merchant/verify.js';
-import { startRedis, type RedisServer } from '../support/redis.js';
+import { redisWorld } from '../support/redis-world.js';
 import {
   ACCOUNT_ID,
   AUTO_ACCOUNT_ID,
@@ -22,27 +22,8 @@ import { postBatch } from '../support/operations.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-let redis: RedisServer;
-const open: TestGateway[] = [];
-const receivers: NotificationReceiver[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis('subscriptions');
-});
-afterEach(async () => {
-  for (const r of receivers.splice(0)) await r.stop();
-  for (const g of open.splice(0)) await g.close();
-  await redis.client().flushall();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-
-function gateway(name: string, clock: ManualClock): TestGateway {
-  const gw = makeGateway({ name, redisUrl: redis.url, clock });
-  open.push(gw);
-  return gw;
-}
+const world = redisWorld('subscriptions');
+const gateway = world.gateway;
 
 function subscription(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -83,7 +64,7 @@ describe('when a payment carries a 1-day subscription with billing_cycle 3', () 
     const t0 = clock.now();
     const gw = gateway('subscription-three-charges', clock);
     const r = await new NotificationReceiver([200]).start();
-    receivers.push(r);
+    world.receivers.push(r);
     const answer = await authorise(gw, { notify_url: r.url, subscription: subscription() });
     expect(answer.order_status).toBe('1');
     expect(answer.contract_name).toBe('Gold plan');
@@ -108,7 +89,7 @@ describe('when a payment carries a 1-day subscription with billing_cycle 3', () 
     expect(second!.updated_at).toBeLessThan(t0 + DAY + HOUR);
     expect(third!.updated_at).toBeGreaterThanOrEqual(t0 + 2 * DAY);
     expect(await store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-4`)).toBeUndefined();
-    const orderKeys = await redis.client().keys(`gw:{${MERCHANT_ID}}:order:${ACCOUNT_ID}:${rid}*`);
+    const orderKeys = await world.redis.client().keys(`gw:{${MERCHANT_ID}}:order:${ACCOUNT_ID}:${rid}*`);
     expect(orderKeys).toHaveLength(2);
     expect(await store.getContract(MERCHANT_ID, rid)).toMatchObject({ status: 'Completed', charges_made: 3, next_charge_at: null });
 
@@ -137,11 +118,11 @@ describe('when two gateway processes on one Redis run the scheduler', () => {
     ];
     await runFor(clock, 6 * DAY, () => Promise.all(jobs.map((j) => j.runOnce())));
 
-    const orderKeys = (await redis.client().keys(`gw:{${MERCHANT_ID}}:order:${ACCOUNT_ID}:${rid}*`)).sort();
+    const orderKeys = (await world.redis.client().keys(`gw:{${MERCHANT_ID}}:order:${ACCOUNT_ID}:${rid}*`)).sort();
     expect(orderKeys.map((k) => k.split(':').at(-1))).toEqual([`${rid}-2`, `${rid}-3`, `${rid}-4`]);
     const payments = await Promise.all([2, 3, 4].map((n) => a.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-${n}`)));
     expect(payments.map((p) => p!.status)).toEqual(['3000', '3000', '3000']);
-    const outbox = await redis.client().keys(`gw:{${MERCHANT_ID}}:outbox:*`);
+    const outbox = await world.redis.client().keys(`gw:{${MERCHANT_ID}}:outbox:*`);
     expect(outbox).toHaveLength(4); // the first payment and three charges
     expect(await a.deps.store.getContract(MERCHANT_ID, rid)).toMatchObject({ status: 'Completed', charges_made: 4 });
   });
@@ -152,7 +133,7 @@ describe('when the subscription is cancelled (POST /v1/cancelsubscription, JSON 
     const clock = new ManualClock();
     const gw = gateway('subscription-cancel', clock);
     const r = await new NotificationReceiver([200]).start();
-    receivers.push(r);
+    world.receivers.push(r);
     const rid = (await authorise(gw, { notify_url: r.url, subscription: subscription({ billing_cycle: 5 }) })).recurring_id!;
     const scheduler = jobOf(gw, 'subscription-charges');
     await runFor(clock, DAY + 2 * HOUR, () => scheduler.runOnce());
@@ -279,7 +260,7 @@ describe('when the merchant already used the order_no a charge would take', () =
     const rid = (await authorise(gw, { subscription: subscription({ billing_cycle: 2 }) })).recurring_id!;
     await authorise(gw, { order_no: `${rid}-2` });
     await runFor(clock, 2 * DAY, () => jobOf(gw, 'subscription-charges').runOnce());
-    const keys = await redis.client().keys(`gw:{${MERCHANT_ID}}:order:${ACCOUNT_ID}:${rid}-2-c_*`);
+    const keys = await world.redis.client().keys(`gw:{${MERCHANT_ID}}:order:${ACCOUNT_ID}:${rid}-2-c_*`);
     expect(keys).toHaveLength(1);
     expect(await gw.deps.store.getContract(MERCHANT_ID, rid)).toMatchObject({ status: 'Completed', charges_made: 2 });
   });
@@ -291,7 +272,7 @@ describe('when the stored card can no longer be charged', () => {
     const t0 = clock.now();
     const gw = gateway('subscription-suspend', clock);
     const r = await new NotificationReceiver([200]).start();
-    receivers.push(r);
+    world.receivers.push(r);
     // the card expires at the end of November; the monthly charge falls in December
     const rid = (
       await authorise(gw, {
@@ -364,8 +345,8 @@ describe('when 50 subscriptions belong to an account that is no longer configure
       accounts.findIndex((a) => a.account_id === AUTO_ACCOUNT_ID),
       1,
     );
-    const after = makeGateway({ name: 'subscription-orphans-after', redisUrl: redis.url, clock, merchants });
-    open.push(after);
+    const after = makeGateway({ name: 'subscription-orphans-after', redisUrl: world.redis.url, clock, merchants });
+    world.open.push(after);
     await runFor(clock, 2 * DAY, () => jobOf(after, 'subscription-charges').runOnce());
     expect(await after.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2`)).toMatchObject({ status: '3000', amount: 1000 });
     expect(await after.deps.store.getContract(MERCHANT_ID, rid)).toMatchObject({ status: 'Completed', charges_made: 2 });
@@ -377,8 +358,8 @@ describe('when the stored card cannot be opened by the vault (VAULT_KEY changed)
     const clock = new ManualClock();
     const before = gateway('subscription-vault-before', clock);
     const rid = (await authorise(before, { subscription: subscription({ billing_cycle: 3 }) })).recurring_id!;
-    const after = makeGateway({ name: 'subscription-vault-after', redisUrl: redis.url, clock, env: { VAULT_KEY: 'b2'.repeat(32) } });
-    open.push(after);
+    const after = makeGateway({ name: 'subscription-vault-after', redisUrl: world.redis.url, clock, env: { VAULT_KEY: 'b2'.repeat(32) } });
+    world.open.push(after);
     await runFor(clock, 6 * DAY, () => jobOf(after, 'subscription-charges').runOnce());
     const tries = await Promise.all(
       [`${rid}-2`, `${rid}-2-R1`, `${rid}-2-R2`].map((o) => after.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, o)),
