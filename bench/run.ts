@@ -1,6 +1,6 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { REQUEST_SIGNATURE_FIELDS, signFields, signValues } from '../src/core/signing.js';
+import { REQUEST_SIGNATURE_FIELDS, signFields, signValues } from '../src/core/kernel/signing.js';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -2,14 +2,14 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import helmet from 'helmet';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { CoreDeps } from './core/context.js';
-import { gatewayBody } from './http/body.js';
-import { errorHandler, loggedPath, notFound } from './http/error-handler.js';
+import type { CoreDeps } from './core/ports/deps.js';
+import { gatewayBody } from './http/middleware/body.js';
+import { errorHandler, loggedPath, notFound } from './http/middleware/error-handler.js';
 import { healthRouter } from './http/routes/health.js';
 import { authoriseRouter } from './http/routes/authorise.js';
 import { operationsRouter } from './http/routes/operations.js';
 import { retrievalRouter } from './http/routes/retrieval.js';
-import { idempotency } from './http/idempotency.js';
+import { idempotency } from './http/middleware/idempotency.js';
 import { subscriptionsRouter } from './http/routes/subscriptions.js';
 import { notificationsRouter } from './http/routes/notifications.js';
 import { payoutRouter } from './http/routes/payout.js';

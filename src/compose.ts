@@ -1,20 +1,20 @@
 import type { Config } from './config.js';
-import type { CoreDeps, Logger } from './core/context.js';
-import { randomIds, systemClock, type Clock, type IdGenerator } from './core/clock.js';
-import { connectorRegistry } from './core/connectors/connector.js';
+import type { CoreDeps, Logger } from './core/ports/deps.js';
+import { randomIds, systemClock, type Clock, type IdGenerator } from './core/kernel/clock.js';
+import { connectorRegistry } from './core/ports/card-connector.js';
 import { SandboxConnector } from './core/connectors/sandbox.js';
 import { SandboxPayoutConnector } from './core/connectors/sandbox-payout.js';
 import { payoutLifecycleJob } from './core/payouts/lifecycle.js';
-import { CardVault } from './core/vault.js';
-import type { GatewayStore } from './core/store-port.js';
-import type { BackgroundJob } from './core/jobs.js';
+import { CardVault } from './core/payments/vault.js';
+import type { GatewayStore } from './core/ports/store.js';
+import type { BackgroundJob } from './core/jobs/due-queue.js';
 import { KvGatewayStore } from './store/gateway-store.js';
 import { MemoryKv } from './store/memory-kv.js';
 import { RedisKv, connectRedis } from './store/redis-kv.js';
 import { authExpiryJob } from './core/operations/expiry.js';
 import { httpNotificationTransport } from './outbound/http-transport.js';
-import { deliveryJob, type NotificationTransport } from './core/delivery.js';
-import { subscriptionChargeJob } from './core/subscription-charges.js';
+import { deliveryJob, type NotificationTransport } from './core/notifications/delivery.js';
+import { subscriptionChargeJob } from './core/subscriptions/charges.js';
 import { challengeExpiryJob } from './core/payments/challenge-expiry.js';
 
 /** The store the configuration asks for: Redis when REDIS_URL is set, else the embedded in-memory store. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { buildRateTable, DEFAULT_RATES, type RateTable } from './core/payouts/fx.js';
-import { merchantsFileSchema, type MerchantDirectory, buildDirectory, demoMerchants } from './core/merchants.js';
+import { merchantsFileSchema, type MerchantDirectory, buildDirectory, demoMerchants } from './core/merchants/directory.js';
 
 /** Thrown when a setting is wrong; main prints the message and exits non-zero. */
 export class ConfigError extends Error {}

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, flushLogger } from './logger.js';
 import { backgroundJobs, composeCore } from './compose.js';
-import { startJobs } from './jobs.js';
+import { startJobs } from './core/jobs/runner.js';
 import { createApp } from './app.js';
 
 function printDemoMerchant(config: Config): void {

@@ -2,8 +2,8 @@ import { lookup } from 'node:dns/promises';
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { NotificationPost, NotificationTransport, PostResult } from '../core/delivery.js';
-import { isBlockedAddress } from '../core/notify-target.js';
+import type { NotificationPost, NotificationTransport, PostResult } from '../core/notifications/delivery.js';
+import { isBlockedAddress } from '../core/notifications/target.js';
 
 async function resolveAll(hostname: string): Promise<string[]> {
   const found = await lookup(hostname, { all: true, verbatim: true });

@@ -1,6 +1,9 @@
-import type { ChangeSet, DueQueue, GatewayStore, RefundIndexEntry } from '../core/store-port.js';
-import type { Payment } from '../core/payment.js';
-import type { Contract, IdempotencyRecord, OutboxRecord, VaultRecord } from '../core/records.js';
+import type { ChangeSet, DueQueue, GatewayStore, RefundIndexEntry } from '../core/ports/store.js';
+import type { Payment } from '../core/payments/payment.js';
+import type { Contract } from '../core/subscriptions/contract.js';
+import type { IdempotencyRecord } from '../core/idempotency/idempotency-key.js';
+import type { OutboxRecord } from '../core/notifications/outbox.js';
+import type { VaultRecord } from '../core/payments/vault.js';
 import type { DepositBalance, Payout } from '../core/payouts/payout.js';
 import type { CheckoutSession } from '../core/checkout/session.js';
 import type { Condition, KvStore, Versioned, Write } from './kv.js';

@@ -1,5 +1,5 @@
 import { Redis, Cluster } from 'ioredis';
-import { GatewayError } from '../core/errors.js';
+import { GatewayError } from '../core/kernel/errors.js';
 import type { CommitResult, Condition, KvStore, ScoredMember, Versioned, Write } from './kv.js';
 
 /**

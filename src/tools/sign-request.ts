@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { signedValuesFor } from '../http/authenticate.js';
-import { signValues } from '../core/signing.js';
+import { signedValuesFor } from '../http/middleware/authenticate.js';
+import { signValues } from '../core/kernel/signing.js';
 
 /**
  * Signs a request body the way a merchant integration must (DESIGN section 2), for trying the API by hand:

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ALL_TEST_CARDS, TEST_SECURITY_CODE } from '../support/cards.js';
 import { LOG_DIR, REDIS_DIR } from '../support/paths.js';
-import { luhnValid } from '../../src/core/cards.js';
+import { luhnValid } from '../../src/core/kernel/cards.js';
 
 /**
  * Runs after the whole suite (npm test's second step): what the suite left in Redis (append-only files and

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import type { ManualClock } from '../../src/core/clock.js';
+import type { ManualClock } from '../../src/core/kernel/clock.js';
 import { startRedis, type RedisServer } from './redis.js';
 import { makeGateway, type GatewayOptions, type TestGateway } from './gateway.js';
 import type { NotificationReceiver } from './receiver.js';

@@ -1,10 +1,10 @@
-import type { CoreDeps } from '../context.js';
-import type { Account } from '../merchants.js';
-import type { Payment } from '../payment.js';
-import { GatewayError, invalidField } from '../errors.js';
+import type { CoreDeps } from '../ports/deps.js';
+import type { Account } from '../merchants/directory.js';
+import type { Payment } from '../payments/payment.js';
+import { GatewayError, invalidField } from '../kernel/errors.js';
 import { authorisePayment, type CardInput, type PaymentOrder } from '../payments/authorise.js';
 import type { PaymentResult } from '../payments/settle.js';
-import { assertNotifyUrl } from '../notify-target.js';
+import { assertNotifyUrl } from '../notifications/target.js';
 import { loadingFormFields } from './form.js';
 import { hostedUrls, SETTLED_SESSION_TTL_MS, type CheckoutSession } from './session.js';
 

@@ -1,8 +1,8 @@
-import type { Account } from '../merchants.js';
-import { orderStatusOf, type Payment } from '../payment.js';
-import { formatAmount } from '../money.js';
-import { resultInfo, resultInfoOf } from '../result-codes.js';
-import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../signing.js';
+import type { Account } from '../merchants/directory.js';
+import { orderStatusOf, type Payment } from '../payments/payment.js';
+import { formatAmount } from '../kernel/money.js';
+import { resultInfo, resultInfoOf } from '../kernel/result-codes.js';
+import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
 import type { CheckoutSession } from './session.js';
 
 /** The result sent to the shopper's return address (query) and to the parent window (postMessage). */

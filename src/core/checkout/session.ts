@@ -1,4 +1,4 @@
-import type { Minor } from '../money.js';
+import type { Minor } from '../kernel/money.js';
 
 /**
  * A hosted checkout waiting for the shopper. The stored session is the truth: the loading page's form post

@@ -1,4 +1,10 @@
-import type { PayoutConnector, PayoutFailure, PayoutSubmission, PayoutSubmitOutcome, PayoutTransferStatus } from './payout-connector.js';
+import type {
+  PayoutConnector,
+  PayoutFailure,
+  PayoutSubmission,
+  PayoutSubmitOutcome,
+  PayoutTransferStatus,
+} from '../ports/payout-connector.js';
 
 /**
  * Sandbox failure triggers, by beneficiary account number (or IBAN); docs/payouts.md lists them. Any other

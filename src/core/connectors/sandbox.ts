@@ -1,5 +1,5 @@
-import type { IdGenerator } from '../clock.js';
-import type { AuthorisationOutcome, CardAuthorisation, CardConnector, DeclineReason, OperationOutcome } from './connector.js';
+import type { IdGenerator } from '../kernel/clock.js';
+import type { AuthorisationOutcome, CardAuthorisation, CardConnector, DeclineReason, OperationOutcome } from '../ports/card-connector.js';
 
 /** Test cards of DESIGN section 7. Any other valid number is approved. */
 const DECLINES: Record<string, DeclineReason> = {

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CoreDeps } from '../context.js';
-import type { Account } from '../merchants.js';
-import type { NotifyType } from '../records.js';
-import type { ChangeSet } from '../store-port.js';
-import type { CardConnector, OperationOutcome } from '../connectors/connector.js';
-import type { Payment } from '../payment.js';
-import { outboxRecord, paymentNotificationFields } from '../notifications.js';
+import type { CoreDeps } from '../ports/deps.js';
+import type { Account } from '../merchants/directory.js';
+import type { NotifyType } from '../notifications/outbox.js';
+import type { ChangeSet } from '../ports/store.js';
+import type { CardConnector, OperationOutcome } from '../ports/card-connector.js';
+import type { Payment } from '../payments/payment.js';
+import { outboxRecord, paymentNotificationFields } from '../notifications/outbox.js';
 import { connectorFor } from '../payments/authorise.js';
 import type { OrderOutcome } from './failures.js';
 

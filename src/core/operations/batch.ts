@@ -1,7 +1,7 @@
-import type { CoreDeps } from '../context.js';
-import type { Account } from '../merchants.js';
-import { invalidField } from '../errors.js';
-import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../signing.js';
+import type { CoreDeps } from '../ports/deps.js';
+import type { Account } from '../merchants/directory.js';
+import { invalidField } from '../kernel/errors.js';
+import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
 import { applyOperation, type OperationResult, type OrderRef, type PaymentOperation } from './apply.js';
 
 /** The four batch calls, their order arrays and their limits (spec: Batch operations summary). */

@@ -1,7 +1,7 @@
-import { PaymentStatus as S, type Payment } from '../payment.js';
-import { moveTo } from '../payment-state.js';
-import { RESULT } from '../result-codes.js';
-import type { ChangeSet } from '../store-port.js';
+import { PaymentStatus as S, type Payment } from '../payments/payment.js';
+import { moveTo } from '../payments/transitions.js';
+import { RESULT } from '../kernel/result-codes.js';
+import type { ChangeSet } from '../ports/store.js';
 import type { OrderRef, PaymentOperation, Planned } from './apply.js';
 import { closedStatusFailure } from './status-failures.js';
 

@@ -1,7 +1,7 @@
-import { PaymentStatus as S, type Payment } from '../payment.js';
-import { moveTo } from '../payment-state.js';
-import { formatAmount } from '../money.js';
-import { RESULT } from '../result-codes.js';
+import { PaymentStatus as S, type Payment } from '../payments/payment.js';
+import { moveTo } from '../payments/transitions.js';
+import { formatAmount } from '../kernel/money.js';
+import { RESULT } from '../kernel/result-codes.js';
 import type { OrderRef, PaymentOperation, Planned } from './apply.js';
 import { closedStatusFailure } from './status-failures.js';
 

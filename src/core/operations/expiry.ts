@@ -1,8 +1,8 @@
-import type { CoreDeps } from '../context.js';
-import { dueQueueJob, type BackgroundJob } from '../jobs.js';
-import { PaymentStatus as S } from '../payment.js';
-import { moveTo } from '../payment-state.js';
-import { RESULT } from '../result-codes.js';
+import type { CoreDeps } from '../ports/deps.js';
+import { dueQueueJob, type BackgroundJob } from '../jobs/due-queue.js';
+import { PaymentStatus as S } from '../payments/payment.js';
+import { moveTo } from '../payments/transitions.js';
+import { RESULT } from '../kernel/result-codes.js';
 import { applyOperation, type PaymentOperation } from './apply.js';
 
 /** An authorisation not captured within the account's window lapses (4400); the connector is asked to void it. */

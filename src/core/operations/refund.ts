@@ -1,6 +1,6 @@
-import { PaymentStatus as S, type Payment, type RefundRecord } from '../payment.js';
-import { moveTo } from '../payment-state.js';
-import { formatAmount } from '../money.js';
+import { PaymentStatus as S, type Payment, type RefundRecord } from '../payments/payment.js';
+import { moveTo } from '../payments/transitions.js';
+import { formatAmount } from '../kernel/money.js';
 import type { OrderRef, PaymentOperation, Planned } from './apply.js';
 import { outcomeText } from './failures.js';
 import { closedStatusFailure } from './status-failures.js';

@@ -1,8 +1,8 @@
-import { PaymentStatus as S, type Payment } from '../payment.js';
-import { moveTo } from '../payment-state.js';
-import { RESULT } from '../result-codes.js';
-import type { ChangeSet } from '../store-port.js';
-import { contractOnApproval } from '../subscriptions.js';
+import { PaymentStatus as S, type Payment } from '../payments/payment.js';
+import { moveTo } from '../payments/transitions.js';
+import { RESULT } from '../kernel/result-codes.js';
+import type { ChangeSet } from '../ports/store.js';
+import { contractOnApproval } from '../subscriptions/contract.js';
 import type { OrderRef, PaymentOperation, Planned } from './apply.js';
 import { dropOwnCard } from './cancel.js';
 import { closedStatusFailure } from './status-failures.js';

@@ -1,9 +1,9 @@
-import type { Account } from '../merchants.js';
-import { orderStatusOf } from '../payment.js';
-import { formatAmount } from '../money.js';
-import { resultInfoOf } from '../result-codes.js';
-import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../signing.js';
-import { deductionSchedule } from '../subscriptions.js';
+import type { Account } from '../merchants/directory.js';
+import { orderStatusOf } from './payment.js';
+import { formatAmount } from '../kernel/money.js';
+import { resultInfoOf } from '../kernel/result-codes.js';
+import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
+import { deductionSchedule } from '../subscriptions/contract.js';
 import type { PaymentResult } from './settle.js';
 
 /** The authorise answer: the elements of the spec's `respon` document, in the spec's order. */

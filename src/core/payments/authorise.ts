@@ -1,16 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CoreDeps } from '../context.js';
-import type { Account } from '../merchants.js';
-import type { Contract } from '../records.js';
-import type { CardAuthorisation, CardConnector } from '../connectors/connector.js';
-import { GatewayError, invalidField } from '../errors.js';
-import { PaymentStatus as S, type CardSummary, type Payment } from '../payment.js';
-import { assessRisk } from '../risk.js';
-import { expiryPassed, summariseCard } from '../cards.js';
-import type { SubscriptionTerms } from '../subscriptions.js';
-import { RESULT } from '../result-codes.js';
+import type { CoreDeps } from '../ports/deps.js';
+import type { Account } from '../merchants/directory.js';
+import type { Contract } from '../subscriptions/contract.js';
+import type { CardAuthorisation, CardConnector } from '../ports/card-connector.js';
+import { GatewayError, invalidField } from '../kernel/errors.js';
+import { PaymentStatus as S, type CardSummary, type Payment } from './payment.js';
+import { assessRisk } from './risk.js';
+import { expiryPassed, summariseCard } from '../kernel/cards.js';
+import type { SubscriptionTerms } from '../subscriptions/contract.js';
+import { RESULT } from '../kernel/result-codes.js';
 import { issuerUrl, settleAuthorisation, type PaymentResult } from './settle.js';
-import { assertNotifyUrl } from '../notify-target.js';
+import { assertNotifyUrl } from '../notifications/target.js';
 
 export interface CardInput {
   pan: string;

@@ -1,6 +1,6 @@
-import type { CoreDeps } from '../context.js';
-import { dueQueueJob, type BackgroundJob } from '../jobs.js';
-import { PaymentStatus as S } from '../payment.js';
+import type { CoreDeps } from '../ports/deps.js';
+import { dueQueueJob, type BackgroundJob } from '../jobs/due-queue.js';
+import { PaymentStatus as S } from './payment.js';
 import { settleAuthorisation } from './settle.js';
 
 /**

@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import type { CoreDeps } from '../context.js';
-import type { Account } from '../merchants.js';
-import type { Contract, NotifyType } from '../records.js';
-import type { AuthorisationOutcome, DeclineReason } from '../connectors/connector.js';
-import type { ChangeSet } from '../store-port.js';
-import { PaymentStatus as S, type Payment, type PaymentStatus } from '../payment.js';
-import { moveTo } from '../payment-state.js';
-import { RESULT, type ResultKey } from '../result-codes.js';
-import { paymentNotification } from '../notifications.js';
-import { contractOnApproval } from '../subscriptions.js';
+import type { CoreDeps } from '../ports/deps.js';
+import type { Account } from '../merchants/directory.js';
+import type { Contract } from '../subscriptions/contract.js';
+import type { NotifyType } from '../notifications/outbox.js';
+import type { AuthorisationOutcome, DeclineReason } from '../ports/card-connector.js';
+import type { ChangeSet } from '../ports/store.js';
+import { PaymentStatus as S, type Payment, type PaymentStatus } from './payment.js';
+import { moveTo } from './transitions.js';
+import { RESULT, type ResultKey } from '../kernel/result-codes.js';
+import { paymentNotification } from '../notifications/outbox.js';
+import { contractOnApproval } from '../subscriptions/contract.js';
 
 export interface PaymentResult {
   payment: Payment;

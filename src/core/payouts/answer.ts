@@ -1,10 +1,10 @@
-import type { CoreDeps } from '../context.js';
-import type { Account } from '../merchants.js';
-import type { OutboxRecord } from '../records.js';
-import { formatAmount, type Minor } from '../money.js';
-import { isoWithOffset } from '../dates.js';
-import { outboxRecord } from '../notifications.js';
-import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../signing.js';
+import type { CoreDeps } from '../ports/deps.js';
+import type { Account } from '../merchants/directory.js';
+import type { OutboxRecord } from '../notifications/outbox.js';
+import { formatAmount, type Minor } from '../kernel/money.js';
+import { isoWithOffset } from '../kernel/dates.js';
+import { outboxRecord } from '../notifications/outbox.js';
+import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
 import type { Payout, PayoutEcho } from './payout.js';
 
 /** The payout answer: the request echoed as the spec shows it, then the gateway's fields. */

@@ -1,5 +1,5 @@
-import type { CoreDeps } from '../context.js';
-import type { Account } from '../merchants.js';
+import type { CoreDeps } from '../ports/deps.js';
+import type { Account } from '../merchants/directory.js';
 import type { DepositBalance } from './payout.js';
 
 /**

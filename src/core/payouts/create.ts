@@ -1,10 +1,10 @@
-import type { CoreDeps } from '../context.js';
-import type { Account } from '../merchants.js';
-import { GatewayError, invalidField } from '../errors.js';
-import { formatAmount, type Minor } from '../money.js';
-import { compactDate, parseCompactDate } from '../dates.js';
-import { canonicalJson } from '../fingerprint.js';
-import { assertNotifyUrl } from '../notify-target.js';
+import type { CoreDeps } from '../ports/deps.js';
+import type { Account } from '../merchants/directory.js';
+import { GatewayError, invalidField } from '../kernel/errors.js';
+import { formatAmount, type Minor } from '../kernel/money.js';
+import { compactDate, parseCompactDate } from '../kernel/dates.js';
+import { canonicalJson } from '../kernel/fingerprint.js';
+import { assertNotifyUrl } from '../notifications/target.js';
 import { hasRate } from './fx.js';
 import { quotePayout } from './fees.js';
 import { PayoutStatus as S, type Payout, type PayoutEcho } from './payout.js';

@@ -1,4 +1,4 @@
-import { formatAmount as fmt, type Minor } from '../money.js';
+import { formatAmount as fmt, type Minor } from '../kernel/money.js';
 import { convert, minorStep, roundHalfUp, type RateTable } from './fx.js';
 
 export type PaymentMethod = 'SWIFT' | 'LOCAL';

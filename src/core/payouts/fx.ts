@@ -1,4 +1,4 @@
-import { isCurrency, isZeroDecimal, type Minor } from '../money.js';
+import { isCurrency, isZeroDecimal, type Minor } from '../kernel/money.js';
 
 /**
  * Exchange rates for payouts. A table names a base currency and, for every other currency, how many units

@@ -1,7 +1,7 @@
-import type { CoreDeps } from '../context.js';
-import { dueQueueJob, type BackgroundJob } from '../jobs.js';
-import type { ChangeSet } from '../store-port.js';
-import type { PayoutFailure } from '../connectors/payout-connector.js';
+import type { CoreDeps } from '../ports/deps.js';
+import { dueQueueJob, type BackgroundJob } from '../jobs/due-queue.js';
+import type { ChangeSet } from '../ports/store.js';
+import type { PayoutFailure } from '../ports/payout-connector.js';
 import { PayoutStatus as S, type Payout } from './payout.js';
 import { isFinalPayout, movePayout } from './payout-state.js';
 import { payoutNotification } from './answer.js';

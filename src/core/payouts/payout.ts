@@ -1,4 +1,4 @@
-import type { Minor } from '../money.js';
+import type { Minor } from '../kernel/money.js';
 import type { FeePaidBy, PaymentMethod, SwiftChargeOption } from './fees.js';
 
 export const PayoutStatus = {

@@ -1,6 +1,6 @@
-import type { CoreDeps } from '../context.js';
-import type { Account } from '../merchants.js';
-import { GatewayError } from '../errors.js';
+import type { CoreDeps } from '../ports/deps.js';
+import type { Account } from '../merchants/directory.js';
+import { GatewayError } from '../kernel/errors.js';
 import type { Payout } from './payout.js';
 
 /** EUR-area countries whose LOCAL transfers in EUR clear through SEPA. */

@@ -1,9 +1,9 @@
-import type { CoreDeps } from '../context.js';
-import type { Account } from '../merchants.js';
-import type { Payment } from '../payment.js';
-import { formatAmount } from '../money.js';
-import { compactDate } from '../dates.js';
-import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../signing.js';
+import type { CoreDeps } from '../ports/deps.js';
+import type { Account } from '../merchants/directory.js';
+import type { Payment } from '../payments/payment.js';
+import { formatAmount } from '../kernel/money.js';
+import { compactDate } from '../kernel/dates.js';
+import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
 
 export const QUERY_LIMIT = 100;
 export const ANTIFRAUD_PROVIDER = 'gateway-risk';

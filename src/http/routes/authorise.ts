@@ -1,14 +1,14 @@
 import { Router } from 'express';
-import type { CoreDeps } from '../../core/context.js';
-import type { Account } from '../../core/merchants.js';
-import { REQUEST_SIGNATURE_FIELDS } from '../../core/signing.js';
+import type { CoreDeps } from '../../core/ports/deps.js';
+import type { Account } from '../../core/merchants/directory.js';
+import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
 import { authorisePayment, type AuthoriseCommand } from '../../core/payments/authorise.js';
 import { paymentAnswer } from '../../core/payments/answer.js';
-import { authenticate, fieldValues } from '../authenticate.js';
+import { authenticate, fieldValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
 import { authoriseSchema } from '../schemas/payment-request.js';
-import { paymentOrder, requestFingerprint } from '../payment-order.js';
-import { xmlDocument } from '../xml.js';
+import { paymentOrder, requestFingerprint } from '../schemas/payment-order.js';
+import { xmlDocument } from '../render/xml.js';
 
 /** POST /v1/authorise: the direct card payment, answered by the `respon` XML document. */
 export function authoriseRouter(deps: CoreDeps): Router {

@@ -1,14 +1,14 @@
 import { Router, type Request, type Response } from 'express';
-import type { CoreDeps } from '../../core/context.js';
-import { invalidField } from '../../core/errors.js';
-import { REQUEST_SIGNATURE_FIELDS } from '../../core/signing.js';
+import type { CoreDeps } from '../../core/ports/deps.js';
+import { invalidField } from '../../core/kernel/errors.js';
+import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
 import { openCheckout } from '../../core/checkout/hosted.js';
 import { hostedUrls } from '../../core/checkout/session.js';
-import { authenticate, fieldValues } from '../authenticate.js';
+import { authenticate, fieldValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
 import { checkoutSchema } from '../schemas/payment-request.js';
-import { paymentOrder, requestFingerprint } from '../payment-order.js';
-import { NOTICES, renderNotice } from '../pages.js';
+import { paymentOrder, requestFingerprint } from '../schemas/payment-order.js';
+import { NOTICES, renderNotice } from '../render/pages.js';
 import { findSession } from './hosted-session.js';
 
 /** Card data never travels through the merchant: the shopper types it on the hosted card page. */

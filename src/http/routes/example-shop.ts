@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { randomUUID } from 'node:crypto';
-import type { CoreDeps } from '../../core/context.js';
-import { REQUEST_SIGNATURE_FIELDS, RESPONSE_SIGNATURE_FIELDS, signFields, signatureMatches } from '../../core/signing.js';
+import type { CoreDeps } from '../../core/ports/deps.js';
+import { REQUEST_SIGNATURE_FIELDS, RESPONSE_SIGNATURE_FIELDS, signFields, signatureMatches } from '../../core/kernel/signing.js';
 
 /**
  * Development only (NODE_ENV=development): a tiny merchant shop on the gateway's own origin, so a newcomer

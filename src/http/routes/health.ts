@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { GatewayStore } from '../../core/store-port.js';
+import type { GatewayStore } from '../../core/ports/store.js';
 
 /** /healthz: the process runs. /readyz: the store answers, so the instance can take traffic. */
 export function healthRouter(store: GatewayStore, isShuttingDown: () => boolean): Router {

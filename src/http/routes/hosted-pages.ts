@@ -1,18 +1,18 @@
 import { Router, type Request, type Response } from 'express';
-import type { CoreDeps } from '../../core/context.js';
-import type { Account } from '../../core/merchants.js';
-import { GatewayError } from '../../core/errors.js';
-import { formatAmount } from '../../core/money.js';
-import { expiryPassed } from '../../core/cards.js';
+import type { CoreDeps } from '../../core/ports/deps.js';
+import type { Account } from '../../core/merchants/directory.js';
+import { GatewayError } from '../../core/kernel/errors.js';
+import { formatAmount } from '../../core/kernel/money.js';
+import { expiryPassed } from '../../core/kernel/cards.js';
 import { cancelCheckout, checkoutStage, payCheckout, type CheckoutStage } from '../../core/checkout/hosted.js';
 import { hostedUrls, type CheckoutSession } from '../../core/checkout/session.js';
 import { cancelledResult, parentOrigin, paymentResult } from '../../core/checkout/result.js';
 import { issuerUrl } from '../../core/payments/settle.js';
 import { checkoutSchema, parseItems } from '../schemas/payment-request.js';
 import { readCardForm, type CardFormErrors } from '../schemas/card-form.js';
-import { paymentOrder } from '../payment-order.js';
-import { hostedPageHeaders, NOTICES, renderNotice } from '../pages.js';
-import { renderResult } from '../result-page.js';
+import { paymentOrder } from '../schemas/payment-order.js';
+import { hostedPageHeaders, NOTICES, renderNotice } from '../render/pages.js';
+import { renderResult } from '../render/result-page.js';
 import { findSession } from './hosted-session.js';
 
 const s = (v: unknown): string => (typeof v === 'string' ? v : '');

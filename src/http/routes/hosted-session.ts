@@ -1,5 +1,5 @@
-import type { CoreDeps } from '../../core/context.js';
-import type { Account } from '../../core/merchants.js';
+import type { CoreDeps } from '../../core/ports/deps.js';
+import type { Account } from '../../core/merchants/directory.js';
 import type { CheckoutSession } from '../../core/checkout/session.js';
 
 const SESSION_ID = /^cs_[0-9A-Za-z_-]{8,64}$/;

@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
-import type { CoreDeps } from '../../core/context.js';
-import { parseAmount } from '../../core/money.js';
+import type { CoreDeps } from '../../core/ports/deps.js';
+import { parseAmount } from '../../core/kernel/money.js';
 import { batchAnswer, runBatch, type BatchCall } from '../../core/operations/batch.js';
 import type { OperationResult, OrderRef } from '../../core/operations/apply.js';
 import { outcomeText } from '../../core/operations/failures.js';
@@ -8,8 +8,8 @@ import { captureOperation } from '../../core/operations/capture.js';
 import { cancelOperation } from '../../core/operations/cancel.js';
 import { reviewOperation } from '../../core/operations/review.js';
 import { refundOperation } from '../../core/operations/refund.js';
-import type { Account } from '../../core/merchants.js';
-import { authenticate, signedValuesFor } from '../authenticate.js';
+import type { Account } from '../../core/merchants/directory.js';
+import { authenticate, signedValuesFor } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
 import { cancelSchema, captureSchema, refundSchema, reviewSchema } from '../schemas/operations.js';
 

@@ -1,13 +1,13 @@
 import { Router } from 'express';
-import type { CoreDeps } from '../../core/context.js';
-import { parseAmount } from '../../core/money.js';
-import { REQUEST_SIGNATURE_FIELDS } from '../../core/signing.js';
-import { requestFingerprint } from '../../core/fingerprint.js';
+import type { CoreDeps } from '../../core/ports/deps.js';
+import { parseAmount } from '../../core/kernel/money.js';
+import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
+import { requestFingerprint } from '../../core/kernel/fingerprint.js';
 import { createPayout } from '../../core/payouts/create.js';
 import { payoutAnswer } from '../../core/payouts/answer.js';
 import { findPayout, localClearingSystem } from '../../core/payouts/query.js';
 import type { PayoutEcho } from '../../core/payouts/payout.js';
-import { authenticate, fieldValues } from '../authenticate.js';
+import { authenticate, fieldValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
 import { payoutQuerySchema, payoutSchema, type PayoutRequest } from '../schemas/payout-request.js';
 

@@ -1,13 +1,13 @@
 import { Router, type Request } from 'express';
-import type { CoreDeps } from '../../core/context.js';
-import type { Account } from '../../core/merchants.js';
-import { GatewayError, invalidField, missingField } from '../../core/errors.js';
-import { ipAllowed } from '../../core/ip-allow.js';
-import { parseCompactDate } from '../../core/dates.js';
-import { REQUEST_SIGNATURE_FIELDS } from '../../core/signing.js';
+import type { CoreDeps } from '../../core/ports/deps.js';
+import type { Account } from '../../core/merchants/directory.js';
+import { GatewayError, invalidField, missingField } from '../../core/kernel/errors.js';
+import { ipAllowed } from '../../core/merchants/ip-allow.js';
+import { parseCompactDate } from '../../core/kernel/dates.js';
+import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
 import { QUERY_LIMIT, queryTransactions } from '../../core/queries/transactions.js';
 import { REFUND_SEARCH_LIMIT, searchRefunds } from '../../core/queries/refunds.js';
-import { authenticate, fieldValues } from '../authenticate.js';
+import { authenticate, fieldValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
 import { retrievalRefundSchema, retrievalTransSchema } from '../schemas/retrieval.js';
 

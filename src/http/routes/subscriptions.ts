@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import type { CoreDeps } from '../../core/context.js';
-import { REQUEST_SIGNATURE_FIELDS } from '../../core/signing.js';
-import { cancelSubscription } from '../../core/subscription-cancel.js';
-import { authenticate, fieldValues } from '../authenticate.js';
+import type { CoreDeps } from '../../core/ports/deps.js';
+import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
+import { cancelSubscription } from '../../core/subscriptions/cancel.js';
+import { authenticate, fieldValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
 import { cancelSubscriptionSchema } from '../schemas/subscription.js';
 

@@ -1,14 +1,14 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import type { CoreDeps } from '../../core/context.js';
-import type { Account } from '../../core/merchants.js';
-import type { Payment } from '../../core/payment.js';
-import { formatAmount } from '../../core/money.js';
+import type { CoreDeps } from '../../core/ports/deps.js';
+import type { Account } from '../../core/merchants/directory.js';
+import type { Payment } from '../../core/payments/payment.js';
+import { formatAmount } from '../../core/kernel/money.js';
 import { answerChallenge } from '../../core/payments/authorise.js';
 import { paymentResult, parentOrigin } from '../../core/checkout/result.js';
 import { httpUrl } from '../schemas/common.js';
-import { hostedPageHeaders, renderNotice, NOTICES } from '../pages.js';
-import { renderResult } from '../result-page.js';
+import { hostedPageHeaders, renderNotice, NOTICES } from '../render/pages.js';
+import { renderResult } from '../render/result-page.js';
 
 const s = (v: unknown): string => (typeof v === 'string' ? v : '');
 

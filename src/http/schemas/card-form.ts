@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { luhnValid } from '../../core/cards.js';
+import { luhnValid } from '../../core/kernel/cards.js';
 
 /** The hosted card page's form. Every field's problem is reported next to that field. */
 export const cardFormSchema = z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { isCurrency, parseAmount } from '../../core/money.js';
-import { GatewayError } from '../../core/errors.js';
+import { isCurrency, parseAmount } from '../../core/kernel/money.js';
+import { GatewayError } from '../../core/kernel/errors.js';
 
 /** Field shapes shared by every call's schema. */
 export const text = (max = 255) => z.string({ error: 'must be a string' }).max(max, `must be at most ${max} characters`);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BATCH_CALLS } from '../../core/operations/batch.js';
-import { isZeroDecimal } from '../../core/money.js';
+import { isZeroDecimal } from '../../core/kernel/money.js';
 import { accountId, amountText, currencyCode, merchantId, optionalText, signature, text } from './common.js';
 
 const required = (max: number) => text(max).min(1, 'is required');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { isZeroDecimal, parseAmount } from '../../core/money.js';
-import { luhnValid } from '../../core/cards.js';
+import { isZeroDecimal, parseAmount } from '../../core/kernel/money.js';
+import { luhnValid } from '../../core/kernel/cards.js';
 import {
   accountId,
   amountText,
@@ -245,7 +245,7 @@ function itemsMatchTotal(o: { items: string; item_total?: string | undefined }, 
 
 const ORDER_AMOUNTS = ['amount', 'item_total', 'shipping', 'handling', 'tax_total', 'insurance', 'shipping_discount', 'discount'] as const;
 
-/** A zero-decimal currency (JPY, KRW, ...) has no minor unit: its amounts must end in .00 (core/money.ts). */
+/** A zero-decimal currency (JPY, KRW, ...) has no minor unit: its amounts must end in .00 (core/kernel/money.ts). */
 function wholeUnits(
   o: { currency: string; subscription?: { contract_amount: string } | undefined } & Partial<
     Record<(typeof ORDER_AMOUNTS)[number], string | undefined>

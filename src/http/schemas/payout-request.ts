@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isZeroDecimal, parseAmount } from '../../core/money.js';
+import { isZeroDecimal, parseAmount } from '../../core/kernel/money.js';
 import { accountId, amountText, currencyCode, httpUrl, merchantId, optionalText, signature } from './common.js';
 
 /** Shapes of /v1/payout (docs/payouts.md lists the rules and the sets of values). */

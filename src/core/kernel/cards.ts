@@ -1,0 +1,63 @@
+import type { CardSummary } from '../payments/payment.js';
+
+/** Luhn (mod 10) check of a digits-only card number. */
+export function luhnValid(pan: string): boolean {
+  if (!/^\d{12,19}$/.test(pan)) return false;
+  let sum = 0;
+  let double = false;
+  for (let i = pan.length - 1; i >= 0; i--) {
+    let d = pan.charCodeAt(i) - 48;
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
+
+const BRANDS: [string, RegExp][] = [
+  ['AMEX', /^3[47]/],
+  ['DINERS', /^3(0[0-5]|[68])/],
+  ['JCB', /^35(2[89]|[3-8])/],
+  ['DISCOVER', /^(6011|65|64[4-9])/],
+  ['UNIONPAY', /^62/],
+  ['MASTERCARD', /^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/],
+  ['MAESTRO', /^(5[06-9]|6\d)/],
+  ['VISA', /^4/],
+];
+
+export function cardBrand(pan: string): string {
+  for (const [brand, re] of BRANDS) if (re.test(pan)) return brand;
+  return 'UNKNOWN';
+}
+
+/** First 6, `***`, last 4: the only form of the number that leaves the vault. */
+export function maskCard(pan: string): string {
+  return `${pan.slice(0, 6)}***${pan.slice(-4)}`;
+}
+
+export function summariseCard(pan: string, expMonth: string, expYear: string): CardSummary {
+  return {
+    masked: maskCard(pan),
+    bin: pan.slice(0, 6),
+    last4: pan.slice(-4),
+    brand: cardBrand(pan),
+    exp_month: expMonth,
+    exp_year: expYear,
+  };
+}
+
+/** Four-digit year from a two- or four-digit expiration_year. */
+export function fullYear(year: string): number {
+  return year.length === 2 ? 2000 + Number(year) : Number(year);
+}
+
+/** True when the card's expiry month has ended before `now` (a card is good through its expiry month). */
+export function expiryPassed(expMonth: string, expYear: string, now: number): boolean {
+  const y = fullYear(expYear);
+  const m = Number(expMonth);
+  const firstOfNextMonth = Date.UTC(y, m, 1);
+  return firstOfNextMonth <= now;
+}

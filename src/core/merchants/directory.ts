@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { isCurrency } from '../kernel/money.js';
+
+const ipOrCidr = z.string().regex(/^[0-9a-fA-F:.]+(\/\d{1,3})?$/, 'must be an IP address or CIDR block');
+
+/** Routing settings of an account, sent as the loading page's routing fields; every one has a default. */
+const routingSchema = z
+  .object({
+    connector_code: z.string().default('sandbox'),
+    gbc_id: z.string().optional(),
+    account_name: z.string().optional(),
+    pm_id: z.string().default('card'),
+    apm_type: z.string().default('CARD'),
+    descriptor: z.string().optional(),
+    orderprefix: z.string().default(''),
+    rrtimezone: z.string().optional(),
+    ordernumlength: z.string().default('32'),
+    sendbgoods: z.string().default('1'),
+    replacename: z.string().default('0'),
+    send_bank_website: z.string().default('0'),
+    replace_up_id: z.string().default('0'),
+    replace_match_address: z.string().default('0'),
+    to_pass_page: z.string().default('0'),
+  })
+  .loose();
+
+const riskSchema = z
+  .object({
+    /** score at or above which a payment is held for review */
+    review_score: z.number().int().min(0).max(100).default(70),
+    /** score at or above which a payment is refused */
+    reject_score: z.number().int().min(0).max(100).default(90),
+    /** amount (minor units) above which the score rises; 0 = no limit */
+    high_amount_minor: z.number().int().min(0).default(0),
+  })
+  .default({ review_score: 70, reject_score: 90, high_amount_minor: 0 });
+
+const accountSchema = z.object({
+  account_id: z.string().min(1).max(10),
+  sign_key: z.string().min(8, 'must be at least 8 characters'),
+  website: z.string().default(''),
+  storefront_domains: z.array(z.url()).default([]),
+  allowed_ips: z.array(ipOrCidr).default([]),
+  capture_mode: z.enum(['manual', 'auto']).default('manual'),
+  currencies: z.array(z.string().refine(isCurrency, 'is not an ISO 4217 currency')).default([]),
+  routing: routingSchema.default(() => routingSchema.parse({})),
+  risk: riskSchema,
+  /** days an authorisation may wait for capture before it expires */
+  auth_window_days: z.number().int().min(1).max(30).default(7),
+  /** minutes a hosted checkout session waits for the shopper's card */
+  checkout_ttl_minutes: z.number().int().min(1).max(1440).default(30),
+  /** calls per second allowed for this account; 0 = unlimited */
+  rate_limit_per_second: z.number().int().min(0).default(0),
+  /** opening balance (minor units per currency) of the deposit account that funds payouts */
+  deposit_balance: z.record(z.string(), z.number().int().min(0)).default({}),
+});
+
+const merchantSchema = z.object({
+  merchant_id: z.string().min(1).max(7),
+  name: z.string().min(1),
+  accounts: z.array(accountSchema).min(1),
+});
+
+export const merchantsFileSchema = z.object({ merchants: z.array(merchantSchema).min(1) });
+
+export type MerchantsFile = z.infer<typeof merchantsFileSchema>;
+export type AccountSettings = z.infer<typeof accountSchema>;
+
+/** One account as the core sees it: its settings plus the merchant it belongs to. */
+export interface Account extends AccountSettings {
+  merchant_id: string;
+  merchant_name: string;
+}
+
+export interface MerchantDirectory {
+  /** undefined for an unknown merchant or account: callers answer one 401 for both */
+  find(merchantId: string, accountId: string): Account | undefined;
+  all(): Account[];
+  merchantIds(): string[];
+}
+
+export function buildDirectory(file: MerchantsFile): MerchantDirectory {
+  const byKey = new Map<string, Account>();
+  for (const m of file.merchants) {
+    for (const a of m.accounts) {
+      const key = `${m.merchant_id}\u0000${a.account_id}`;
+      if (byKey.has(key)) throw new Error(`account ${m.merchant_id}/${a.account_id} is listed twice`);
+      byKey.set(key, { ...a, merchant_id: m.merchant_id, merchant_name: m.name });
+    }
+  }
+  const accounts = [...byKey.values()];
+  const merchantIds = [...new Set(accounts.map((a) => a.merchant_id))];
+  return {
+    find: (merchantId, accountId) => byKey.get(`${merchantId}\u0000${accountId}`),
+    all: () => accounts,
+    merchantIds: () => merchantIds,
+  };
+}
+
+/** The single demo merchant used when no MERCHANTS_FILE is given; its key is printed at start. */
+export function demoMerchants(): MerchantsFile {
+  return merchantsFileSchema.parse({
+    merchants: [
+      {
+        merchant_id: '1000001',
+        name: 'Demo Shop',
+        accounts: [
+          {
+            account_id: '1000001001',
+            sign_key: 'demo-sign-key-change-me',
+            website: 'http://localhost:8080',
+            storefront_domains: ['http://localhost:8080'],
+            allowed_ips: ['127.0.0.1', '::1', '::ffff:127.0.0.1'],
+            capture_mode: 'manual',
+            currencies: ['USD', 'EUR', 'GBP'],
+            routing: { connector_code: 'sandbox' },
+            deposit_balance: { USD: 10_000_000, EUR: 10_000_000 },
+          },
+        ],
+      },
+    ],
+  });
+}

@@ -1,0 +1,142 @@
+import type { CoreDeps } from '../ports/deps.js';
+import { dueQueueJob, type BackgroundJob } from '../jobs/due-queue.js';
+import type { OutboxRecord } from './outbox.js';
+import { notificationHeader } from '../kernel/signing.js';
+import { checkNotifyTarget, type HostResolver } from './target.js';
+
+/** One notification POST as the transport makes it. */
+export interface NotificationPost {
+  url: string;
+  /** application/x-www-form-urlencoded text */
+  body: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  /** false: connect only to public addresses (checked again on the address actually dialled) */
+  allowPrivate: boolean;
+}
+
+export type PostResult = { ok: true; status: number } | { ok: false; status?: number; error: string };
+
+/**
+ * Sends notifications over the network; the adapter (src/outbound/http-transport.ts) is node:http. It never
+ * follows a redirect: a 3xx answer is a failed attempt, so a redirect cannot lead to a private address.
+ */
+export interface NotificationTransport {
+  resolve: HostResolver;
+  post(req: NotificationPost): Promise<PostResult>;
+}
+
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** a claimed notification is left alone by other processes this long (more than one attempt can take) */
+export const DELIVERY_LEASE_MS = 30_000;
+const FIRST_RETRY_MS = 1_000;
+const MAX_RETRY_GAP_MS = 12 * 3_600_000;
+/** retries stop this long after the notification was written (or resent) */
+export const RETRY_WINDOW_MS = 36 * 3_600_000;
+/** the jitter adds up to this share of the base gap */
+export const JITTER = 0.2;
+
+/**
+ * Gap before the next try after `failures` failed attempts: 1 s, 2 s, 4 s, ... doubled each time, plus up to
+ * 20 % jitter (so many merchants' retries do not arrive in step), never more than 12 h.
+ */
+export function retryGap(failures: number, random: () => number): number {
+  const base = Math.min(FIRST_RETRY_MS * 2 ** Math.max(0, failures - 1), MAX_RETRY_GAP_MS);
+  return Math.min(Math.round(base * (1 + JITTER * random())), MAX_RETRY_GAP_MS);
+}
+
+/** The form body of a notification: its fields in their stored order. */
+export function notificationBody(rec: OutboxRecord): string {
+  return new URLSearchParams(rec.fields).toString();
+}
+
+export interface DeliveryOptions {
+  /** random numbers in [0, 1) for the jitter; tests pass their own */
+  random?: () => number;
+  /** notifications handled per merchant per run */
+  batch?: number;
+  intervalMs?: number;
+}
+
+type Deps = Pick<CoreDeps, 'store' | 'clock' | 'merchants' | 'log' | 'notifyAllowPrivate' | 'transport'>;
+
+/**
+ * The delivery worker over the outbox. Several gateway processes run it at once: each notification is
+ * claimed by a versioned write that sets a lease, so only one process sends it at a time; a process that
+ * dies mid-send leaves the lease to run out and another process sends again (delivery is at least once).
+ */
+export function deliveryJob(deps: Deps, options: DeliveryOptions = {}): BackgroundJob {
+  const random = options.random ?? Math.random;
+  const batch = options.batch ?? 50;
+  return dueQueueJob(deps, {
+    name: 'notification-delivery',
+    intervalMs: options.intervalMs ?? 500,
+    queue: 'outbox',
+    batch,
+    concurrent: true,
+    handle: (merchantId, notifyId) => deliverOne(deps, merchantId, notifyId, random),
+  });
+}
+
+/** Claims, sends and records one notification; false when another process has it or it is not due. */
+async function deliverOne(deps: Deps, merchantId: string, notifyId: string, random: () => number): Promise<boolean> {
+  const rec = await deps.store.getOutbox(merchantId, notifyId);
+  const now = deps.clock.now();
+  if (!rec || rec.status !== 'pending') {
+    // a queue entry left behind (record gone or settled): drop it so it is not read again
+    await deps.store.commit({ merchantId, due: [{ queue: 'outbox', member: notifyId, at: null }] });
+    return false;
+  }
+  if (rec.next_attempt_at > now || (rec.lease_until ?? 0) > now) return false;
+  const claimed: OutboxRecord = { ...rec, lease_until: now + DELIVERY_LEASE_MS };
+  if (!(await deps.store.commit({ merchantId, outbox: [{ next: claimed, expected: rec.version }] }))) return false;
+
+  const result = await attempt(deps, rec);
+  const after = deps.clock.now();
+  const { lease_until: _lease, ...base } = rec;
+  const attempts = rec.attempts + 1;
+  let next: OutboxRecord;
+  if (result.ok) {
+    next = { ...base, status: 'delivered', attempts, delivered_at: after, last_error: '', version: 0 };
+  } else {
+    const at = after + retryGap(attempts - (rec.round_start_attempts ?? 0), random);
+    const giveUp = at > (rec.retry_from ?? rec.created_at) + RETRY_WINDOW_MS;
+    next = { ...base, status: giveUp ? 'failed' : 'pending', attempts, next_attempt_at: at, last_error: result.error, version: 0 };
+  }
+  const saved = await deps.store.commit({ merchantId, outbox: [{ next, expected: rec.version + 1 }] });
+  deps.log.info(
+    {
+      notify_id: rec.notify_id,
+      merchant_id: merchantId,
+      notify_type: rec.notify_type,
+      attempts,
+      status: next.status,
+      error: result.ok ? undefined : result.error,
+      saved,
+    },
+    'notification attempt',
+  );
+  return true;
+}
+
+async function attempt(deps: Deps, rec: OutboxRecord): Promise<PostResult> {
+  const target = await checkNotifyTarget(rec.notify_url, deps.notifyAllowPrivate, deps.transport.resolve);
+  if (!target.ok) return { ok: false, error: `notify_url refused: ${target.reason}` };
+  const body = notificationBody(rec);
+  const account = deps.merchants.find(rec.merchant_id, rec.account_id);
+  if (!account) return { ok: false, error: 'account no longer configured' };
+  const result = await deps.transport
+    .post({
+      url: rec.notify_url,
+      body,
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        'X-Signature': notificationHeader(body, account.sign_key, Math.floor(deps.clock.now() / 1000)),
+        'User-Agent': 'payment-gateway-notifier/1',
+      },
+      timeoutMs: DELIVERY_TIMEOUT_MS,
+      allowPrivate: deps.notifyAllowPrivate,
+    })
+    .catch((err: unknown): PostResult => ({ ok: false, error: (err as Error).message }));
+  return result;
+}

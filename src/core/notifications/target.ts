@@ -1,0 +1,116 @@
+import { isIP } from 'node:net';
+import { invalidField } from '../kernel/errors.js';
+
+/**
+ * Which addresses a notification may be sent to. A merchant must not be able to make the gateway POST into
+ * its own network (SSRF): loopback, private, link-local, carrier-grade NAT, multicast and reserved ranges are
+ * refused unless NOTIFY_ALLOW_PRIVATE is set (tests, local development).
+ */
+const BLOCKED_V4: readonly [number, number][] = [
+  [0x00000000, 8], // 0.0.0.0/8 "this network"
+  [0x0a000000, 8], // 10/8
+  [0x64400000, 10], // 100.64/10 carrier-grade NAT
+  [0x7f000000, 8], // loopback
+  [0xa9fe0000, 16], // link-local (cloud metadata)
+  [0xac100000, 12], // 172.16/12
+  [0xc0000000, 24], // 192.0.0/24 IETF protocol assignments
+  [0xc0a80000, 16], // 192.168/16
+  [0xc6120000, 15], // 198.18/15 benchmarking
+  [0xe0000000, 3], // multicast and reserved (224/4, 240/4)
+];
+
+function v4Number(ip: string): number {
+  return ip.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+}
+
+function blockedV4(ip: string): boolean {
+  const n = v4Number(ip);
+  return BLOCKED_V4.some(([base, bits]) => Math.floor(n / 2 ** (32 - bits)) === Math.floor(base / 2 ** (32 - bits)));
+}
+
+/** Expands an IPv6 text to its eight 16-bit groups. */
+function v6Groups(ip: string): number[] {
+  let text = ip.toLowerCase().split('%')[0]!;
+  const v4Tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4Tail) {
+    const n = v4Number(v4Tail[1]!);
+    text = text.slice(0, -v4Tail[1]!.length) + `${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  const fill = tail === undefined ? [] : Array<string>(8 - h.length - t.length).fill('0');
+  return [...h, ...fill, ...t].map((g) => parseInt(g || '0', 16));
+}
+
+function blockedV6(ip: string): boolean {
+  const g = v6Groups(ip);
+  const allZeroUpTo = (n: number) => g.slice(0, n).every((x) => x === 0);
+  if (allZeroUpTo(7) && (g[7] === 0 || g[7] === 1)) return true; // :: and ::1
+  if (allZeroUpTo(5) && g[5] === 0xffff) return blockedV4(`${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`); // v4-mapped
+  if (g[0] === 0x64 && g[1] === 0xff9b) return true; // NAT64 could reach private v4
+  const first = g[0]!;
+  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00; // ULA, link-local, multicast
+}
+
+/** True when the address is not a public unicast address. */
+export function isBlockedAddress(ip: string): boolean {
+  const family = isIP(ip);
+  if (family === 4) return blockedV4(ip);
+  if (family === 6) return blockedV6(ip);
+  return true;
+}
+
+/** The host of a URL without IPv6 brackets. */
+export function urlHost(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '');
+}
+
+/** Resolves a host name to its addresses (all of them); an adapter supplies it (node:dns). */
+export type HostResolver = (hostname: string) => Promise<string[]>;
+
+export type TargetCheck = { ok: true } | { ok: false; reason: string };
+
+/**
+ * Checks a notify_url: http or https, and (unless private targets are allowed) a host that is not, and does
+ * not resolve to, a loopback, private or link-local address. A host that does not resolve now is refused too:
+ * the gateway could not deliver to it.
+ */
+export async function checkNotifyTarget(
+  raw: string,
+  allowPrivate: boolean,
+  resolve: HostResolver,
+  whenUnresolved: 'accept' | 'refuse' = 'refuse',
+): Promise<TargetCheck> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: 'must be an http or https URL' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: 'must be an http or https URL' };
+  if (url.username || url.password) return { ok: false, reason: 'must not carry user name or password' };
+  if (allowPrivate) return { ok: true };
+  const host = urlHost(url);
+  if (isIP(host))
+    return isBlockedAddress(host) ? { ok: false, reason: 'must not point at a loopback, private or link-local address' } : { ok: true };
+  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) {
+    return { ok: false, reason: 'must not point at a loopback, private or link-local address' };
+  }
+  let addresses: string[];
+  try {
+    addresses = await resolve(host);
+  } catch {
+    addresses = [];
+  }
+  if (addresses.length === 0) return whenUnresolved === 'accept' ? { ok: true } : { ok: false, reason: 'host name does not resolve' };
+  if (addresses.some(isBlockedAddress)) return { ok: false, reason: 'must not resolve to a loopback, private or link-local address' };
+  return { ok: true };
+}
+
+/** The request-time check: a refused notify_url is a 400 naming the field. */
+export async function assertNotifyUrl(raw: string, allowPrivate: boolean, resolve: HostResolver, field = 'notify_url'): Promise<void> {
+  if (!raw) return;
+  const check = await checkNotifyTarget(raw, allowPrivate, resolve, 'accept');
+  if (!check.ok) throw invalidField(field, check.reason);
+}

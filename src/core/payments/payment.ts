@@ -1,0 +1,129 @@
+import type { Minor } from '../kernel/money.js';
+import type { SubscriptionTerms } from '../subscriptions/contract.js';
+
+/** payment_status values of DESIGN section 4. */
+export const PaymentStatus = {
+  PENDING: '1000',
+  HELD: '2000',
+  AUTHORISED: '3000',
+  CAPTURED: '3100',
+  PARTLY_REFUNDED: '3200',
+  REFUNDED: '3300',
+  DECLINED: '4000',
+  CANCELLED: '4100',
+  REJECTED: '4200',
+  THREEDS_FAILED: '4300',
+  EXPIRED: '4400',
+} as const;
+export type PaymentStatus = (typeof PaymentStatus)[keyof typeof PaymentStatus];
+
+export type OrderStatus = '0' | '1' | '2';
+
+export interface RiskCheck {
+  name: string;
+  status: 'ACCEPT' | 'REVIEW' | 'REJECT';
+}
+
+export interface RiskAssessment {
+  action: 'ACCEPT' | 'REVIEW' | 'REJECT';
+  score: number;
+  checks: RiskCheck[];
+}
+
+/** What the gateway keeps of a card: never the number in clear, never the security code. */
+export interface CardSummary {
+  masked: string;
+  bin: string;
+  last4: string;
+  brand: string;
+  exp_month: string;
+  exp_year: string;
+}
+
+export interface ThreeDSInfo {
+  /** do3DS or no3DS as requested */
+  mode: string;
+  /** true while a challenge waits for the shopper */
+  challenge_pending: boolean;
+  /** text result recorded for the transaction (threeds_result) */
+  result: string;
+  /** secret part of issuer_url: only the holder of the address can answer the challenge */
+  challenge_secret?: string;
+}
+
+export interface RefundRecord {
+  refund_reference_id: string;
+  refund_amount: Minor;
+  refund_reason: string;
+  refund_status: '1' | '0';
+  refund_message: string;
+  refund_reference: string;
+  refund_date: number;
+  refund_processing_date: number | null;
+}
+
+/** A payment (transaction) as stored. `version` is the store's optimistic-lock counter. */
+export interface Payment {
+  version: number;
+  transaction_id: string;
+  merchant_id: string;
+  account_id: string;
+  order_no: string;
+  currency: string;
+  amount: Minor;
+  status: PaymentStatus;
+  result_code: string;
+  /** HMAC of the request that created it: the same order_no with other content is refused */
+  fingerprint: string;
+  source: 'direct' | 'checkout' | 'recurring';
+  card?: CardSummary;
+  token_id?: string;
+  /** vault token used to charge (the request's token_id, or the one made for token_flag/subscription) */
+  vault_token?: string;
+  /** true when this payment put the card in the vault (dropped again if the payment fails) */
+  vault_created?: boolean;
+  /** the subscription block, kept until the payment is approved and the contract made */
+  subscription?: SubscriptionTerms;
+  threeds: ThreeDSInfo;
+  risk: RiskAssessment;
+  connector: string;
+  connector_ref?: string;
+  captured: Minor;
+  refunded: Minor;
+  refunds: RefundRecord[];
+  note: string;
+  website: string;
+  notify_url: string;
+  /** the shopper's return address (checkout, or appended to issuer_url) */
+  return_url?: string;
+  shopper_email: string;
+  recurring_id?: string;
+  created_at: number;
+  updated_at: number;
+  /** when an authorisation not captured by then expires */
+  auth_expires_at?: number;
+  /** set while one follow-up operation (capture, cancel, ...) holds the payment; others wait for it */
+  claim?: { id: string; until: number };
+  /** extra per-source data (checkout session id, contract charge number, ...) */
+  meta?: Record<string, string>;
+}
+
+/** order_status seen by merchants for each payment status. */
+export function orderStatusOf(status: PaymentStatus): OrderStatus {
+  switch (status) {
+    case PaymentStatus.PENDING:
+    case PaymentStatus.HELD:
+      return '2';
+    case PaymentStatus.AUTHORISED:
+    case PaymentStatus.CAPTURED:
+    case PaymentStatus.PARTLY_REFUNDED:
+    case PaymentStatus.REFUNDED:
+      return '1';
+    default:
+      return '0';
+  }
+}
+
+export function isFinal(status: PaymentStatus): boolean {
+  return status !== PaymentStatus.PENDING;
+}

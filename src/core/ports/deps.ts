@@ -1,0 +1,37 @@
+import type { Clock, IdGenerator } from '../kernel/clock.js';
+import type { ConnectorRegistry } from './card-connector.js';
+import type { PayoutConnector } from './payout-connector.js';
+import type { RateTable } from '../payouts/fx.js';
+import type { MerchantDirectory } from '../merchants/directory.js';
+import type { GatewayStore } from './store.js';
+import type { CardVault } from '../payments/vault.js';
+import type { NotificationTransport } from '../notifications/delivery.js';
+
+/** The part of a logger the core uses (pino satisfies it). */
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+}
+
+/** Everything the core needs, passed in: no module reaches for a global. */
+export interface CoreDeps {
+  store: GatewayStore;
+  clock: Clock;
+  ids: IdGenerator;
+  vault: CardVault;
+  connectors: ConnectorRegistry;
+  /** the bank-transfer provider that sends payouts */
+  payoutConnector: PayoutConnector;
+  /** exchange rates for payouts (FX_RATES_FILE or the built-in table) */
+  fxRates: RateTable;
+  merchants: MerchantDirectory;
+  baseUrl: string;
+  timezone: string;
+  log: Logger;
+  /** NOTIFY_ALLOW_PRIVATE: notify_url may point at loopback/private addresses (tests, local development) */
+  notifyAllowPrivate: boolean;
+  /** sends notifications (and resolves their hosts) */
+  transport: NotificationTransport;
+}

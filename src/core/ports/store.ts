@@ -1,0 +1,72 @@
+import type { Payment } from '../payments/payment.js';
+import type { Contract } from '../subscriptions/contract.js';
+import type { IdempotencyRecord } from '../idempotency/idempotency-key.js';
+import type { OutboxRecord } from '../notifications/outbox.js';
+import type { VaultRecord } from '../payments/vault.js';
+import type { DepositBalance, Payout } from '../payouts/payout.js';
+import type { CheckoutSession } from '../checkout/session.js';
+
+/** Queues of work due at a time, per merchant: the sweeps and schedulers read them. */
+export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox' | 'payout' | 'threeds_challenge';
+
+/** Everything one atomic step writes. All records belong to one merchant (one Redis Cluster slot). */
+export interface ChangeSet {
+  merchantId: string;
+  /** expected: the version read (0 to create; creating a payment also claims its order_no) */
+  payments?: { next: Payment; expected: number }[];
+  cards?: VaultRecord[];
+  /** vault tokens to delete (a card kept for a payment that then failed) */
+  dropCards?: string[];
+  contracts?: { next: Contract; expected: number }[];
+  /** new notifications, or claimed/updated ones with the version read */
+  outbox?: { next: OutboxRecord; expected: number }[];
+  /** hosted checkout sessions; ttlMs: how long the store keeps the record */
+  checkoutSessions?: { next: CheckoutSession; expected: number; ttlMs: number }[];
+  /** add (at = time) or remove (at = null) a member of a due queue */
+  due?: { queue: DueQueue; member: string; at: number | null }[];
+  /** accepted refunds, indexed per account by refund date and by refund_reference_id */
+  refunds?: { accountId: string; refundReferenceId: string; transactionId: string; at: number }[];
+  /** an Idempotency-Key's record (next null removes it), with the version read and its time to live */
+  idempotency?: { accountId: string; key: string; next: IdempotencyRecord | null; expected: number; ttlMs: number }[];
+  /** expected: the version read (0 to create; creating a payout also claims its request_id) */
+  payouts?: { next: Payout; expected: number }[];
+  /** deposit balances with the version read (0 to create from the opening balance) */
+  balances?: { next: DepositBalance; expected: number }[];
+}
+
+/** One entry of the per-account refund index. */
+export interface RefundIndexEntry {
+  refundReferenceId: string;
+  transactionId: string;
+  at: number;
+}
+
+/** The gateway's persistence, in the gateway's terms; a Redis and an in-memory implementation. */
+export interface GatewayStore {
+  /** Applies the change set atomically; false when a record moved since it was read (or an order_no was taken). */
+  commit(change: ChangeSet): Promise<boolean>;
+  getPayment(merchantId: string, transactionId: string): Promise<Payment | undefined>;
+  getPayments(merchantId: string, transactionIds: readonly string[]): Promise<(Payment | undefined)[]>;
+  findPaymentByOrder(merchantId: string, accountId: string, orderNo: string): Promise<Payment | undefined>;
+  getCard(merchantId: string, token: string): Promise<VaultRecord | undefined>;
+  getContract(merchantId: string, recurringId: string): Promise<Contract | undefined>;
+  getCheckoutSession(merchantId: string, sessionId: string): Promise<CheckoutSession | undefined>;
+  getOutbox(merchantId: string, notifyId: string): Promise<OutboxRecord | undefined>;
+  /** The notifications of one order, newest first. */
+  outboxOfOrder(merchantId: string, accountId: string, orderNo: string, limit: number): Promise<OutboxRecord[]>;
+  getPayout(merchantId: string, transactionId: string): Promise<Payout | undefined>;
+  findPayoutByRequest(merchantId: string, accountId: string, requestId: string): Promise<Payout | undefined>;
+  /** undefined until the account's first payout in that currency */
+  getBalance(merchantId: string, accountId: string, currency: string): Promise<DepositBalance | undefined>;
+  /** Members of a due queue due at or before `upTo`, earliest first. */
+  due(merchantId: string, queue: DueQueue, upTo: number, limit: number): Promise<{ member: string; at: number }[]>;
+  /** Refunds of an account with from <= refund date <= to, newest first, at most limit. */
+  refundsByDate(merchantId: string, accountId: string, from: number, to: number, limit: number): Promise<RefundIndexEntry[]>;
+  /** The transaction of a refund_reference_id of this account. */
+  findRefund(merchantId: string, accountId: string, refundReferenceId: string): Promise<string | undefined>;
+  getIdempotency(merchantId: string, accountId: string, key: string): Promise<IdempotencyRecord | undefined>;
+  /** Counts a call against a window (rate limits); returns the count so far in this window. */
+  countCall(merchantId: string, accountId: string, windowMs: number, windowStart: number): Promise<number>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

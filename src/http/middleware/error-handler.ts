@@ -1,0 +1,53 @@
+import type { NextFunction, Request, Response } from 'express';
+import { GatewayError } from '../../core/kernel/errors.js';
+import type { Logger } from '../../core/ports/deps.js';
+
+/** Calls whose answers carry return_status: their errors carry return_status "0" too. */
+const WITH_RETURN_STATUS = /^\/v1\/(capture|review|cancel|refund|retrievalTrans|retrievalRefund)\b/;
+
+/** The issuer_url's last segment is the challenge secret: never written to the logs. */
+export function loggedPath(path: string): string {
+  return path.replace(/^(\/v1\/3ds\/[^/]+\/[^/]+\/).+$/, '$1[secret]');
+}
+
+/** The one place where an error becomes an HTTP status and a body: `{code, message, field?, request_id}`. */
+export function errorHandler(log: Logger) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    let error: GatewayError;
+    if (err instanceof GatewayError) {
+      error = err;
+    } else if ((err as { type?: string })?.type === 'entity.too.large') {
+      error = new GatewayError('BODY_TOO_LARGE', 'body: must be at most 1mb', 'body');
+    } else if (err instanceof URIError) {
+      // the router could not decode a path segment (a stray %): the address names no page
+      error = new GatewayError('NOT_FOUND', `no such endpoint: ${req.method} ${loggedPath(req.path)}`);
+    } else {
+      error = new GatewayError('INTERNAL', 'internal error; the request id identifies it in the logs');
+    }
+    const requestId = String(res.locals.requestId ?? '');
+    if (error.status >= 500) {
+      log.error(
+        {
+          err:
+            err instanceof Error
+              ? { name: err.name, message: err.message, stack: err.stack, cause: (err as { cause?: unknown }).cause }
+              : err,
+          request_id: requestId,
+          path: loggedPath(req.path),
+        },
+        'request failed',
+      );
+    }
+    if (res.headersSent) return;
+    if (error.retryAfter !== undefined) res.setHeader('Retry-After', String(error.retryAfter));
+    const body: Record<string, string> = { code: error.code, message: error.message };
+    if (error.field) body.field = error.field;
+    if (WITH_RETURN_STATUS.test(req.path)) body.return_status = '0';
+    body.request_id = requestId;
+    res.status(error.status).json(body);
+  };
+}
+
+export function notFound(req: Request, _res: Response, next: NextFunction): void {
+  next(new GatewayError('NOT_FOUND', `no such endpoint: ${req.method} ${req.path}`));
+}

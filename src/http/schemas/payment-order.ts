@@ -1,0 +1,46 @@
+import { parseAmount } from '../../core/kernel/money.js';
+import type { PaymentOrder } from '../../core/payments/authorise.js';
+import type { SubscriptionTerms } from '../../core/subscriptions/contract.js';
+import type { CheckoutRequest, SubscriptionRequest } from './payment-request.js';
+
+/** Request-to-core mapping shared by the direct payment and the hosted checkout. */
+
+export { requestFingerprint } from '../../core/kernel/fingerprint.js';
+
+export function subscriptionTerms(s: SubscriptionRequest): SubscriptionTerms {
+  return {
+    contract: s.contract,
+    contract_name: s.contract_name,
+    contract_amount: parseAmount(s.contract_amount)!,
+    interval: s.interval,
+    interval_count: Number(s.interval_count),
+    billing_cycle: s.billing_cycle,
+    promotion_cycle: s.promotion_cycle,
+    contract_start: s.contract_start,
+    contract_end: s.contract_end,
+    price_id: s.price_id,
+  };
+}
+
+/** The order part of a checked payment request, in the core's terms (amounts in minor units). */
+export function paymentOrder(input: Omit<CheckoutRequest, 'return_url' | 'cancel_url' | 'default_lang'>): PaymentOrder {
+  const mpi = input.additional_information?.[0]?.mpi_info;
+  return {
+    order_no: input.order_no,
+    currency: input.currency,
+    amount: parseAmount(input.amount)!,
+    note: input.note,
+    website: input.website,
+    notify_url: input.notify_url,
+    shopper_email: input.shopper_email,
+    shopper_ip: input.shopper_ip,
+    billing_country: input.billing_country,
+    delivery_country: input.delivery_country,
+    device_fingerprint: input.device_fingerprint,
+    open3d: input.open3d,
+    token_flag: input.token_flag,
+    token_id: input.token_id,
+    ...(mpi ? { mpi } : {}),
+    ...(input.subscription ? { subscription: subscriptionTerms(input.subscription) } : {}),
+  };
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+function merchantsFile(content: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
+  const path = join(dir, 'merchants.json');
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+describe('configuration (DESIGN section 1)', () => {
+  it('when nothing is set, then the gateway runs on the embedded store with the demo merchant on port 8080', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(8080);
+    expect(c.host).toBe('0.0.0.0');
+    expect(c.baseUrl).toBe('http://localhost:8080');
+    expect(c.redisUrl).toBeUndefined();
+    expect(c.timezone).toBe('UTC');
+    expect(c.vaultKeyGenerated).toBe(true);
+    expect(c.merchantsFromFile).toBe(false);
+    expect(c.merchants.all()).toHaveLength(1);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /^PORT/],
+    [{ GATEWAY_TIMEZONE: 'Mars/Olympus' }, /^GATEWAY_TIMEZONE/],
+    [{ REDIS_URL: 'http://x' }, /^REDIS_URL/],
+    [{ REDIS_URL: 'redis://127.0.0.1:6379' }, /^VAULT_KEY: required/],
+    [{ VAULT_KEY: 'short' }, /^VAULT_KEY/],
+    [{ BASE_URL: 'not a url' }, /^BASE_URL/],
+    [{ MERCHANTS_FILE: '/nonexistent/merchants.json' }, /^MERCHANTS_FILE: cannot read/],
+  ])('when %j is set, then the start stops with a message naming it', (env, message) => {
+    expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrowError(ConfigError);
+    expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrowError(message);
+  });
+
+  it('when the merchants file is malformed, then the message names the file and the bad setting', () => {
+    expect(() => loadConfig({ MERCHANTS_FILE: merchantsFile('{nope') })).toThrowError(/MERCHANTS_FILE: .* is not valid JSON/);
+    const bad = { merchants: [{ merchant_id: '12345678', name: 'x', accounts: [{ account_id: 'a', sign_key: 'longenough' }] }] };
+    expect(() => loadConfig({ MERCHANTS_FILE: merchantsFile(bad) })).toThrowError(/MERCHANTS_FILE: merchants\.0\.merchant_id/);
+    const badIp = {
+      merchants: [{ merchant_id: '1', name: 'x', accounts: [{ account_id: 'a', sign_key: 'longenough', allowed_ips: ['nope'] }] }],
+    };
+    expect(() => loadConfig({ MERCHANTS_FILE: merchantsFile(badIp) })).toThrowError(/allowed_ips\.0/);
+  });
+
+  it('when a good merchants file and VAULT_KEY are given, then accounts get documented defaults', () => {
+    const file = {
+      merchants: [{ merchant_id: '1000002', name: 'Shop', accounts: [{ account_id: '1000002001', sign_key: 'longenough' }] }],
+    };
+    const c = loadConfig({ MERCHANTS_FILE: merchantsFile(file), VAULT_KEY: 'ab'.repeat(32), PORT: '9090' });
+    const a = c.merchants.find('1000002', '1000002001')!;
+    expect(a.capture_mode).toBe('manual');
+    expect(a.auth_window_days).toBe(7);
+    expect(a.routing.connector_code).toBe('sandbox');
+    expect(c.vaultKey.length).toBe(32);
+    expect(c.baseUrl).toBe('http://localhost:9090');
+    expect(c.merchants.find('1000002', 'other')).toBeUndefined();
+  });
+});

@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { KvStore } from '../../src/store/kv.js';
+import { MemoryKv } from '../../src/store/memory-kv.js';
+import { RedisKv, connectRedis } from '../../src/store/redis-kv.js';
+import { KvGatewayStore } from '../../src/store/gateway-store.js';
+import type { Payment } from '../../src/core/payments/payment.js';
+import { startRedis, type RedisServer } from '../support/redis.js';
+
+let redis: RedisServer;
+let redisKv: RedisKv;
+
+beforeAll(async () => {
+  redis = await startRedis('store-contract');
+  redisKv = new RedisKv(connectRedis(redis.url));
+});
+afterAll(async () => {
+  await redisKv?.close();
+  await redis?.stop();
+});
+
+let n = 0;
+const key = (name: string) => `gw:{contract}:${name}:${++n}`;
+
+function payment(txn: string, orderNo: string): Payment {
+  return {
+    version: 0,
+    transaction_id: txn,
+    merchant_id: 'contract',
+    account_id: 'acc',
+    order_no: orderNo,
+    currency: 'USD',
+    amount: 1000,
+    status: '1000',
+    result_code: '2003',
+    fingerprint: 'f',
+    source: 'direct',
+    threeds: { mode: 'no3DS', challenge_pending: false, result: '' },
+    risk: { action: 'ACCEPT', score: 0, checks: [] },
+    connector: 'Sandbox',
+    captured: 0,
+    refunded: 0,
+    refunds: [],
+    note: '',
+    website: '',
+    notify_url: '',
+    shopper_email: '',
+    created_at: 1,
+    updated_at: 1,
+  };
+}
+
+/** One suite, run against both adapters: they must behave the same. */
+describe.each([
+  ['memory', () => new MemoryKv() as KvStore],
+  ['redis', () => redisKv as KvStore],
+])('KvStore contract (%s)', (_name, make) => {
+  it('when a record is put, then it reads back with version 1, and each put adds one', async () => {
+    const kv = make();
+    const k = key('rec');
+    expect(await kv.get(k)).toBeUndefined();
+    expect(await kv.commit([{ key: k, version: 0 }], [{ op: 'put', key: k, data: 'a' }])).toEqual({ ok: true });
+    expect(await kv.get(k)).toEqual({ version: 1, data: 'a' });
+    expect((await kv.commit([{ key: k, version: 1 }], [{ op: 'put', key: k, data: 'b' }])).ok).toBe(true);
+    expect(await kv.get(k)).toEqual({ version: 2, data: 'b' });
+  });
+
+  it('when a condition fails, then no write of the commit is applied', async () => {
+    const kv = make();
+    const a = key('a');
+    const b = key('b');
+    await kv.commit([], [{ op: 'put', key: a, data: 'x' }]);
+    const result = await kv.commit(
+      [
+        { key: b, version: 0 },
+        { key: a, version: 0 },
+      ],
+      [
+        { op: 'put', key: b, data: 'should-not-exist' },
+        { op: 'zadd', key: key('z'), score: 1, member: 'm' },
+      ],
+    );
+    expect(result).toEqual({ ok: false, conflict: a });
+    expect(await kv.get(b)).toBeUndefined();
+  });
+
+  it('when a record is deleted, then it reads as absent', async () => {
+    const kv = make();
+    const k = key('del');
+    await kv.commit([], [{ op: 'put', key: k, data: 'x' }]);
+    await kv.commit([{ key: k, version: 1 }], [{ op: 'del', key: k }]);
+    expect(await kv.get(k)).toBeUndefined();
+    expect(await kv.getMany([k, key('none')])).toEqual([undefined, undefined]);
+  });
+
+  it('when members are scored, then range returns them in order within bounds and limit', async () => {
+    const kv = make();
+    const z = key('z');
+    await kv.commit(
+      [],
+      [5, 1, 3, 9].map((s) => ({ op: 'zadd' as const, key: z, score: s, member: `m${s}` })),
+    );
+    expect((await kv.range(z, -Infinity, 5, 10)).map((m) => m.member)).toEqual(['m1', 'm3', 'm5']);
+    expect(await kv.range(z, 2, Infinity, 2)).toEqual([
+      { member: 'm3', score: 3 },
+      { member: 'm5', score: 5 },
+    ]);
+    expect((await kv.range(z, -Infinity, Infinity, 2, true)).map((m) => m.member)).toEqual(['m9', 'm5']);
+    await kv.commit([], [{ op: 'zrem', key: z, member: 'm3' }]);
+    expect((await kv.range(z, -Infinity, Infinity, 10)).map((m) => m.member)).toEqual(['m1', 'm5', 'm9']);
+  });
+
+  it('when a record has a time to live, then it is gone after it', async () => {
+    const kv = make();
+    const k = key('ttl');
+    await kv.commit([], [{ op: 'put', key: k, data: 'x', ttlMs: 60 }]);
+    expect((await kv.get(k))?.data).toBe('x');
+    await sleep(150);
+    expect(await kv.get(k)).toBeUndefined();
+  });
+
+  it('when a window counter is counted, then it counts up', async () => {
+    const kv = make();
+    const k = key('win');
+    expect(await kv.countInWindow(k, 10_000)).toBe(1);
+    expect(await kv.countInWindow(k, 10_000)).toBe(2);
+  });
+
+  it('when 100 writers race with compare-and-set and retry, then no update is lost', async () => {
+    const kv = make();
+    const k = key('race');
+    await kv.commit([], [{ op: 'put', key: k, data: '0' }]);
+    const increment = async () => {
+      for (;;) {
+        const cur = (await kv.get(k))!;
+        const res = await kv.commit([{ key: k, version: cur.version }], [{ op: 'put', key: k, data: String(Number(cur.data) + 1) }]);
+        if (res.ok) return;
+      }
+    };
+    await Promise.all(Array.from({ length: 100 }, increment));
+    expect((await kv.get(k))!.data).toBe('100');
+  });
+
+  it('when two payments claim one order_no, then only the first is created', async () => {
+    const store = new KvGatewayStore(make());
+    const order = `ord-${++n}`;
+    expect(await store.commit({ merchantId: 'contract', payments: [{ next: payment(`t${n}a`, order), expected: 0 }] })).toBe(true);
+    expect(await store.commit({ merchantId: 'contract', payments: [{ next: payment(`t${n}b`, order), expected: 0 }] })).toBe(false);
+    const found = await store.findPaymentByOrder('contract', 'acc', order);
+    expect(found?.transaction_id).toBe(`t${n}a`);
+    expect(found?.version).toBe(1);
+    expect(await store.getPayment('contract', `t${n}b`)).toBeUndefined();
+  });
+
+  it('when a payment is updated with a stale version, then the update is refused', async () => {
+    const store = new KvGatewayStore(make());
+    const p = payment(`t${++n}`, `ord-${n}`);
+    await store.commit({ merchantId: 'contract', payments: [{ next: p, expected: 0 }] });
+    expect(await store.commit({ merchantId: 'contract', payments: [{ next: { ...p, status: '3000' }, expected: 1 }] })).toBe(true);
+    expect(await store.commit({ merchantId: 'contract', payments: [{ next: { ...p, status: '4100' }, expected: 1 }] })).toBe(false);
+    expect((await store.getPayment('contract', p.transaction_id))?.status).toBe('3000');
+  });
+});
