@@ -1,21 +1,59 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { GatewayError } from '../../core/kernel/errors.js';
 
-export const BODY_LIMIT = '1mb';
+/** Batch calls carry up to 100 orders; every other call is one order or a lookup. */
+export const BATCH_BODY_LIMIT = 1024 * 1024;
+export const BODY_LIMIT = 64 * 1024;
+/** Deeper JSON is refused before it is parsed: no call has more than four levels, so 32 is generous. */
+export const MAX_JSON_DEPTH = 32;
+
+const BATCH_PATHS = new Set(['/v1/capture', '/v1/review', '/v1/cancel', '/v1/refund']);
+
+/** The body limit of a path, in bytes (docs/security.md lists them). */
+export function bodyLimitFor(path: string): number {
+  return BATCH_PATHS.has(path) ? BATCH_BODY_LIMIT : BODY_LIMIT;
+}
+
+const kb = (bytes: number): string => `${bytes / 1024} KB`;
+
+/**
+ * The nesting depth of a JSON text, counted in one pass without parsing (brackets inside strings do not
+ * count), stopping as soon as it passes `max`: a deeply nested body costs no more than its length.
+ */
+export function jsonDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
 
 /**
  * DESIGN section 3: merchants send a JSON text whatever the declared content type. The raw body is read
- * (at most 1 MB) and taken as JSON when it starts with `{` or `[`, otherwise as form fields.
+ * and taken as JSON when it starts with `{` or `[`, otherwise as form fields. Errors never quote the body:
+ * it may hold card data.
  */
 export function parseBodyText(text: string): Record<string, unknown> {
   const trimmed = text.replace(/^\uFEFF/, '').trim();
   if (trimmed === '') return {};
   if (trimmed[0] === '{' || trimmed[0] === '[') {
+    if (jsonDepthExceeds(trimmed, MAX_JSON_DEPTH)) {
+      throw new GatewayError('INVALID_BODY', `body: is nested deeper than ${MAX_JSON_DEPTH} levels`, 'body');
+    }
     let value: unknown;
     try {
       value = JSON.parse(trimmed);
-    } catch (err) {
-      throw new GatewayError('INVALID_BODY', `body: is not valid JSON (${(err as Error).message})`, 'body');
+    } catch {
+      throw new GatewayError('INVALID_BODY', 'body: is not valid JSON', 'body');
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw new GatewayError('INVALID_BODY', 'body: must be a JSON object', 'body');
@@ -27,7 +65,17 @@ export function parseBodyText(text: string): Record<string, unknown> {
   return fields;
 }
 
-const readRaw = express.raw({ type: () => true, limit: BODY_LIMIT });
+const readers = new Map<number, ReturnType<typeof express.raw>>();
+function rawReader(limit: number): ReturnType<typeof express.raw> {
+  let reader = readers.get(limit);
+  if (!reader) readers.set(limit, (reader = express.raw({ type: () => true, limit })));
+  return reader;
+}
+
+/** The raw body text of a POST, kept for strict request signatures (docs/security.md). */
+export function rawBodyOf(res: Response): string {
+  return typeof res.locals.rawBody === 'string' ? res.locals.rawBody : '';
+}
 
 /** Reads and parses every POST body into req.body; body-reader failures become typed errors. */
 export function gatewayBody(req: Request, res: Response, next: NextFunction): void {
@@ -36,10 +84,11 @@ export function gatewayBody(req: Request, res: Response, next: NextFunction): vo
     next();
     return;
   }
-  readRaw(req, res, (err?: unknown) => {
+  const limit = bodyLimitFor(req.path);
+  rawReader(limit)(req, res, (err?: unknown) => {
     if (err) {
       const type = (err as { type?: string }).type;
-      if (type === 'entity.too.large') return next(new GatewayError('BODY_TOO_LARGE', `body: must be at most ${BODY_LIMIT}`, 'body'));
+      if (type === 'entity.too.large') return next(new GatewayError('BODY_TOO_LARGE', `body: must be at most ${kb(limit)}`, 'body'));
       if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
         return next(new GatewayError('UNSUPPORTED_MEDIA_TYPE', 'body: unsupported encoding or charset', 'body'));
       }
@@ -47,6 +96,7 @@ export function gatewayBody(req: Request, res: Response, next: NextFunction): vo
     }
     try {
       const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+      res.locals.rawBody = raw;
       req.body = parseBodyText(raw);
       next();
     } catch (e) {
