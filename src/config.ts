@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { buildRateTable, DEFAULT_RATES, type RateTable } from './core/payouts/fx.js';
+import type { ServerLimits } from './http/server.js';
 import { merchantsFileSchema, type MerchantDirectory, buildDirectory, demoMerchants } from './core/merchants/directory.js';
 
 /** Thrown when a setting is wrong; main prints the message and exits non-zero. */
@@ -39,6 +40,12 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().default('production'),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(65_000),
+  MAX_CONNECTIONS: z.coerce.number().int().min(0).default(1024),
+  /** failed authentications a client address may make a minute before it is refused (429) */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(30),
 });
 
 export interface Config {
@@ -54,6 +61,9 @@ export interface Config {
   logLevel: string;
   development: boolean;
   shutdownGraceMs: number;
+  serverLimits: ServerLimits;
+  /** 0: no limit */
+  authFailuresPerMinute: number;
   merchants: MerchantDirectory;
   merchantsFromFile: boolean;
   fxRates: RateTable;
@@ -127,6 +137,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.REDIS_URL && !e.VAULT_KEY) {
     throw new ConfigError('VAULT_KEY: required when REDIS_URL is set (32 bytes, hex or base64)');
   }
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('HEADERS_TIMEOUT_MS: must not be greater than REQUEST_TIMEOUT_MS');
+  }
   const vaultKey = e.VAULT_KEY ? parseVaultKey(e.VAULT_KEY) : randomBytes(32);
   const { directory, fromFile } = loadMerchants(e.MERCHANTS_FILE);
   return {
@@ -142,6 +155,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     development: e.NODE_ENV === 'development',
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    serverLimits: {
+      headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: e.MAX_CONNECTIONS,
+    },
+    authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     merchants: directory,
     merchantsFromFile: fromFile,
     fxRates: loadRates(e.FX_RATES_FILE),
