@@ -2,11 +2,12 @@ import { Router, type Request, type Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { invalidField } from '../../core/kernel/errors.js';
 import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
-import { openCheckout } from '../../core/checkout/hosted.js';
+import { openCheckout, sessionForm } from '../../core/checkout/hosted.js';
 import { hostedUrls } from '../../core/checkout/session.js';
 import { authenticate, fieldValues } from '../middleware/authenticate.js';
-import { parseOrThrow } from '../schemas/common.js';
-import { checkoutSchema } from '../schemas/payment-request.js';
+import { boundExtraFields, parseOrThrow } from '../schemas/common.js';
+import { maskFreeText } from '../schemas/free-text.js';
+import { checkoutFieldNames, checkoutSchema } from '../schemas/payment-request.js';
 import { paymentOrder, requestFingerprint } from '../schemas/payment-order.js';
 import { NOTICES, renderNotice } from '../render/pages.js';
 import { findSession } from './hosted-session.js';
@@ -23,7 +24,10 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
       throw invalidField(f, 'is not accepted by /v1/checkout; the shopper enters the card on the hosted page');
   }
   const input = parseOrThrow(checkoutSchema, body);
-  const { accept: _accept, ...request } = body;
+  boundExtraFields(body, checkoutFieldNames);
+  const { accept: _accept, ...sent } = body;
+  // the session keeps the request as sent (the loading form echoes it), card numbers in free text masked
+  const request = maskFreeText(sent);
   const session = await openCheckout(deps, {
     account,
     order: paymentOrder(input),
@@ -43,7 +47,11 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
   res.setHeader('Cache-Control', 'no-store');
   res
     .type('html')
-    .render('loading', { baseUrl: deps.baseUrl, action: `${deps.baseUrl}/v1/checkout`, fields: Object.entries(session.form) });
+    .render('loading', {
+      baseUrl: deps.baseUrl,
+      action: `${deps.baseUrl}/v1/checkout`,
+      fields: Object.entries(sessionForm(deps, account, session)),
+    });
 }
 
 /** Browsers send every line break of a form value as CRLF: compare values with line breaks alike. */
@@ -58,8 +66,9 @@ async function openFromForm(deps: CoreDeps, req: Request, res: Response): Promis
   const found = await findSession(deps, body.merchant_id, body.checkout_token);
   if (!found) return renderNotice(res, deps.baseUrl, undefined, NOTICES.unknown);
   const { session, account } = found;
+  const form = sessionForm(deps, account, session);
   for (const [name, value] of Object.entries(body)) {
-    const expected = session.form[name];
+    const expected = form[name];
     if (expected !== undefined && sameLines(expected) !== sameLines(value))
       return renderNotice(res, deps.baseUrl, account, NOTICES.changed);
   }

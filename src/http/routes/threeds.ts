@@ -7,6 +7,8 @@ import { formatAmount } from '../../core/kernel/money.js';
 import { answerChallenge } from '../../core/payments/authorise.js';
 import { paymentResult, parentOrigin } from '../../core/checkout/result.js';
 import { httpUrl } from '../schemas/common.js';
+import { returnUrlAllowed } from '../../core/merchants/return-origins.js';
+import { checkNotifyTarget } from '../../core/notifications/target.js';
 import { hostedPageHeaders, renderNotice, NOTICES } from '../render/pages.js';
 import { renderResult } from '../render/result-page.js';
 
@@ -38,6 +40,20 @@ function appended(current: string | undefined, offered: unknown): string {
   return v && httpUrl.safeParse(v).success ? v : '';
 }
 
+/** An appended return address counts only on one of the account's own origins; others are ignored. */
+function appendedReturn(account: Account, current: string | undefined, offered: unknown): string {
+  const v = appended(current, offered);
+  return v && returnUrlAllowed(account, v) ? v : '';
+}
+
+/** An appended notify_url is checked like a signed one (SSRF rules) when it is given; a refused one is ignored. */
+async function appendedNotify(deps: CoreDeps, current: string | undefined, offered: unknown): Promise<string> {
+  const v = appended(current, offered);
+  if (!v) return '';
+  const check = await checkNotifyTarget(v, deps.notifyAllowPrivate, deps.transport.resolve, 'accept');
+  return check.ok ? v : '';
+}
+
 /** A finished challenge: the checkout's own result page, or the signed result sent to the return address. */
 function finish(deps: CoreDeps, res: Response, account: Account, p: Payment): void {
   if (p.source === 'checkout' && p.return_url) return res.redirect(303, p.return_url);
@@ -67,8 +83,8 @@ export function threedsRouter(deps: CoreDeps): Router {
       currency: p.currency,
       card: p.card?.masked ?? '',
       action: req.originalUrl.split('?')[0],
-      returnUrl: appended(p.return_url, req.query.return_url),
-      notifyUrl: appended(p.notify_url, req.query.notify_url),
+      returnUrl: appendedReturn(account, p.return_url, req.query.return_url),
+      notifyUrl: await appendedNotify(deps, p.notify_url, req.query.notify_url),
       error: '',
     });
   });
@@ -79,12 +95,11 @@ export function threedsRouter(deps: CoreDeps): Router {
     const { payment, account } = found;
     const body = req.body as Record<string, unknown>;
     const code = s(body.code).trim();
+    const returnUrl = appendedReturn(account, payment.return_url, body.return_url);
     const withAddresses: Payment = {
       ...payment,
-      notify_url: payment.notify_url || appended(payment.notify_url, body.notify_url),
-      ...(payment.return_url || !appended(payment.return_url, body.return_url)
-        ? {}
-        : { return_url: appended(payment.return_url, body.return_url) }),
+      notify_url: payment.notify_url || (await appendedNotify(deps, payment.notify_url, body.notify_url)),
+      ...(returnUrl ? { return_url: returnUrl } : {}),
     };
     const result = await answerChallenge(deps, account, withAddresses, code);
     finish(deps, res, account, result.payment);
