@@ -46,6 +46,7 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     timezone: config.timezone,
     log,
     notifyAllowPrivate: config.notifyAllowPrivate,
+    authFailuresPerMinute: config.authFailuresPerMinute,
     transport: overrides.transport ?? httpNotificationTransport,
   };
 }
