@@ -45,13 +45,11 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
     return;
   }
   res.setHeader('Cache-Control', 'no-store');
-  res
-    .type('html')
-    .render('loading', {
-      baseUrl: deps.baseUrl,
-      action: `${deps.baseUrl}/v1/checkout`,
-      fields: Object.entries(sessionForm(deps, account, session)),
-    });
+  res.type('html').render('loading', {
+    baseUrl: deps.baseUrl,
+    action: `${deps.baseUrl}/v1/checkout`,
+    fields: Object.entries(sessionForm(deps, account, session)),
+  });
 }
 
 /** Browsers send every line break of a form value as CRLF: compare values with line breaks alike. */

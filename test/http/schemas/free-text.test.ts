@@ -25,7 +25,7 @@ async function storedText(): Promise<string> {
   for (const key of await client.keys(`gw:{${MERCHANT_ID}}:*`)) {
     const type = await client.type(key);
     if (type === 'hash') out.push(JSON.stringify(await client.hgetall(key)));
-    else if (type === 'zset') out.push((await client.zrange(key, 0, -1)).join(' '));
+    else if (type === 'zset') out.push((await client.zrange(key, '0', '-1')).join(' '));
     else if (type === 'string') out.push((await client.get(key)) ?? '');
   }
   return out.join('\n');
