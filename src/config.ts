@@ -46,6 +46,7 @@ const envSchema = z.object({
   MAX_CONNECTIONS: z.coerce.number().int().min(0).default(1024),
   /** failed authentications a client address may make a minute before it is refused (429) */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(30),
+  PENDING_RESOLVE_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
 });
 
 export interface Config {
@@ -64,6 +65,8 @@ export interface Config {
   serverLimits: ServerLimits;
   /** 0: no limit */
   authFailuresPerMinute: number;
+  /** PENDING_RESOLVE_SECONDS: an outcome not recorded this long after its claim is resolved by recovery */
+  pendingResolveMs: number;
   merchants: MerchantDirectory;
   merchantsFromFile: boolean;
   fxRates: RateTable;
@@ -162,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: e.MAX_CONNECTIONS,
     },
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
+    pendingResolveMs: Math.round(e.PENDING_RESOLVE_SECONDS * 1000),
     merchants: directory,
     merchantsFromFile: fromFile,
     fxRates: loadRates(e.FX_RATES_FILE),

@@ -39,6 +39,8 @@ export const keys = {
   /** failed authentications of one client address; not a merchant's key (the caller is not known) */
   authFailures: (ip: string, windowStart: number) => `gw:{auth}:fail:${ip}:${windowStart}`,
   authBlocked: (ip: string) => `gw:{auth}:blocked:${ip}`,
+  /** the sandbox acquirer's ledger: one key per acquirer reference, in its own slot */
+  acquirer: (reference: string) => `acq:{${reference}}`,
 };
 
 function decode<T extends { version: number }>(v: Versioned | undefined): T | undefined {
@@ -241,6 +243,17 @@ export class KvGatewayStore implements GatewayStore {
 
   async authBlocked(ip: string): Promise<boolean> {
     return (await this.kv.get(keys.authBlocked(ip))) !== undefined;
+  }
+
+  async ledgerRecord(reference: string, data: string): Promise<string> {
+    const key = keys.acquirer(reference);
+    const done = await this.kv.commit([{ key, version: 0 }], [{ op: 'put', key, data }]);
+    if (done.ok) return data;
+    return (await this.kv.get(key))?.data ?? data;
+  }
+
+  async ledgerLookup(reference: string): Promise<string | undefined> {
+    return (await this.kv.get(keys.acquirer(reference)))?.data;
   }
 
   ping(): Promise<void> {

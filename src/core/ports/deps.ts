@@ -34,6 +34,8 @@ export interface CoreDeps {
   notifyAllowPrivate: boolean;
   /** AUTH_FAILURES_PER_MINUTE: failed authentications a client address may make a minute (0: no limit) */
   authFailuresPerMinute: number;
+  /** PENDING_RESOLVE_SECONDS: a claim older than this is resumed by recovery (DESIGN 10) */
+  pendingResolveMs: number;
   /** sends notifications (and resolves their hosts) */
   transport: NotificationTransport;
 }
