@@ -15,7 +15,8 @@ import { FIELDS, sign } from '../support/sign.js';
  * Property-based fuzzing of every POST route (issue 12): at least 10,000 generated bodies, half of them
  * correctly signed so they reach the schemas and the core. Whatever is sent: no 5xx, the server keeps
  * answering, and /healthz answers within 50 ms afterwards. One in-process server on the embedded store,
- * reached over loopback with keep-alive and a few requests in flight.
+ * reached over loopback with keep-alive and a few requests in flight. About 1 s of CPU generates the bodies
+ * and about 12 s serves them; the generous timeout is for a machine shared with other suites.
  */
 const RUNS = 10_000;
 const IN_FLIGHT = 8;
@@ -245,5 +246,5 @@ describe('when 10,000 generated bodies are sent to every POST route', () => {
     const ms = performance.now() - started;
     expect(health.status).toBe(200);
     expect(ms).toBeLessThan(50);
-  }, 120_000);
+  }, 300_000);
 });
