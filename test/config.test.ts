@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
+import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { composeCore } from '../src/compose.js';
 
 function merchantsFile(content: unknown): string {
   const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
@@ -59,5 +61,28 @@ describe('configuration (DESIGN section 1)', () => {
     expect(c.vaultKey.length).toBe(32);
     expect(c.baseUrl).toBe('http://localhost:9090');
     expect(c.merchants.find('1000002', 'other')).toBeUndefined();
+  });
+
+  it('when an account routes to a connector that is not registered, then the start stops with a message naming it', () => {
+    const file = {
+      merchants: [
+        {
+          merchant_id: '1000002',
+          name: 'Shop',
+          accounts: [
+            { account_id: '1000002001', sign_key: 'longenough' },
+            { account_id: '1000002002', sign_key: 'longenough', routing: { connector_code: 'acme-bank' } },
+          ],
+        },
+      ],
+    };
+    const config = loadConfig({ MERCHANTS_FILE: merchantsFile(file) });
+    const compose = () => composeCore(config, pino({ enabled: false }));
+    expect(compose).toThrowError(ConfigError);
+    expect(compose).toThrowError(/^MERCHANTS_FILE: account 1000002\/1000002002: routing\.connector_code "acme-bank" names no connector/);
+    const good = loadConfig({
+      MERCHANTS_FILE: merchantsFile({ merchants: [{ ...file.merchants[0], accounts: [file.merchants[0]!.accounts[0]] }] }),
+    });
+    expect(composeCore(good, pino({ enabled: false })).connectors.get('sandbox')).toBeDefined();
   });
 });
