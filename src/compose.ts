@@ -54,7 +54,7 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     store: overrides.store ?? openStore(config.redisUrl),
     clock,
     ids,
-    vault: new CardVault(config.vaultKey),
+    vault: new CardVault(config.vaultKeys),
     connectors,
     payoutConnector: new SandboxPayoutConnector(),
     fxRates: config.fxRates,

@@ -138,7 +138,7 @@ async function authoriseStoredCard(deps: Deps, account: Account, c: Contract, p:
   }
   let pan: string;
   try {
-    pan = deps.vault.open(card.sealed);
+    pan = deps.vault.open(card);
   } catch {
     // sealed under another VAULT_KEY, or damaged: a failed charge, not an exception that ends the scheduler's run
     return { kind: 'error', message: 'the subscription card cannot be opened by the vault' };
