@@ -96,11 +96,6 @@ export class CardVault {
     return decrypt(key, Buffer.from(body!, 'base64'), additionalData(keyId!, { token: rec.token, merchantId: rec.merchant_id }));
   }
 
-  /** The key a sealed text names ('legacy' before key ids), so operators can see what still needs an old key. */
-  keyIdOf(sealed: string): string {
-    return sealed.includes('.') ? sealed.split('.')[1]! : 'legacy';
-  }
-
   /** Texts sealed before this format: the raw master key, no additional data; any configured key may be it. */
   private openLegacy(raw: Buffer): string {
     let failure: unknown;
