@@ -38,7 +38,8 @@ async function main(): Promise<void> {
     throw err;
   }
   if (!config.redisUrl) log.warn({}, 'no REDIS_URL: using the embedded in-memory store (state is lost on exit)');
-  if (config.vaultKeyGenerated) log.warn({}, 'no VAULT_KEY: made a key for this run; stored cards are unreadable after a restart');
+  if (config.vaultKeyGenerated)
+    log.warn({}, 'no VAULT_KEY or VAULT_KEYS: made a key for this run; stored cards are unreadable after a restart');
   printDemoMerchant(config);
 
   let shuttingDown = false;
