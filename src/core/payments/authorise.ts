@@ -73,7 +73,7 @@ async function resolveCard(deps: CoreDeps, cmd: AuthoriseCommand): Promise<{ pan
   const rec = await deps.store.getCard(cmd.account.merchant_id, cmd.order.token_id);
   if (!rec || rec.account_id !== cmd.account.account_id) throw invalidField('token_id', 'is not a card token of this account');
   if (expiryPassed(rec.card.exp_month, rec.card.exp_year, now)) throw invalidField('token_id', 'the card behind this token has expired');
-  return { pan: deps.vault.open(rec.sealed), summary: rec.card };
+  return { pan: deps.vault.open(rec), summary: rec.card };
 }
 
 /**
