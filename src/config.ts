@@ -3,7 +3,13 @@ import { dirname, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { buildRateTable, DEFAULT_RATES, type RateTable } from './core/payouts/fx.js';
-import { merchantsFileSchema, type MerchantDirectory, type MerchantsFile, buildDirectory, demoMerchants } from './core/merchants/directory.js';
+import {
+  merchantsFileSchema,
+  type MerchantDirectory,
+  type MerchantsFile,
+  buildDirectory,
+  demoMerchants,
+} from './core/merchants/directory.js';
 
 /** Thrown when a setting is wrong; main prints the message and exits non-zero. */
 export class ConfigError extends Error {}

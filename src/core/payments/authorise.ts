@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
 import type { Contract } from '../subscriptions/contract.js';
-import type { CardAuthorisation, CardConnector } from '../ports/card-connector.js';
+import type { BrowserInfo, CardAuthorisation, CardConnector } from '../ports/card-connector.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import { PaymentStatus as S, type CardSummary, type Payment } from './payment.js';
 import { assessRisk } from './risk.js';
@@ -49,6 +49,8 @@ export interface AuthoriseCommand {
   /** keyed hash of the request: the same order_no with other content is refused */
   fingerprint: string;
   meta?: Record<string, string>;
+  /** 3-D Secure 2 browser data (hosted card page): kept on the payment and sent to the connector */
+  browser?: BrowserInfo;
 }
 
 export function connectorFor(deps: CoreDeps, account: Account): CardConnector {
@@ -154,6 +156,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
     created_at: now,
     updated_at: now,
     ...(cmd.meta ? { meta: cmd.meta } : {}),
+    ...(cmd.browser ? { device: cmd.browser } : {}),
   };
   const created = await deps.store.commit({
     merchantId: account.merchant_id,
@@ -181,6 +184,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
       currency: order.currency,
       threeDS: order.open3d,
       ...(order.mpi ? { mpi: order.mpi } : {}),
+      ...(cmd.browser ? { browser: cmd.browser } : {}),
     })
     .catch((err: unknown) => ({ kind: 'error' as const, message: (err as Error).message }));
   return settleAuthorisation(deps, account, payment, outcome, 'payment');

@@ -19,8 +19,14 @@ const PUBLIC_FILES: Record<string, { type: 'script' | 'style'; purpose: string }
     type: 'script',
     purpose: 'Card page: card number, expiry and security-code checks, brand detection, error summary, 3-D Secure browser data',
   },
-  'frame.js': { type: 'script', purpose: 'Every hosted page: inside an iFrame, reports its height and readiness to the registered parent origin' },
-  'result.js': { type: 'script', purpose: 'Result page: returns the shopper to the merchant, or posts the signed result to the parent frame' },
+  'frame.js': {
+    type: 'script',
+    purpose: 'Every hosted page: inside an iFrame, reports its height and readiness to the registered parent origin',
+  },
+  'result.js': {
+    type: 'script',
+    purpose: 'Result page: returns the shopper to the merchant, or posts the signed result to the parent frame',
+  },
   'embed.js': { type: 'script', purpose: "Merchant's page (not a hosted page): mounts the checkout in an iFrame and sizes it" },
 };
 

@@ -8,7 +8,7 @@ import { hostedUrls, type CheckoutSession } from '../../core/checkout/session.js
 import { cancelledResult, parentOrigin, paymentResult } from '../../core/checkout/result.js';
 import { issuerUrl } from '../../core/payments/settle.js';
 import { checkoutSchema } from '../schemas/payment-request.js';
-import { brandRefusal, readCardForm } from '../schemas/card-form.js';
+import { brandRefusal, readBrowserData, readCardForm } from '../schemas/card-form.js';
 import { paymentOrder } from '../schemas/payment-order.js';
 import { displayName, NOTICES, preparePage, renderNotice, shopperLang } from '../render/pages.js';
 import { renderResult } from '../render/result-page.js';
@@ -18,14 +18,7 @@ import { findSession } from './hosted-session.js';
 const s = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** Sends the shopper where the session's stage says: result, challenge, card page or a notice. */
-function followStage(
-  deps: CoreDeps,
-  req: Request,
-  res: Response,
-  account: Account,
-  session: CheckoutSession,
-  stage: CheckoutStage,
-): void {
+function followStage(deps: CoreDeps, req: Request, res: Response, account: Account, session: CheckoutSession, stage: CheckoutStage): void {
   const lang = shopperLang(req, session.request);
   const urls = hostedUrls(deps.baseUrl, session.merchant_id, session.session_id);
   switch (stage.kind) {
@@ -61,7 +54,15 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     if (stage.kind !== 'open') return followStage(deps, req, res, found.account, found.session, stage);
     const r = found.session.request;
     const lang = shopperLang(req, r);
-    renderCard(deps, res, found.account, found.session, lang, { cardholder: [s(r.first_name), s(r.last_name)].filter(Boolean).join(' ') }, {});
+    renderCard(
+      deps,
+      res,
+      found.account,
+      found.session,
+      lang,
+      { cardholder: [s(r.first_name), s(r.last_name)].filter(Boolean).join(' ') },
+      {},
+    );
   });
 
   router.post(`${base}/pay`, async (req, res) => {
@@ -97,15 +98,23 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     const order = paymentOrder(stored.data);
     let stage: CheckoutStage;
     try {
-      stage = await payCheckout(deps, account, session, order, {
-        pan: card.card,
-        expMonth: card.expiration_month,
-        expYear: card.expiration_year,
-        securityCode: card.security_code,
-      });
+      stage = await payCheckout(
+        deps,
+        account,
+        session,
+        order,
+        {
+          pan: card.card,
+          expMonth: card.expiration_month,
+          expYear: card.expiration_year,
+          securityCode: card.security_code,
+        },
+        readBrowserData(body, { userAgent: req.get('user-agent'), accept: req.get('accept') }),
+      );
     } catch (err) {
       // another request paid this order_no between the stage check and the payment: nothing was charged here
-      if (err instanceof GatewayError && err.code === 'ORDER_CONFLICT') return followStage(deps, req, res, account, session, { kind: 'taken' });
+      if (err instanceof GatewayError && err.code === 'ORDER_CONFLICT')
+        return followStage(deps, req, res, account, session, { kind: 'taken' });
       if (err instanceof GatewayError && err.status === 400) {
         return renderCard(deps, res, account, session, lang, kept, { card: { key: 'error.card_refused' } }, 422);
       }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { cardBrand, luhnValid } from '../../core/kernel/cards.js';
 import { acceptedBrands, BRAND_NAMES, securityCodeLength, type CardBrandCode } from '../../core/merchants/branding.js';
 import type { MessageKey } from '../../i18n/index.js';
+import type { BrowserInfo } from '../../core/ports/card-connector.js';
 
 /** 3-D Secure 2 browser data the card page's script collects (EMV 3DS browser fields). */
 export const BROWSER_FIELDS = [
@@ -24,9 +25,20 @@ export const cardFormSchema = z
     card: z
       .string()
       .transform((v) => v.replace(/[\s-]/g, ''))
-      .pipe(z.string().regex(/^\d{12,19}$/, 'error.card_digits').refine(luhnValid, 'error.card_invalid')),
-    expiration_month: z.string().trim().regex(/^(0?[1-9]|1[0-2])$/, 'error.month'),
-    expiration_year: z.string().trim().regex(/^(\d{2}|\d{4})$/, 'error.year'),
+      .pipe(
+        z
+          .string()
+          .regex(/^\d{12,19}$/, 'error.card_digits')
+          .refine(luhnValid, 'error.card_invalid'),
+      ),
+    expiration_month: z
+      .string()
+      .trim()
+      .regex(/^(0?[1-9]|1[0-2])$/, 'error.month'),
+    expiration_year: z
+      .string()
+      .trim()
+      .regex(/^(\d{2}|\d{4})$/, 'error.year'),
     security_code: z.string().regex(/^\d{3,4}$/, 'error.csc'),
   })
   .superRefine((form, ctx) => {
@@ -70,12 +82,33 @@ export function brandRefusal(pan: string, cardBrands: readonly string[]): FormPr
   return { key: 'error.card_brand', params: { brand: name, brands: accepted.map((b) => BRAND_NAMES[b]).join(', ') } };
 }
 
-/** The browser data the page's script filled in (empty strings when the script did not run). */
-export function readBrowserData(body: Record<string, unknown>): Record<(typeof BROWSER_FIELDS)[number], string> {
-  const out = {} as Record<(typeof BROWSER_FIELDS)[number], string>;
-  for (const f of BROWSER_FIELDS) {
-    const v = typeof body[f] === 'string' ? body[f].trim() : '';
-    out[f] = /^[\w.+-]{0,35}$/.test(v) ? v : '';
-  }
-  return out;
+/** Digits as a number, or undefined when absent or not a small integer. */
+function integer(v: unknown, min: number, max: number): number | undefined {
+  if (typeof v !== 'string' || !/^-?\d{1,5}$/.test(v.trim())) return undefined;
+  const n = Number(v);
+  return n >= min && n <= max ? n : undefined;
+}
+
+/**
+ * The 3-D Secure 2 browser data the page's script filled in, plus the request's own headers. Without the
+ * script the fields are empty: JavaScript is then recorded as off. Anything malformed is dropped, never refused.
+ */
+export function readBrowserData(body: Record<string, unknown>, headers: { userAgent?: string; accept?: string }): BrowserInfo {
+  const language = typeof body.browser_language === 'string' ? body.browser_language.trim() : '';
+  const info: BrowserInfo = {
+    java_enabled: body.browser_java_enabled === 'true',
+    javascript_enabled: body.browser_javascript_enabled === 'true',
+  };
+  const width = integer(body.browser_screen_width, 1, 99_999);
+  const height = integer(body.browser_screen_height, 1, 99_999);
+  const depth = integer(body.browser_color_depth, 1, 99);
+  const offset = integer(body.browser_tz_offset, -900, 900);
+  if (width !== undefined) info.screen_width = width;
+  if (height !== undefined) info.screen_height = height;
+  if (depth !== undefined) info.color_depth = depth;
+  if (offset !== undefined) info.tz_offset = offset;
+  if (/^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8}){0,4}$/.test(language)) info.language = language;
+  if (headers.userAgent) info.user_agent = headers.userAgent.slice(0, 2048);
+  if (headers.accept) info.accept_header = headers.accept.slice(0, 2048);
+  return info;
 }
