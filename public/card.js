@@ -55,11 +55,10 @@
     return brand && brand[0] === 'AMEX' ? 4 : 3;
   }
   function acceptedNames() {
-    return BRANDS.filter(function (b) {
-      return accepted.indexOf(b[0]) >= 0;
-    })
-      .map(function (b) {
-        return b[1];
+    return accepted
+      .map(function (code) {
+        for (var i = 0; i < BRANDS.length; i++) if (BRANDS[i][0] === code) return BRANDS[i][1];
+        return code;
       })
       .join(', ');
   }
@@ -67,7 +66,8 @@
     var brand = brandOf(digits(number.value));
     brandHint.textContent = brand ? brand[1] : '';
     var marks = document.querySelectorAll('#brand-marks .mark');
-    for (var i = 0; i < marks.length; i++) marks[i].classList.toggle('active', Boolean(brand) && marks[i].getAttribute('data-brand') === brand[0]);
+    for (var i = 0; i < marks.length; i++)
+      marks[i].classList.toggle('active', Boolean(brand) && marks[i].getAttribute('data-brand') === brand[0]);
     document.getElementById('security_code-hint').textContent = msg(brand && brand[0] === 'AMEX' ? 'card.csc_hint_amex' : 'card.csc_hint');
   }
   function show(name, message) {
@@ -107,7 +107,8 @@
     if (!errors.expiration_month && !errors.expiration_year) {
       var y = year.length === 2 ? 2000 + Number(year) : Number(year);
       var now = new Date();
-      if (y < now.getFullYear() || (y === now.getFullYear() && Number(month) < now.getMonth() + 1)) errors.expiration_year = msg('error.expired');
+      if (y < now.getFullYear() || (y === now.getFullYear() && Number(month) < now.getMonth() + 1))
+        errors.expiration_year = msg('error.expired');
     }
     var csc = document.getElementById('security_code').value;
     if (!new RegExp('^\\d{' + cscLength(brand) + '}$').test(csc)) errors.security_code = msg('error.csc', { digits: cscLength(brand) });
