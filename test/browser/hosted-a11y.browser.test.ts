@@ -167,7 +167,7 @@ describe('when a shopper pays with the keyboard only', () => {
       page.evaluate(() => {
         const el = document.activeElement as HTMLElement;
         const style = getComputedStyle(el);
-        return { id: el.id, outline: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2 };
+        return { id: el.id, outline: style.outlineStyle !== 'none' && Number.parseInt(style.outlineWidth, 10) >= 2 };
       });
     // Enter on an empty form: the error summary takes the focus, its first link leads to the field
     await page.keyboard.press('Tab');

@@ -94,13 +94,13 @@ export async function startHostedWorld(name: string): Promise<HostedWorld> {
   const server = await new Promise<Server>((resolve) => {
     const s = gw.app.listen(gatewayPort, '127.0.0.1', () => resolve(s));
   });
-  let world: HostedWorld | undefined;
+  const ref: { world?: HostedWorld } = {};
   const shop = await serveLoopback(
-    shopPages(() => world!),
+    shopPages(() => ref.world!),
     shopPort,
   );
   const browser = await launchBrowser();
-  world = {
+  const world: HostedWorld = {
     gateway,
     shop,
     gw,
@@ -130,6 +130,7 @@ export async function startHostedWorld(name: string): Promise<HostedWorld> {
       await redis.stop();
     },
   };
+  ref.world = world;
   return world;
 }
 
