@@ -10,13 +10,18 @@ let asked: CardAuthorisation[] = [];
 let gw: TestGateway;
 
 beforeAll(() => {
-  gw = makeGateway({ name: 'browser-data' });
-  const sandbox = gw.deps.connectors.get('sandbox')!;
-  const authorise = sandbox.authorise.bind(sandbox);
-  sandbox.authorise = (req) => {
-    asked.push(req);
-    return authorise(req);
-  };
+  gw = makeGateway({
+    name: 'browser-data',
+    wrapConnector: (sandbox) => {
+      const authorise = sandbox.authorise.bind(sandbox);
+      return Object.assign(Object.create(sandbox) as typeof sandbox, {
+        authorise: (req: CardAuthorisation) => {
+          asked.push(req);
+          return authorise(req);
+        },
+      });
+    },
+  });
 });
 afterAll(async () => {
   await gw?.close();
