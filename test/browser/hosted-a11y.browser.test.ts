@@ -99,7 +99,7 @@ describe.each(['en', 'ar'])('when axe-core checks every hosted page in %s', (lan
     await expect(page.locator('#card').getAttribute('aria-invalid')).resolves.toBe('true');
     await expect(page.locator('#card-error').textContent()).resolves.toBe(t(lang, 'error.card_digits'));
     await expectAccessible(page, `card with errors ${lang}`);
-    await page.screenshot({ path: join(SCREENSHOT_DIR, `card-errors-${lang}-phone-light.png`), fullPage: true });
+    await page.screenshot({ path: join(SCREENSHOT_DIR, `card-errors-${lang}-desktop-light.png`), fullPage: true });
     await page.context().close();
   });
 
@@ -115,21 +115,20 @@ describe.each(['en', 'ar'])('when axe-core checks every hosted page in %s', (lan
     await expectAccessible(challenge, `result threeds_failed ${lang}`);
     await challenge.context().close();
 
-    const approved = await pay(lang, CARDS.approved);
+    // the three payments run side by side; axe then checks each result page in turn
+    const [approved, declined, held] = await Promise.all([
+      pay(lang, CARDS.approved),
+      pay(lang, CARDS.declined),
+      pay(lang, CARDS.approved, { shopper_email: 'shopper+review@example.com', open3d: 'no3DS' }),
+    ]);
     await expect(approved.locator('#result-heading').textContent()).resolves.toBe(t(lang, 'result.approved'));
     await expectAccessible(approved, `result approved ${lang}`);
     await screenshots(approved, `result-${lang}`, true);
-    await approved.context().close();
-
-    const declined = await pay(lang, CARDS.declined);
     await expect(declined.locator('#result-heading').textContent()).resolves.toBe(t(lang, 'result.declined'));
     await expectAccessible(declined, `result declined ${lang}`);
-    await declined.context().close();
-
-    const held = await pay(lang, CARDS.approved, { shopper_email: 'shopper+review@example.com', open3d: 'no3DS' });
     await expect(held.locator('#result-heading').textContent()).resolves.toBe(t(lang, 'result.pending'));
     await expectAccessible(held, `result pending ${lang}`);
-    await held.context().close();
+    await Promise.all([approved, declined, held].map((p) => p.context().close()));
   });
 
   it('then the cancel confirmation, the cancelled result, the expired and the unknown checkout have no serious violation', async () => {
