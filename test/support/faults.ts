@@ -70,7 +70,7 @@ export interface ConnectorFaults {
 /** Wraps the sandbox connector: counts calls, records the amounts it is sent, and stalls or hangs on demand. */
 export function instrumented(faults: ConnectorFaults = {}): { wrap: (c: CardConnector) => CardConnector; calls: ConnectorCalls } {
   const calls: ConnectorCalls = { authorise: 0, completeChallenge: 0, capture: 0, void: 0, refund: 0, status: 0, amounts: [] };
-  const pause = (op: keyof NonNullable<ConnectorFaults['delayMs']>) => new Promise<void>((r) => setTimeout(r, faults.delayMs?.[op] ?? 0));
+  const pause = (op: keyof Omit<ConnectorCalls, 'amounts'>) => new Promise<void>((r) => setTimeout(r, faults.delayMs?.[op] ?? 0));
   const act = async <T>(op: keyof Omit<ConnectorCalls, 'amounts'>, run: () => Promise<T>): Promise<T> => {
     calls[op]++;
     await pause(op);
