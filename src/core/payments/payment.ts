@@ -104,6 +104,8 @@ export interface Payment {
   auth_expires_at?: number;
   /** set while one follow-up operation (capture, cancel, ...) holds the payment; others wait for it */
   claim?: { id: string; until: number };
+  /** every status change made by the transition table, oldest first */
+  history?: { at: number; from: PaymentStatus; to: PaymentStatus }[];
   /** extra per-source data (checkout session id, contract charge number, ...) */
   meta?: Record<string, string>;
 }
