@@ -194,3 +194,43 @@ describe('when a session is used', () => {
     expect(await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id)).toMatchObject({ status: '3000' });
   });
 });
+
+describe('when a user changes their own password', () => {
+  it('then the current one is checked, a short one refused, and afterwards only the new one signs in', async () => {
+    const { gw } = await gateway();
+    const agent = await signedIn(gw.app, PORTAL.viewer);
+    const page = '/portal/account/password';
+    const wrong = await postForm(agent, page, page, { current_password: 'not it', new_password: 'a brand new passphrase' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.text).toContain('current_password: is not your current password');
+    const short = await postForm(agent, page, page, { current_password: PORTAL.viewer.password, new_password: 'short' });
+    expect(short.status).toBe(400);
+    expect(short.text).toContain('new_password: must be at least 12 characters');
+    const ok = await postForm(agent, page, page, { current_password: PORTAL.viewer.password, new_password: 'a brand new passphrase' });
+    expect(ok.status).toBe(303);
+    expect((await agent.get(ok.headers.location!)).text).toContain('Your password has been changed.');
+    await expect(signedIn(gw.app, PORTAL.viewer)).rejects.toThrow(/answered 401/);
+    await signedIn(gw.app, { email: PORTAL.viewer.email, password: 'a brand new passphrase' });
+    const audit = await gw.deps.store.auditOf(MERCHANT_ID, undefined, 10);
+    expect(audit).toMatchObject([{ action: 'password_change', email: PORTAL.viewer.email }]);
+    expect(JSON.stringify(audit)).not.toContain('brand new');
+  });
+});
+
+describe('when the hash command is given a password on standard input', () => {
+  it('then it prints a PHC hash that the portal accepts for that password', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/tools/hash-password.ts', '--ln', '14'], {
+      input: 'stdin passphrase\n',
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(0);
+    const phc = run.stdout.trim();
+    expect(phc).toMatch(/^\$scrypt\$ln=14,r=8,p=1\$/);
+    const { verifyPassword } = await import('../../../../src/core/portal/password.js');
+    expect(await verifyPassword('stdin passphrase', phc)).toBe(true);
+    const empty = spawnSync(process.execPath, ['--import', 'tsx', 'src/tools/hash-password.ts'], { input: '', encoding: 'utf8' });
+    expect(empty.status).toBe(2);
+    expect(empty.stderr).toContain('no password given');
+  });
+});
