@@ -43,6 +43,8 @@ export const keys = {
   portalPassword: (m: string, email: string) => `gw:{${m}}:portal-password:${email}`,
   /** failed sign-ins: not a merchant's (unknown e-mails count), so their own slot; the id hashed (no raw e-mail or IP in key names) */
   loginFailures: (scope: string, id: string) => `gw:{portal}:login-fail:${scope}:${createHash('sha256').update(id).digest('hex')}`,
+  /** the sandbox acquirer's ledger: one key per acquirer reference, in its own slot */
+  acquirer: (reference: string) => `acq:{${reference}}`,
 };
 
 function decode<T extends { version: number }>(v: Versioned | undefined): T | undefined {
@@ -258,6 +260,17 @@ export class KvGatewayStore implements GatewayStore {
 
   async countCall(m: string, account: string, windowMs: number, windowStart: number): Promise<number> {
     return this.kv.countInWindow(keys.calls(m, account, windowStart), windowMs * 2);
+  }
+
+  async ledgerRecord(reference: string, data: string): Promise<string> {
+    const key = keys.acquirer(reference);
+    const done = await this.kv.commit([{ key, version: 0 }], [{ op: 'put', key, data }]);
+    if (done.ok) return data;
+    return (await this.kv.get(key))?.data ?? data;
+  }
+
+  async ledgerLookup(reference: string): Promise<string | undefined> {
+    return (await this.kv.get(keys.acquirer(reference)))?.data;
   }
 
   ping(): Promise<void> {

@@ -1,8 +1,8 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
 import type { Payment } from '../payments/payment.js';
-import { GatewayError } from '../kernel/errors.js';
-import { formatAmount } from '../kernel/money.js';
+import { GatewayError, invalidField } from '../kernel/errors.js';
+import { formatAmount, isZeroDecimal } from '../kernel/money.js';
 import { runBatch } from '../operations/batch.js';
 import type { OperationResult } from '../operations/apply.js';
 import { outcomeText } from '../operations/failures.js';
@@ -35,6 +35,11 @@ async function ownPayment(deps: CoreDeps, session: PortalSession, transactionId:
   return { p, account };
 }
 
+/** As the batch schemas say: in a zero-decimal currency (JPY, KRW, ...) an amount is whole units. */
+function wholeUnits(p: Payment, field: string, amount: number): void {
+  if (isZeroDecimal(p.currency) && amount % 100 !== 0) throw invalidField(field, `must be whole units: ${p.currency} has no minor unit`);
+}
+
 const text = (r: OperationResult<unknown>): string => (r.ok ? outcomeText('SUCCESS') : outcomeText(r.failure));
 
 /** The order a batch call would carry for this payment, as the /v1 route builds it from the merchant's request. */
@@ -44,6 +49,7 @@ const orderOf = (p: Payment, amount: number) => ({ transaction_id: p.transaction
 export async function captureByHand(deps: CoreDeps, session: PortalSession, transactionId: string, amount: number): Promise<ActionResult> {
   requireAdmin(session);
   const { p, account } = await ownPayment(deps, session, transactionId);
+  wholeUnits(p, 'amount', amount);
   const [r] = await runBatch(deps, account, 'capture', [orderOf(p, amount)], captureOperation);
   return done(deps, session, account, 'capture', transactionId, { amount: formatAmount(amount) }, r!);
 }
@@ -66,6 +72,7 @@ export async function refundByHand(
 ): Promise<ActionResult> {
   requireAdmin(session);
   const { p, account } = await ownPayment(deps, session, transactionId);
+  wholeUnits(p, 'refund_amount', refundAmount);
   const order = { ...orderOf(p, p.amount), refund_amount: refundAmount, refund_reason: reason };
   const [r] = await runBatch(deps, account, 'refund', [order], refundOperation);
   const detail = { refund_amount: formatAmount(refundAmount), refund_reason: reason };
