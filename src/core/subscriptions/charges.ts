@@ -198,6 +198,7 @@ async function executeCharge(deps: Deps, c: Contract, charge: ContractCharge): P
   if ((c.charge_lease_until ?? 0) > now) return false;
   const account = deps.merchants.find(m, c.account_id);
   if (!account) return false;
+  // eslint-disable-next-line prefer-const -- held() below reads it before the claim is made
   let mine: PaymentClaim | undefined;
   // a merchant's /v1/cancel holds this charge: let it finish, the next run sees its outcome
   const held = (p: Payment | undefined) => Boolean(p?.claim && p.claim.until > deps.clock.now() && p.claim.id !== mine?.id);
