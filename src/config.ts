@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { hashPasswordSync } from './core/portal/password.js';
 import { z } from 'zod';
 import { buildRateTable, DEFAULT_RATES, type RateTable } from './core/payouts/fx.js';
 import { merchantsFileSchema, type MerchantDirectory, buildDirectory, demoMerchants } from './core/merchants/directory.js';
@@ -59,6 +60,8 @@ export interface Config {
   pendingResolveMs: number;
   merchants: MerchantDirectory;
   merchantsFromFile: boolean;
+  /** the demo merchant's portal admin (no MERCHANTS_FILE): a password made at start and printed */
+  demoPortal?: { email: string; password: string };
   fxRates: RateTable;
 }
 
@@ -77,8 +80,19 @@ function parseTrustProxy(raw: string | undefined): string | boolean | number | u
   return raw;
 }
 
-function loadMerchants(path: string | undefined): { directory: MerchantDirectory; fromFile: boolean } {
-  if (!path) return { directory: buildDirectory(demoMerchants()), fromFile: false };
+export const DEMO_PORTAL_EMAIL = 'demo@shop.example';
+
+function loadMerchants(path: string | undefined): {
+  directory: MerchantDirectory;
+  fromFile: boolean;
+  demoPortal?: { email: string; password: string };
+} {
+  if (!path) {
+    const password = randomBytes(12).toString('base64url');
+    const demoPortal = { email: DEMO_PORTAL_EMAIL, password };
+    const directory = buildDirectory(demoMerchants({ email: DEMO_PORTAL_EMAIL, password_hash: hashPasswordSync(password) }));
+    return { directory, fromFile: false, demoPortal };
+  }
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -131,7 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('VAULT_KEY: required when REDIS_URL is set (32 bytes, hex or base64)');
   }
   const vaultKey = e.VAULT_KEY ? parseVaultKey(e.VAULT_KEY) : randomBytes(32);
-  const { directory, fromFile } = loadMerchants(e.MERCHANTS_FILE);
+  const { directory, fromFile, demoPortal } = loadMerchants(e.MERCHANTS_FILE);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -148,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pendingResolveMs: Math.round(e.PENDING_RESOLVE_SECONDS * 1000),
     merchants: directory,
     merchantsFromFile: fromFile,
+    ...(demoPortal ? { demoPortal } : {}),
     fxRates: loadRates(e.FX_RATES_FILE),
   };
 }

@@ -131,13 +131,14 @@ export function buildDirectory(file: MerchantsFile): MerchantDirectory {
   };
 }
 
-/** The single demo merchant used when no MERCHANTS_FILE is given; its key is printed at start. */
-export function demoMerchants(): MerchantsFile {
+/** The single demo merchant used when no MERCHANTS_FILE is given; its key (and portal sign-in) is printed at start. */
+export function demoMerchants(portalUser?: { email: string; password_hash: string }): MerchantsFile {
   return merchantsFileSchema.parse({
     merchants: [
       {
         merchant_id: '1000001',
         name: 'Demo Shop',
+        portal_users: portalUser ? [{ ...portalUser, role: 'admin' }] : [],
         accounts: [
           {
             account_id: '1000001001',

@@ -1,4 +1,4 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { PORTAL_HASH } from '../merchants/directory.js';
 
 /** Cost of new hashes: N = 2^15, r = 8, p = 1 (OWASP's scrypt floor is N = 2^17 at p = 1 for 64 MiB; 2^15 keeps a login near 100 ms). */
@@ -19,6 +19,14 @@ const b64 = (b: Buffer): string => b.toString('base64').replace(/=+$/, '');
 export async function hashPassword(password: string, cost: { ln: number; r: number; p: number } = DEFAULT_COST): Promise<string> {
   const salt = randomBytes(16);
   const key = await derive(password, salt, cost);
+  return `$scrypt$ln=${cost.ln},r=${cost.r},p=${cost.p}$${b64(salt)}$${b64(key)}`;
+}
+
+/** The same PHC string, computed synchronously (only at start, for the demo merchant's portal user). */
+export function hashPasswordSync(password: string, cost: { ln: number; r: number; p: number } = DEFAULT_COST): string {
+  const salt = randomBytes(16);
+  const N = 2 ** cost.ln;
+  const key = scryptSync(password.normalize('NFC'), salt, KEY_LENGTH, { N, r: cost.r, p: cost.p, maxmem: 256 * N * cost.r });
   return `$scrypt$ln=${cost.ln},r=${cost.r},p=${cost.p}$${b64(salt)}$${b64(key)}`;
 }
 

@@ -84,3 +84,15 @@ describe('when sign-ins fail', () => {
     expect(await loginBlockedFor(deps, 'a@b.example', '203.0.113.2')).toBeGreaterThan(0);
   });
 });
+
+describe('when the gateway starts without a merchants file', () => {
+  it('then the demo merchant has a portal admin whose password, made at start, verifies', async () => {
+    const { loadConfig } = await import('../../../src/config.js');
+    const config = loadConfig({});
+    expect(config.demoPortal?.email).toBe('demo@shop.example');
+    const user = config.merchants.portalUser(config.demoPortal!.email);
+    expect(user).toMatchObject({ merchant_id: '1000001', role: 'admin' });
+    expect(await verifyPassword(config.demoPortal!.password, user!.password_hash)).toBe(true);
+    expect(loadConfig({}).demoPortal!.password).not.toBe(config.demoPortal!.password);
+  });
+});
