@@ -6,7 +6,7 @@ import { MERCHANT_ID } from '../../../support/gateway.js';
 import { pay, postBatch, postQuery, ref } from '../../../support/operations.js';
 import { CARDS } from '../../../support/cards.js';
 import { NotificationReceiver } from '../../../support/receiver.js';
-import { jobOf } from '../../../support/jobs.js';
+import { authorise, jobOf } from '../../../support/jobs.js';
 import { portalMerchants, PORTAL, postForm, signedIn } from '../../../support/portal.js';
 
 const world = redisWorld('portal-payments');
@@ -207,5 +207,50 @@ describe('when the other portal pages are opened', () => {
     expect((await agent.get('/portal/payouts')).status).toBe(200);
     expect((await agent.get('/portal/subscriptions?recurring_id=nope')).text).toContain('No such subscription');
     expect((await request(gw.app).get('/portal/refunds')).status).toBe(303);
+  });
+});
+
+describe('when a subscription is cancelled in the portal', () => {
+  it('then the contract is Inactived through the same core as /v1/cancelsubscription, recorded, and a viewer cannot', async () => {
+    const { gw } = await gateway();
+    const answer = await authorise(gw, {
+      notify_url: 'http://127.0.0.1:9/notify',
+      subscription: {
+        contract: 'C-1',
+        contract_name: 'Gold plan',
+        contract_amount: '25.00',
+        interval: 'month',
+        interval_count: '1',
+        billing_cycle: 3,
+        promotion_cycle: 1,
+        contract_start: '2026-11-21',
+        contract_end: '',
+        price_id: 'price_gold',
+      },
+    });
+    const rid = answer.recurring_id!;
+    const page = `/portal/subscriptions?recurring_id=${rid}`;
+    const viewer = await signedIn(gw.app, PORTAL.viewer);
+    const seen = await viewer.get(page);
+    expect(seen.text).toContain('Gold plan');
+    expect(seen.text).not.toContain('/cancel"');
+    expect((await postForm(viewer, page, `/portal/subscriptions/${rid}/cancel`, {})).status).toBe(403);
+    const other = await signedIn(gw.app, PORTAL.other);
+    expect((await other.get(page)).text).toContain('No such subscription');
+    expect((await postForm(other, page, `/portal/subscriptions/${rid}/cancel`, {})).status).toBe(404);
+    expect((await gw.deps.store.getContract(MERCHANT_ID, rid))?.status).toBe('Active');
+
+    const admin = await signedIn(gw.app, PORTAL.admin);
+    const done = await postForm(admin, page, `/portal/subscriptions/${rid}/cancel`, {});
+    expect(done.status).toBe(303);
+    const after = await admin.get(done.headers.location!);
+    expect(after.text).toContain('Done: subscription Inactived');
+    expect(after.text).toMatch(/id="contract-status">Inactived</);
+    expect((await gw.deps.store.getContract(MERCHANT_ID, rid))?.status).toBe('Inactived');
+    const outbox = await gw.deps.store.outboxOfOrder(MERCHANT_ID, answer.account_id ?? '1000001001', answer.order_no!, 10);
+    expect(outbox.map((o) => o.notify_type)).toContain('subscription_cancel');
+    expect(await gw.deps.store.auditOf(MERCHANT_ID, rid, 5)).toMatchObject([
+      { action: 'subscription_cancel', email: PORTAL.admin.email, ok: true },
+    ]);
   });
 });
