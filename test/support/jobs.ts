@@ -5,7 +5,10 @@ import type { BackgroundJob } from '../../src/core/jobs/due-queue.js';
 import { authoriseBody, type TestGateway } from './gateway.js';
 
 /** The gateway's own background job of that name, as main runs it. */
-export function jobOf(gw: TestGateway, name: 'notification-delivery' | 'subscription-charges' | 'threeds-challenge-expiry'): BackgroundJob {
+export function jobOf(
+  gw: TestGateway,
+  name: 'notification-delivery' | 'subscription-charges' | 'threeds-challenge-expiry' | 'pending-resolve' | 'auth-expiry',
+): BackgroundJob {
   const job = backgroundJobs(gw.deps, gw.config).find((j) => j.name === name);
   if (!job) throw new Error(`no background job ${name}`);
   return job;

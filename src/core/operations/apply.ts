@@ -124,12 +124,17 @@ export async function finishOperation<O, P>(
   const before = withoutClaim(claimed);
   const status = resumed ? await connector.status(claim.reference) : undefined;
   const known = status && status.op !== 'authorise' ? status : undefined;
-  // a throwing connector counts as a refusal: the claim must be released either way
+  // a connector that throws (a timeout, a dropped line) may have acted: its record under the reference decides,
+  // and with none the call counts as refused (a retry carries the same reference, so it cannot act twice)
   const outcome: OperationOutcome | undefined = known
     ? (known.outcome as OperationOutcome)
     : await Promise.resolve()
         .then(() => op.execute(connector, before, plan, claim.reference))
-        .catch((err: unknown) => ({ ok: false as const, message: (err as Error).message }));
+        .catch(async (err: unknown) => {
+          const after = await connector.status(claim.reference).catch(() => undefined);
+          if (after && after.op !== 'authorise') return after.outcome;
+          return { ok: false as const, message: (err as Error).message };
+        });
   if (outcome && !outcome.ok && !op.connectorOptional) {
     deps.log.warn(
       { transaction_id: claimed.transaction_id, merchant_id: m, operation: op.notifyType, reason: outcome.message },

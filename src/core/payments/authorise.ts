@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
 import type { Contract } from '../subscriptions/contract.js';
-import type { CardAuthorisation, CardConnector } from '../ports/card-connector.js';
+import type { AuthorisationOutcome, CardAuthorisation, CardConnector } from '../ports/card-connector.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import { PaymentStatus as S, type CardSummary, type Payment } from './payment.js';
 import { assessRisk } from './risk.js';
@@ -190,8 +190,8 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
   if (risk.action === 'REJECT') {
     return settleAuthorisation(deps, account, payment, { kind: 'rejected' }, 'payment');
   }
-  const outcome = await connector
-    .authorise({
+  const ask = () =>
+    connector.authorise({
       reference: claim.reference,
       pan: card.pan,
       expMonth: card.summary.exp_month,
@@ -201,9 +201,31 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
       currency: order.currency,
       threeDS: order.open3d,
       ...(order.mpi ? { mpi: order.mpi } : {}),
-    })
-    .catch((err: unknown) => ({ kind: 'error' as const, message: (err as Error).message }));
+    });
+  const outcome = await askOnce(connector, claim.reference, ask);
   return settleAuthorisation(deps, account, payment, outcome, 'payment');
+}
+
+/**
+ * Asks the acquirer, and when the call throws (a timeout, a dropped line: it may have acted) reads its record
+ * under the reference, then asks once more under the same reference; only then is it a processing error.
+ */
+export async function askOnce(
+  connector: CardConnector,
+  reference: string,
+  ask: () => Promise<AuthorisationOutcome>,
+): Promise<AuthorisationOutcome> {
+  let message = '';
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      return await ask();
+    } catch (err) {
+      message = (err as Error).message;
+      const known = await connector.status(reference).catch(() => undefined);
+      if (known?.op === 'authorise') return known.outcome;
+    }
+  }
+  return { kind: 'error', message };
 }
 
 /**
@@ -222,8 +244,11 @@ export async function answerChallenge(deps: CoreDeps, account: Account, payment:
     deps,
     account.merchant_id,
     payment.transaction_id,
+    // the code is the intent's plan: a process that takes over a stalled answer sends it again under the same reference
     (p) =>
-      waiting(p) ? { intent: { op: 'challenge', reference: acquirerReference.challenge(p.transaction_id) } } : { refusal: 'answered' },
+      waiting(p)
+        ? { intent: { op: 'challenge', reference: acquirerReference.challenge(p.transaction_id), plan: { code } } }
+        : { refusal: 'answered' },
     (stale) => resolveStaleClaim(deps, account, stale),
   );
   if (taken.kind === 'missing') return replay(payment);
@@ -234,8 +259,8 @@ export async function answerChallenge(deps: CoreDeps, account: Account, payment:
     notify_url: taken.payment.notify_url || payment.notify_url,
     ...(taken.payment.return_url || !payment.return_url ? {} : { return_url: payment.return_url }),
   };
-  const outcome = await connectorFor(deps, account)
-    .completeChallenge(claimed.connector_ref!, code, claimed.claim!.reference)
-    .catch((err: unknown) => ({ kind: 'error' as const, message: (err as Error).message }));
+  const connector = connectorFor(deps, account);
+  const reference = claimed.claim!.reference;
+  const outcome = await askOnce(connector, reference, () => connector.completeChallenge(claimed.connector_ref!, code, reference));
   return settleAuthorisation(deps, account, claimed, outcome, 'threeds');
 }

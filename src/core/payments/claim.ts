@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreDeps } from '../ports/deps.js';
 import type { ChangeSet } from '../ports/store.js';
 import type { Payment } from './payment.js';
+import { GatewayError } from '../kernel/errors.js';
 
 /**
  * The one claim rule (DESIGN 10). Every flow that moves a payment at the acquirer first writes a claim on the
@@ -141,7 +142,8 @@ export async function takeClaim<R>(
         next.written_by!,
       );
       if (verdict === 'applied') return { kind: 'claimed', payment: { ...next, version: p.version + 1 } };
-      if (verdict === 'unknown') return { kind: 'busy', payment: p };
+      // the store cannot say whether the claim was written; nothing was asked of the acquirer yet
+      if (verdict === 'unknown') throw new GatewayError('STORE_UNAVAILABLE', 'the store is not answering; try again');
     }
     if (Date.now() > waitUntil) return { kind: 'busy', payment: p };
     await sleep(Math.min(2 + attempt * 2, 40) + Math.random() * 8);

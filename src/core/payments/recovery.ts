@@ -34,9 +34,16 @@ export async function resolveAuthorisationClaim(deps: CoreDeps, account: Account
           ? { kind: 'rejected' }
           : (known ?? { kind: 'error', message: 'the acquirer has no record of this authorisation' });
       break;
-    case 'challenge':
-      outcome = known;
+    case 'challenge': {
+      // never seen by the acquirer: the shopper's answer is sent again under the same reference
+      const code = (claim.plan as { code?: string } | undefined)?.code;
+      outcome =
+        known ??
+        (code !== undefined && p.connector_ref
+          ? await connector.completeChallenge(p.connector_ref, code, claim.reference).catch(() => undefined)
+          : undefined);
       break;
+    }
     case 'challenge_expiry':
       outcome = known ?? { ...CHALLENGE_EXPIRED, connectorRef: p.connector_ref ?? '' };
       break;

@@ -198,10 +198,10 @@ async function executeCharge(deps: Deps, c: Contract, charge: ContractCharge): P
   if ((c.charge_lease_until ?? 0) > now) return false;
   const account = deps.merchants.find(m, c.account_id);
   if (!account) return false;
-  // eslint-disable-next-line prefer-const -- held() below reads it before the claim is made
-  let mine: PaymentClaim | undefined;
+  const reference = acquirerReference.authorise(charge.transaction_id);
+  const mine: PaymentClaim = { ...newClaim(deps, { op: 'charge', reference }, now), until: now + CHARGE_LEASE_MS };
   // a merchant's /v1/cancel holds this charge: let it finish, the next run sees its outcome
-  const held = (p: Payment | undefined) => Boolean(p?.claim && p.claim.until > deps.clock.now() && p.claim.id !== mine?.id);
+  const held = (p: Payment | undefined) => Boolean(p?.claim && p.claim.until > deps.clock.now() && p.claim.id !== mine.id);
   let before = await deps.store.getPayment(m, charge.transaction_id);
   if (held(before)) return false;
   if (before?.claim && before.claim.op !== 'charge' && isStale(before.claim, now)) {
@@ -210,9 +210,7 @@ async function executeCharge(deps: Deps, c: Contract, charge: ContractCharge): P
     if (held(before) || before?.claim?.op !== undefined) return false;
   }
   const previous = before?.claim?.op === 'charge' ? before.claim : undefined;
-  const reference = acquirerReference.authorise(charge.transaction_id);
-  mine = newClaim(deps, { op: 'charge', reference, amount: before?.amount ?? 0 }, now);
-  mine.until = now + CHARGE_LEASE_MS;
+  if (before) mine.amount = before.amount;
   const claimPayment = before?.status === S.PENDING ? [{ next: { ...before, claim: mine }, expected: before.version }] : [];
   const claimed = await deps.store.commit({
     merchantId: m,
