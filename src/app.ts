@@ -20,6 +20,7 @@ import { hostedPagesRouter } from './http/routes/hosted-pages.js';
 import { threedsRouter } from './http/routes/threeds.js';
 import { exampleShopRouter } from './http/routes/example-shop.js';
 import { pageAssetsRouter } from './http/routes/page-assets.js';
+import { portalRouter } from './http/routes/portal/index.js';
 
 /** EJS pages and the pages' own scripts and styles (next to src/ and dist/ alike). */
 const VIEWS_DIR = fileURLToPath(new URL('../views', import.meta.url));
@@ -95,9 +96,10 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(checkoutRouter(deps));
   app.use(hostedPagesRouter(deps));
   app.use(threedsRouter(deps));
+  app.use(portalRouter(deps));
   if (options.development) app.use(exampleShopRouter(deps));
   app.use(notFound);
   app.use(countAuthFailures(deps));
-  app.use(errorHandler(deps.log));
+  app.use(errorHandler(deps.log, deps.timezone));
   return app;
 }

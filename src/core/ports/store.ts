@@ -6,6 +6,10 @@ import type { OutboxRecord } from '../notifications/outbox.js';
 import type { VaultRecord } from '../payments/vault.js';
 import type { DepositBalance, Payout } from '../payouts/payout.js';
 import type { CheckoutSession } from '../checkout/session.js';
+import type { PortalSession } from '../portal/sessions.js';
+import type { AuditRecord } from '../portal/audit.js';
+import type { LoginFailures, ThrottleScope } from '../portal/throttle.js';
+import type { PortalPassword } from '../portal/users.js';
 
 /** Queues of work due at a time, per merchant: the sweeps and schedulers read them. */
 export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox' | 'payout' | 'threeds_challenge' | 'pending_resolve';
@@ -35,6 +39,18 @@ export interface ChangeSet {
   payouts?: { next: Payout; expected: number }[];
   /** deposit balances with the version read (0 to create from the opening balance) */
   balances?: { next: DepositBalance; expected: number }[];
+  /** portal sessions by id (next null ends it; expected -1: whatever its version) */
+  portalSessions?: { id: string; next: PortalSession | null; expected: number; ttlMs: number }[];
+  /** portal actions, indexed by their subject and per merchant */
+  audit?: AuditRecord[];
+  /** a portal user's own password, replacing the merchants file's hash */
+  portalPasswords?: { next: PortalPassword; expected: number }[];
+}
+
+/** One entry of an account's payments by creation time. */
+export interface PaymentIndexEntry {
+  transactionId: string;
+  at: number;
 }
 
 /** One entry of the per-account refund index. */
@@ -81,6 +97,16 @@ export interface GatewayStore extends AcquirerLedger {
   /** Refuses authentications from a client address for ttlMs. */
   blockAuth(ip: string, ttlMs: number): Promise<void>;
   authBlocked(ip: string): Promise<boolean>;
+  /** Payments of an account created with from <= time <= to, newest first (ties: higher id first), at most limit. */
+  paymentsByTime(merchantId: string, accountId: string, from: number, to: number, limit: number): Promise<PaymentIndexEntry[]>;
+  getPortalSession(merchantId: string, id: string): Promise<PortalSession | undefined>;
+  /** Portal actions on one subject (or the merchant's, subject undefined), newest first. */
+  auditOf(merchantId: string, subject: string | undefined, limit: number): Promise<AuditRecord[]>;
+  getPortalPassword(merchantId: string, email: string): Promise<PortalPassword | undefined>;
+  /** Failed sign-ins of an e-mail or an address (not tied to a merchant: unknown e-mails count too). */
+  getLoginFailures(scope: ThrottleScope, id: string): Promise<LoginFailures | undefined>;
+  /** Writes (or with next null, clears) the count if its version is still `expected`; false otherwise. */
+  saveLoginFailures(scope: ThrottleScope, id: string, next: LoginFailures | null, expected: number, ttlMs: number): Promise<boolean>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { GatewayError } from '../../core/kernel/errors.js';
 import type { Logger } from '../../core/ports/deps.js';
+import { renderPortal } from '../render/portal.js';
 
 /** Calls whose answers carry return_status: their errors carry return_status "0" too. */
 const WITH_RETURN_STATUS = /^\/v1\/(capture|review|cancel|refund|retrievalTrans|retrievalRefund)\b/;
@@ -11,7 +12,7 @@ export function loggedPath(path: string): string {
 }
 
 /** The one place where an error becomes an HTTP status and a body: `{code, message, field?, request_id}`. */
-export function errorHandler(log: Logger) {
+export function errorHandler(log: Logger, timezone = 'UTC') {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     let error: GatewayError;
     if (err instanceof GatewayError) {
@@ -40,6 +41,10 @@ export function errorHandler(log: Logger) {
     }
     if (res.headersSent) return;
     if (error.retryAfter !== undefined) res.setHeader('Retry-After', String(error.retryAfter));
+    // the portal's pages are HTML: its errors are a page with the same message, status and request id
+    if (req.path === '/portal' || req.path.startsWith('/portal/')) {
+      return renderPortal(res, timezone, 'error', { code: error.code, message: error.message, requestId }, error.status);
+    }
     const body: Record<string, string> = { code: error.code, message: error.message };
     if (error.field) body.field = error.field;
     if (WITH_RETURN_STATUS.test(req.path)) body.return_status = '0';
