@@ -9,6 +9,7 @@ import { hostedUrls, type CheckoutSession } from '../../core/checkout/session.js
 import { cancelledResult, parentOrigin, paymentResult } from '../../core/checkout/result.js';
 import { issuerUrl } from '../../core/payments/settle.js';
 import { checkoutSchema, parseItems } from '../schemas/payment-request.js';
+import { safeParseRequest } from '../schemas/common.js';
 import { readCardForm, type CardFormErrors } from '../schemas/card-form.js';
 import { paymentOrder } from '../schemas/payment-order.js';
 import { hostedPageHeaders, NOTICES, renderNotice } from '../render/pages.js';
@@ -112,7 +113,7 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     if (expiryPassed(card.expiration_month, card.expiration_year, deps.clock.now())) {
       return renderCard(deps, res, account, session, kept, { expiration_year: 'This card has expired' }, 422);
     }
-    const stored = checkoutSchema.safeParse(session.request);
+    const stored = safeParseRequest(checkoutSchema, session.request);
     if (!stored.success) {
       return renderNotice(res, deps.baseUrl, account, { ...NOTICES.outdated, parentOrigin: parentOrigin(account, session.return_url) });
     }

@@ -72,7 +72,7 @@ describe('POST /v1/authorise, invalid fields get a 400 that names the field', ()
     ],
     ['account_owner.0.past_orders_count', { account_owner: [{ first_name: 'a', past_orders_count: 1.5 }] }],
     ['total_discount', { total_discount: { coupon_code_used: 'x' } }],
-    ['additional_information.0.mpi_info', { additional_information: [{}] }],
+    ['additional_information.0.mpi_info', { additional_information: [{ mpi: 'x' }] }],
     [
       'subscription.interval',
       { subscription: { contract_name: 'g', contract_amount: '1.00', interval: 'fortnight', interval_count: '1', billing_cycle: 3 } },

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import request from 'supertest';
+import { XMLParser } from 'fast-xml-parser';
+import { startRedis, type RedisServer } from '../../support/redis.js';
+import { MERCHANT_ID, SIGN_KEY, authoriseBody, makeGateway, type TestGateway } from '../../support/gateway.js';
+import { FIELDS, sign } from '../../support/sign.js';
+
+/** DESIGN 3: liberal in what existing integrations send (empty optional fields, short amounts). */
+const xml = new XMLParser({ parseTagValue: false, isArray: (name) => name === 'risk_reasons' });
+let redis: RedisServer;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  redis = await startRedis('authorise-lenient');
+  gw = makeGateway({ name: 'authorise-lenient', redisUrl: redis.url });
+});
+afterAll(async () => {
+  await gw?.close();
+  await redis?.stop();
+});
+
+async function authorise(body: Record<string, unknown>) {
+  const res = await request(gw.app)
+    .post('/v1/authorise')
+    .set('Content-Type', 'application/x-www-form-urlencoded')
+    .set('Accept', 'application/json, application/xml;q=0.5')
+    .send(JSON.stringify(body));
+  return { res, doc: res.status === 200 ? xml.parse(res.text).respon : undefined };
+}
+
+const contracts = async () => (await redis.client().keys(`gw:{${MERCHANT_ID}}:contract:*`)).length;
+
+describe('POST /v1/authorise, optional fields sent empty count as absent', () => {
+  it('when a token payment sends card, expiry and security code as empty strings, then it is charged to the token', async () => {
+    const first = await authorise(authoriseBody({ token_flag: 'YES' }));
+    expect(first.doc.token_id).toMatch(/^tok_/);
+    const { res, doc } = await authorise(
+      authoriseBody({ token_id: first.doc.token_id, card: '', expiration_month: '', expiration_year: '', security_code: '' }),
+    );
+    expect(res.status, res.text).toBe(200);
+    expect(doc.order_status).toBe('1');
+    expect(doc.card).toBe(first.doc.card);
+  });
+
+  it('when subscription is {} or holds only empty values, then the payment is made and no contract is created', async () => {
+    const before = await contracts();
+    const empty = {
+      contract: '',
+      contract_name: '',
+      contract_amount: '',
+      interval: '',
+      interval_count: '',
+      billing_cycle: '',
+      promotion_cycle: '',
+      contract_start: '',
+      contract_end: '',
+      price_id: '',
+    };
+    for (const subscription of [{}, empty]) {
+      const { res, doc } = await authorise(authoriseBody({ subscription }));
+      expect(res.status, res.text).toBe(200);
+      expect(doc.order_status).toBe('1');
+      expect(doc.recurring_id).toBe('');
+    }
+    expect(await contracts()).toBe(before);
+  });
+
+  it('when checkout_time, cart_items and additional_information are sent empty, then the payment is made', async () => {
+    const { res, doc } = await authorise(
+      authoriseBody({
+        checkout_time: '',
+        cart_items: [],
+        account_owner: [{}],
+        additional_information: [{ mpi_info: { eci: '', cavv: '' } }],
+      }),
+    );
+    expect(res.status, res.text).toBe(200);
+    expect(doc.order_status).toBe('1');
+  });
+
+  it('when a required field is sent empty, then it is still refused as missing', async () => {
+    const { res } = await authorise(authoriseBody({ order_no: '' }));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'MISSING_FIELD', field: 'order_no' });
+  });
+});
