@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isCurrency, parseAmount } from '../../core/kernel/money.js';
+import { formatAmount, isCurrency, parseAmount } from '../../core/kernel/money.js';
 import { GatewayError } from '../../core/kernel/errors.js';
 
 /** Field shapes shared by every call's schema. */
@@ -10,9 +10,15 @@ export const merchantId = z.string({ error: 'is required' }).min(1, 'is required
 export const accountId = z.string({ error: 'is required' }).min(1, 'is required').max(10, 'must be at most 10 characters');
 export const signature = z.string({ error: 'is required' }).regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters');
 
+export const AMOUNT_SHAPE = 'must be a decimal amount with at most two fraction digits, such as "10.00"';
+/**
+ * A decimal amount as sent ("10", "10.5", "10.50"), normalised here to the two-decimal text answers write
+ * ("10.00", "10.50"); the request signature was checked over the text as sent, before this.
+ */
 export const amountText = z
   .string({ error: 'must be a decimal string such as "10.00"' })
-  .refine((v) => parseAmount(v) !== undefined, 'must be a decimal string with two fraction digits, such as "10.00"');
+  .refine((v) => parseAmount(v) !== undefined, AMOUNT_SHAPE)
+  .transform((v) => formatAmount(parseAmount(v)!));
 export const optionalAmountText = amountText.optional();
 
 export const currencyCode = z.string({ error: 'is required' }).refine(isCurrency, 'must be an ISO 4217 currency code such as "USD"');

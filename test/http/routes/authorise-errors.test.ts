@@ -27,12 +27,15 @@ const paymentCount = async () => (await redis.client().keys(`gw:{${MERCHANT_ID}}
 
 describe('POST /v1/authorise, invalid fields get a 400 that names the field', () => {
   it.each([
-    ['amount', { amount: '10' }],
+    ['amount', { amount: '10.001' }],
+    ['amount', { amount: '-10' }],
+    ['amount', { amount: '1e1' }],
+    ['amount', { amount: '10.' }],
     ['amount', { amount: 10 }],
     ['amount', { amount: '0.00' }],
     ['currency', { currency: 'XXX' }],
     ['currency', { currency: 'CHF' }],
-    ['item_total', { item_total: '10.5' }],
+    ['item_total', { item_total: '10.500' }],
     ['items', { items: 'Shirt#,#1#,#5.00#,#3' }],
     ['items', { items: 'Shirt#,#1#,#5.00' }],
     ['birth_date', { birth_date: '31-02-2000' }],
@@ -79,7 +82,7 @@ describe('POST /v1/authorise, invalid fields get a 400 that names the field', ()
     ],
     [
       'subscription.contract_amount',
-      { subscription: { contract_name: 'g', contract_amount: '1', interval: 'day', interval_count: '1', billing_cycle: 3 } },
+      { subscription: { contract_name: 'g', contract_amount: '1.001', interval: 'day', interval_count: '1', billing_cycle: 3 } },
     ],
     [
       'subscription.promotion_cycle',

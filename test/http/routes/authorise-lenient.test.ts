@@ -4,6 +4,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { startRedis, type RedisServer } from '../../support/redis.js';
 import { MERCHANT_ID, SIGN_KEY, authoriseBody, makeGateway, type TestGateway } from '../../support/gateway.js';
 import { FIELDS, sign } from '../../support/sign.js';
+import { postBatch, ref } from '../../support/operations.js';
 
 /** DESIGN 3: liberal in what existing integrations send (empty optional fields, short amounts). */
 const xml = new XMLParser({ parseTagValue: false, isArray: (name) => name === 'risk_reasons' });
@@ -82,5 +83,51 @@ describe('POST /v1/authorise, optional fields sent empty count as absent', () =>
     const { res } = await authorise(authoriseBody({ order_no: '' }));
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'MISSING_FIELD', field: 'order_no' });
+  });
+});
+
+describe('POST /v1/authorise, amounts with fewer fraction digits', () => {
+  it.each([
+    ['10', '10.00'],
+    ['10.5', '10.50'],
+  ])('when amount is %j (signed as sent), then it is charged as %s and the answer writes and signs %s', async (sent, written) => {
+    const body = authoriseBody({
+      amount: sent,
+      item_total: sent === '10' ? '10' : undefined,
+      items: sent === '10' ? 'T-shirt#,#SKU-1#,#5#,#2' : undefined,
+    });
+    expect(body.encryption_data).toBe(
+      sign(
+        FIELDS.authorise.map((f) => (body as Record<string, unknown>)[f]),
+        SIGN_KEY,
+      ),
+    );
+    const { res, doc } = await authorise(body);
+    expect(res.status, res.text).toBe(200);
+    expect(doc.amount).toBe(written);
+    expect(doc.encryption_data).toBe(
+      sign(
+        FIELDS.answerPayment.map((f) => doc[f]),
+        SIGN_KEY,
+      ).toUpperCase(),
+    );
+    const stored = await gw.deps.store.getPayment(MERCHANT_ID, doc.transaction_id);
+    expect(stored!.amount).toBe(Number(written.replace('.', '')));
+  });
+
+  it('when a zero-decimal amount is sent whole ("1000" JPY), then it is charged; with a fraction it is refused naming amount', async () => {
+    const whole = await authorise(authoriseBody({ currency: 'JPY', amount: '1000', item_total: undefined, items: undefined }));
+    expect(whole.res.status, whole.res.text).toBe(200);
+    expect(whole.doc.amount).toBe('1000.00');
+    const fraction = await authorise(authoriseBody({ currency: 'JPY', amount: '1000.5', item_total: undefined, items: undefined }));
+    expect(fraction.res.status).toBe(400);
+    expect(fraction.res.body.field).toBe('amount');
+  });
+
+  it('when a capture names its amount as "10", then the order is captured and its amount is answered as "10.00"', async () => {
+    const { doc } = await authorise(authoriseBody({ amount: '10' }));
+    const res = await postBatch(gw.app, 'capture', [ref(doc, { amount: '10' })]);
+    expect(res.status).toBe(200);
+    expect(res.body.capture_orders[0]).toMatchObject({ amount: '10.00', capture_status: '1' });
   });
 });
