@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import type { Account } from '../../core/merchants/directory.js';
 import { invalidField } from '../../core/kernel/errors.js';
-import { signValues, signatureMatches } from '../../core/kernel/signing.js';
+import { requestSignatureMatches } from '../../core/kernel/signing.js';
 import { signedValuesFor } from './authenticate.js';
 import { beginIdempotent, finishIdempotent, type StoredAnswer } from '../../core/idempotency/idempotency-key.js';
 import { canonicalJson } from '../../core/kernel/fingerprint.js';
@@ -12,7 +12,7 @@ function signedAccount(deps: CoreDeps, path: string, body: Record<string, unknow
   const values = signedValuesFor(path, body);
   if (!values || typeof body.merchant_id !== 'string' || typeof body.account_id !== 'string') return undefined;
   const account = deps.merchants.find(body.merchant_id, body.account_id);
-  if (!account || !signatureMatches(body.encryption_data, signValues(values, account.sign_key))) return undefined;
+  if (!account || !requestSignatureMatches(body.encryption_data, values, account.sign_key)) return undefined;
   return account;
 }
 

@@ -4,6 +4,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { startRedis, type RedisServer } from '../../support/redis.js';
 import { MERCHANT_ID, SIGN_KEY, authoriseBody, makeGateway, type TestGateway } from '../../support/gateway.js';
 import { FIELDS, sign } from '../../support/sign.js';
+import { createHash } from 'node:crypto';
 import { postBatch, ref } from '../../support/operations.js';
 
 /** DESIGN 3: liberal in what existing integrations send (empty optional fields, short amounts). */
@@ -90,7 +91,7 @@ describe('POST /v1/authorise, amounts with fewer fraction digits', () => {
   it.each([
     ['10', '10.00'],
     ['10.5', '10.50'],
-  ])('when amount is %j (signed as sent), then it is charged as %s and the answer writes and signs %s', async (sent, written) => {
+  ])('when amount is %j (signed as sent), then it is charged as %s, which the answer writes and signs', async (sent, written) => {
     const body = authoriseBody({
       amount: sent,
       item_total: sent === '10' ? '10' : undefined,
@@ -129,5 +130,41 @@ describe('POST /v1/authorise, amounts with fewer fraction digits', () => {
     const res = await postBatch(gw.app, 'capture', [ref(doc, { amount: '10' })]);
     expect(res.status).toBe(200);
     expect(res.body.capture_orders[0]).toMatchObject({ amount: '10.00', capture_status: '1' });
+  });
+});
+
+/** The other form of DESIGN 2: the values exactly as sent, spaces kept. */
+const signAsSent = (body: Record<string, unknown>, key = SIGN_KEY) =>
+  createHash('sha256')
+    .update(FIELDS.authorise.map((f) => (body[f] === undefined ? '' : String(body[f]))).join('') + key, 'utf8')
+    .digest('hex');
+
+describe('POST /v1/authorise, request signatures in both forms', () => {
+  it('when a last_name "De Morgan" is signed with its space kept, then the payment is accepted', async () => {
+    const body = authoriseBody({ first_name: 'Augustus', last_name: 'De Morgan' });
+    const asSent = { ...body, encryption_data: signAsSent(body) };
+    expect(asSent.encryption_data).not.toBe(body.encryption_data);
+    const { res, doc } = await authorise(asSent);
+    expect(res.status, res.text).toBe(200);
+    expect(doc.order_status).toBe('1');
+    // our own signature keeps the spaces-removed form
+    expect(doc.encryption_data).toBe(
+      sign(
+        FIELDS.answerPayment.map((f) => doc[f]),
+        SIGN_KEY,
+      ).toUpperCase(),
+    );
+  });
+
+  it('when the same values are signed with the spaces removed, then that is accepted too', async () => {
+    const { res } = await authorise(authoriseBody({ first_name: 'Augustus', last_name: 'De Morgan' }));
+    expect(res.status).toBe(200);
+  });
+
+  it('when the signature matches neither form (another key), then 401', async () => {
+    const body = authoriseBody({ last_name: 'De Morgan' });
+    const { res } = await authorise({ ...body, encryption_data: signAsSent(body, 'not-the-key') });
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('AUTHENTICATION_FAILED');
   });
 });
