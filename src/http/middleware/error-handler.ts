@@ -1,6 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import { GatewayError } from '../../core/kernel/errors.js';
 import type { Logger } from '../../core/ports/deps.js';
+import type { Account } from '../../core/merchants/directory.js';
+import { refusalDocument, wantsXmlRefusal } from '../render/refusal.js';
 
 /** Calls whose answers carry return_status: their errors carry return_status "0" too. */
 const WITH_RETURN_STATUS = /^\/v1\/(capture|review|cancel|refund|retrievalTrans|retrievalRefund)\b/;
@@ -10,7 +12,10 @@ export function loggedPath(path: string): string {
   return path.replace(/^(\/v1\/3ds\/[^/]+\/[^/]+\/).+$/, '$1[secret]');
 }
 
-/** The one place where an error becomes an HTTP status and a body: `{code, message, field?, request_id}`. */
+/**
+ * The one place where an error becomes an HTTP status and a body: `{code, message, field?, request_id}`, or for
+ * /v1/authorise a `respon` refusal document unless the caller prefers JSON (DESIGN 3).
+ */
 export function errorHandler(log: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     let error: GatewayError;
@@ -40,6 +45,14 @@ export function errorHandler(log: Logger) {
     }
     if (res.headersSent) return;
     if (error.retryAfter !== undefined) res.setHeader('Retry-After', String(error.retryAfter));
+    if (wantsXmlRefusal(req)) {
+      const account = res.locals.account as Account | undefined;
+      res
+        .status(error.status)
+        .type('application/xml')
+        .send(refusalDocument(req, error, requestId, account));
+      return;
+    }
     const body: Record<string, string> = { code: error.code, message: error.message };
     if (error.field) body.field = error.field;
     if (WITH_RETURN_STATUS.test(req.path)) body.return_status = '0';

@@ -16,6 +16,8 @@ export function authoriseRouter(deps: CoreDeps): Router {
   router.post('/v1/authorise', async (req, res) => {
     const body = req.body as Record<string, unknown>;
     const account: Account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.authorise));
+    // an authenticated caller's refusals are signed (http/render/refusal.ts)
+    res.locals.account = account;
     const input = parseOrThrow(authoriseSchema, body);
     const command: AuthoriseCommand = {
       account,

@@ -25,7 +25,7 @@ describe('when NOTIFY_ALLOW_PRIVATE is off and notify_url points at a private ad
     'ftp://shop.example/notify',
   ])('then /v1/authorise refuses %s with a 400 naming notify_url and charges nothing', async (url) => {
     const body = authoriseBody({ notify_url: url });
-    const res = await request(gw.app).post('/v1/authorise').send(JSON.stringify(body));
+    const res = await request(gw.app).post('/v1/authorise').set('Accept', 'application/json').send(JSON.stringify(body));
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'INVALID_FIELD', field: 'notify_url' });
     expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, body.account_id as string, body.order_no as string)).toBeUndefined();

@@ -21,6 +21,7 @@ const post = (body: unknown, type = 'application/x-www-form-urlencoded') =>
   request(gw.app)
     .post('/v1/authorise')
     .set('Content-Type', type)
+    .set('Accept', 'application/json')
     .send(typeof body === 'string' ? body : JSON.stringify(body));
 
 const paymentCount = async () => (await redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`)).length;
@@ -263,7 +264,7 @@ describe('the account rate limit', () => {
     const clock = new ManualClock();
     const limited = makeGateway({ name: 'rate-limit', redisUrl: redis.url, merchants, clock });
     try {
-      const send = () => request(limited.app).post('/v1/authorise').send(JSON.stringify(authoriseBody()));
+      const send = () => request(limited.app).post('/v1/authorise').set('Accept', 'application/json').send(JSON.stringify(authoriseBody()));
       expect((await send()).status).toBe(200);
       expect((await send()).status).toBe(200);
       const third = await send();
