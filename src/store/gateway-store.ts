@@ -15,6 +15,8 @@ import type { Condition, KvStore, Versioned, Write } from './kv.js';
 export const keys = {
   payment: (m: string, txn: string) => `gw:{${m}}:pay:${txn}`,
   order: (m: string, account: string, orderNo: string) => `gw:{${m}}:order:${account}:${orderNo}`,
+  /** transaction ids of one account scored by creation time: the query's newest payments */
+  accountPayments: (m: string, account: string) => `gw:{${m}}:payments:${account}`,
   card: (m: string, token: string) => `gw:{${m}}:card:${token}`,
   contract: (m: string, id: string) => `gw:{${m}}:contract:${id}`,
   outbox: (m: string, id: string) => `gw:{${m}}:outbox:${id}`,
@@ -61,6 +63,7 @@ export class KvGatewayStore implements GatewayStore {
         const orderKey = keys.order(m, next.account_id, next.order_no);
         conditions.push({ key: orderKey, version: 0 });
         writes.push({ op: 'put', key: orderKey, data: next.transaction_id });
+        writes.push({ op: 'zadd', key: keys.accountPayments(m, next.account_id), score: next.created_at, member: next.transaction_id });
       }
     }
     for (const card of change.cards ?? []) {
@@ -140,6 +143,11 @@ export class KvGatewayStore implements GatewayStore {
   async findPaymentByOrder(m: string, account: string, orderNo: string): Promise<Payment | undefined> {
     const idx = await this.kv.get(keys.order(m, account, orderNo));
     return idx ? this.getPayment(m, idx.data) : undefined;
+  }
+
+  async recentPayments(m: string, account: string, from: number, to: number, limit: number): Promise<string[]> {
+    const hits = await this.kv.range(keys.accountPayments(m, account), from, to, limit, true);
+    return hits.map((h) => h.member);
   }
 
   async getCard(m: string, token: string): Promise<VaultRecord | undefined> {
