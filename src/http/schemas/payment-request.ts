@@ -285,6 +285,8 @@ const cardFields = {
     .regex(/^\d{3,4}$/, 'must be 3 or 4 digits')
     .optional(),
   accept: optionalText(255),
+  /** where the shopper goes after a 3-D Secure challenge (DESIGN 5); checked like notify_url */
+  return_url: optionalUrl,
 };
 
 export const authoriseSchema = z.object({ ...orderFields, ...cardFields }).superRefine((o, ctx) => {
