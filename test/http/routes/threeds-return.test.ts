@@ -33,7 +33,7 @@ async function challenged(overrides: Record<string, unknown>) {
   expect(res.status, res.text).toBe(200);
   const doc = xml.parse(res.text).respon;
   expect(doc.order_status).toBe('2');
-  return doc as Record<string, string>;
+  return doc as Record<string, string> & { transaction_id: string; issuer_url: string };
 }
 
 describe('POST /v1/authorise with return_url in its body', () => {
