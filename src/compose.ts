@@ -1,7 +1,7 @@
 import type { Config } from './config.js';
 import type { CoreDeps, Logger } from './core/ports/deps.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './core/kernel/clock.js';
-import { connectorRegistry } from './core/ports/card-connector.js';
+import { connectorRegistry, type CardConnector } from './core/ports/card-connector.js';
 import { SandboxConnector } from './core/connectors/sandbox.js';
 import { SandboxPayoutConnector } from './core/connectors/sandbox-payout.js';
 import { payoutLifecycleJob } from './core/payouts/lifecycle.js';
@@ -16,6 +16,7 @@ import { httpNotificationTransport } from './outbound/http-transport.js';
 import { deliveryJob, type NotificationTransport } from './core/notifications/delivery.js';
 import { subscriptionChargeJob } from './core/subscriptions/charges.js';
 import { challengeExpiryJob } from './core/payments/challenge-expiry.js';
+import { recoveryJob } from './core/jobs/recovery.js';
 
 /** The store the configuration asks for: Redis when REDIS_URL is set, else the embedded in-memory store. */
 export function openStore(redisUrl: string | undefined): GatewayStore {
@@ -27,18 +28,22 @@ export interface ComposeOverrides {
   clock?: Clock;
   ids?: IdGenerator;
   transport?: NotificationTransport;
+  /** wraps the sandbox card connector (fault tests: a connector that is slow, throws after acting, ...) */
+  wrapConnector?: (sandbox: CardConnector) => CardConnector;
 }
 
 /** Wires the core's dependencies from the configuration; tests pass their own clock, ids or store. */
 export function composeCore(config: Config, log: Logger, overrides: ComposeOverrides = {}): CoreDeps {
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? randomIds(clock);
+  const store = overrides.store ?? openStore(config.redisUrl);
+  const sandbox = new SandboxConnector(ids, store);
   return {
-    store: overrides.store ?? openStore(config.redisUrl),
+    store,
     clock,
     ids,
     vault: new CardVault(config.vaultKey),
-    connectors: connectorRegistry([new SandboxConnector(ids)]),
+    connectors: connectorRegistry([overrides.wrapConnector ? overrides.wrapConnector(sandbox) : sandbox]),
     payoutConnector: new SandboxPayoutConnector(),
     fxRates: config.fxRates,
     merchants: config.merchants,
@@ -46,11 +51,19 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     timezone: config.timezone,
     log,
     notifyAllowPrivate: config.notifyAllowPrivate,
+    pendingResolveMs: config.pendingResolveMs,
     transport: overrides.transport ?? httpNotificationTransport,
   };
 }
 
 /** The background jobs main starts (each issue's sweeps and workers are listed here). */
 export function backgroundJobs(deps: CoreDeps, _config: Config): BackgroundJob[] {
-  return [authExpiryJob(deps), deliveryJob(deps), subscriptionChargeJob(deps), payoutLifecycleJob(deps), challengeExpiryJob(deps)];
+  return [
+    authExpiryJob(deps),
+    deliveryJob(deps),
+    subscriptionChargeJob(deps),
+    payoutLifecycleJob(deps),
+    challengeExpiryJob(deps),
+    recoveryJob(deps),
+  ];
 }

@@ -39,6 +39,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().default('production'),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  PENDING_RESOLVE_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
 });
 
 export interface Config {
@@ -54,6 +55,8 @@ export interface Config {
   logLevel: string;
   development: boolean;
   shutdownGraceMs: number;
+  /** PENDING_RESOLVE_SECONDS: an outcome not recorded this long after its claim is resolved by recovery */
+  pendingResolveMs: number;
   merchants: MerchantDirectory;
   merchantsFromFile: boolean;
   fxRates: RateTable;
@@ -142,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     development: e.NODE_ENV === 'development',
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    pendingResolveMs: Math.round(e.PENDING_RESOLVE_SECONDS * 1000),
     merchants: directory,
     merchantsFromFile: fromFile,
     fxRates: loadRates(e.FX_RATES_FILE),

@@ -32,6 +32,8 @@ export const keys = {
   payoutRequest: (m: string, account: string, requestId: string) => `gw:{${m}}:payoutreq:${account}:${requestId.toLowerCase()}`,
   balance: (m: string, account: string, currency: string) => `gw:{${m}}:balance:${account}:${currency}`,
   calls: (m: string, account: string, windowStart: number) => `gw:{${m}}:calls:${account}:${windowStart}`,
+  /** the sandbox acquirer's ledger: one key per acquirer reference, in its own slot */
+  acquirer: (reference: string) => `acq:{${reference}}`,
 };
 
 function decode<T extends { version: number }>(v: Versioned | undefined): T | undefined {
@@ -209,6 +211,17 @@ export class KvGatewayStore implements GatewayStore {
 
   async countCall(m: string, account: string, windowMs: number, windowStart: number): Promise<number> {
     return this.kv.countInWindow(keys.calls(m, account, windowStart), windowMs * 2);
+  }
+
+  async ledgerRecord(reference: string, data: string): Promise<string> {
+    const key = keys.acquirer(reference);
+    const done = await this.kv.commit([{ key, version: 0 }], [{ op: 'put', key, data }]);
+    if (done.ok) return data;
+    return (await this.kv.get(key))?.data ?? data;
+  }
+
+  async ledgerLookup(reference: string): Promise<string | undefined> {
+    return (await this.kv.get(keys.acquirer(reference)))?.data;
   }
 
   ping(): Promise<void> {

@@ -5,7 +5,10 @@ import type { BackgroundJob } from '../../src/core/jobs/due-queue.js';
 import { authoriseBody, type TestGateway } from './gateway.js';
 
 /** The gateway's own background job of that name, as main runs it. */
-export function jobOf(gw: TestGateway, name: 'notification-delivery' | 'subscription-charges' | 'threeds-challenge-expiry'): BackgroundJob {
+export function jobOf(
+  gw: TestGateway,
+  name: 'notification-delivery' | 'subscription-charges' | 'threeds-challenge-expiry' | 'pending-resolve' | 'auth-expiry',
+): BackgroundJob {
   const job = backgroundJobs(gw.deps, gw.config).find((j) => j.name === name);
   if (!job) throw new Error(`no background job ${name}`);
   return job;
@@ -13,12 +16,16 @@ export function jobOf(gw: TestGateway, name: 'notification-delivery' | 'subscrip
 
 const xml = new XMLParser({ parseTagValue: false });
 
+/** The respon elements every answer has, typed as present; the others may be absent. */
+export type ResponIdentifiers = 'transaction_id' | 'order_no' | 'currency' | 'amount' | 'order_status' | 'result_info';
+export type ResponDocument = Record<string, string> & Record<ResponIdentifiers, string>;
+
 /** Sends a signed /v1/authorise (JSON text under the form content type, as merchants do); returns the respon document. */
-export async function authorise(gw: TestGateway, overrides: Record<string, unknown> = {}): Promise<Record<string, string>> {
+export async function authorise(gw: TestGateway, overrides: Record<string, unknown> = {}): Promise<ResponDocument> {
   const res = await request(gw.app)
     .post('/v1/authorise')
     .set('Content-Type', 'application/x-www-form-urlencoded')
     .send(JSON.stringify(authoriseBody(overrides)));
   if (res.status !== 200) throw new Error(`authorise answered ${res.status}: ${res.text}`);
-  return xml.parse(res.text).respon as Record<string, string>;
+  return xml.parse(res.text).respon as ResponDocument;
 }
