@@ -179,8 +179,22 @@ describe('POST /v1/retrievalRefund', () => {
     expect(old.body).toMatchObject({ refund_orders: [], has_more: '0' });
   });
 
-  it('when no criterion or a malformed date is given, then the call is refused with 400', async () => {
-    expect((await postQuery(gw.app, '/v1/retrievalRefund', {})).status).toBe(400);
+  it('when no criterion is given (as in the spec sample), then the newest refunds of the account come', async () => {
+    const p = await pay(gw.app);
+    await postBatch(gw.app, 'capture', [ref(p)]);
+    const refund = await postBatch(gw.app, 'refund', [ref(p, { refund_amount: '3', refund_reason: 'newest' })]);
+    const res = await postQuery(gw.app, '/v1/retrievalRefund', {});
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ return_status: '1', return_message: 'OK' });
+    expect(res.body.refund_orders[0]).toMatchObject({
+      refund_reference_id: refund.body.refund_orders[0].refund_reference_id,
+      refund_amount: '3.00',
+    });
+    const dates = res.body.refund_orders.map((r: { refund_date: string }) => r.refund_date);
+    expect([...dates].sort().reverse()).toEqual(dates);
+  });
+
+  it('when a malformed date is given, then the call is refused with 400', async () => {
     const bad = await postQuery(gw.app, '/v1/retrievalRefund', { start_date: '20261340000000' });
     expect(bad.status).toBe(400);
     expect(bad.body.field).toBe('start_date');
