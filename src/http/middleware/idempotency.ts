@@ -33,6 +33,8 @@ export function idempotency(deps: CoreDeps) {
     const path = req.baseUrl + req.path;
     const account = signedAccount(deps, path, body);
     if (!account) return next();
+    // a signed caller's refusals (409 here) are signed too (http/render/refusal.ts)
+    res.locals.account = account;
     const hash = deps.vault.fingerprint(`${path}\n${canonicalJson(body)}`);
     const begun = await beginIdempotent(deps, account, key, hash);
     if (begun.kind === 'replay') {

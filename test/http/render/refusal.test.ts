@@ -77,6 +77,17 @@ describe('POST /v1/authorise refusals as respon documents', () => {
     expect(respon(res).result_info).toMatch(/^ORDER_CONFLICT:order_no: /);
   });
 
+  it('when an Idempotency-Key is reused with another body, then 409 comes as a signed respon document', async () => {
+    const key = `idem-${Date.now()}`;
+    const first = await post(authoriseBody()).set('Idempotency-Key', key);
+    expect(first.status).toBe(200);
+    const res = await post(authoriseBody()).set('Idempotency-Key', key);
+    expect(res.status).toBe(409);
+    const doc = respon(res);
+    expect(doc.result_info).toMatch(/^IDEMPOTENCY_CONFLICT:/);
+    expect(doc.encryption_data).toBe(signed(doc));
+  });
+
   it('when the body is not JSON or is over 1 MB, then 400 and 413 come as respon documents', async () => {
     const bad = await post('{"merchant_id": "1000001",');
     expect(bad.status).toBe(400);
