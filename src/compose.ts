@@ -1,7 +1,7 @@
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import type { CoreDeps, Logger } from './core/ports/deps.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './core/kernel/clock.js';
-import { connectorRegistry, type CardConnector } from './core/ports/card-connector.js';
+import { connectorRegistry, type CardConnector, type ConnectorRegistry } from './core/ports/card-connector.js';
 import { SandboxConnector } from './core/connectors/sandbox.js';
 import { SandboxPayoutConnector } from './core/connectors/sandbox-payout.js';
 import { payoutLifecycleJob } from './core/payouts/lifecycle.js';
@@ -32,18 +32,40 @@ export interface ComposeOverrides {
   wrapConnector?: (sandbox: CardConnector) => CardConnector;
 }
 
+/**
+ * Every account must route to a registered connector: found at start, an unknown `routing.connector_code`
+ * is a configuration error naming it, not a failure of each payment (and each job item) of that account.
+ */
+export function checkConnectors(merchants: Config['merchants'], connectors: ConnectorRegistry): void {
+  for (const a of merchants.all()) {
+    const code = a.routing.connector_code;
+    if (!connectors.get(code)) {
+      throw new ConfigError(
+        `MERCHANTS_FILE: account ${a.merchant_id}/${a.account_id}: routing.connector_code "${code}" names no connector`,
+      );
+    }
+  }
+}
+
 /** Wires the core's dependencies from the configuration; tests pass their own clock, ids or store. */
 export function composeCore(config: Config, log: Logger, overrides: ComposeOverrides = {}): CoreDeps {
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? randomIds(clock);
   const store = overrides.store ?? openStore(config.redisUrl);
   const sandbox = new SandboxConnector(ids, store);
+  const connectors = connectorRegistry([overrides.wrapConnector ? overrides.wrapConnector(sandbox) : sandbox]);
+  try {
+    checkConnectors(config.merchants, connectors);
+  } catch (err) {
+    if (!overrides.store) void store.close();
+    throw err;
+  }
   return {
     store,
     clock,
     ids,
-    vault: new CardVault(config.vaultKey),
-    connectors: connectorRegistry([overrides.wrapConnector ? overrides.wrapConnector(sandbox) : sandbox]),
+    vault: new CardVault(config.vaultKeys),
+    connectors,
     payoutConnector: new SandboxPayoutConnector(),
     fxRates: config.fxRates,
     merchants: config.merchants,

@@ -14,7 +14,10 @@ const MINUTE = 60_000;
 async function challenged(gw: TestGateway) {
   const doc = await authorise(gw, { card: CARDS.challenge, open3d: 'do3DS', notify_url: 'https://merchant.example/notify' });
   expect(doc.order_status).toBe('2');
-  return { doc, path: new URL(doc.issuer_url!).pathname };
+  return {
+    doc: doc as Record<string, string> & { transaction_id: string; order_no: string; currency: string; amount: string },
+    path: new URL(doc.issuer_url!).pathname,
+  };
 }
 
 const answer = (gw: TestGateway, path: string, code = CHALLENGE_CODE) => request(gw.app).post(path).type('form').send({ code });

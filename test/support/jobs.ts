@@ -2,7 +2,7 @@ import request from 'supertest';
 import { XMLParser } from 'fast-xml-parser';
 import { backgroundJobs } from '../../src/compose.js';
 import type { BackgroundJob } from '../../src/core/jobs/due-queue.js';
-import { authoriseBody, type TestGateway } from './gateway.js';
+import { authoriseBody, SIGN_KEY, type TestGateway } from './gateway.js';
 
 /** The gateway's own background job of that name, as main runs it. */
 export function jobOf(
@@ -16,16 +16,16 @@ export function jobOf(
 
 const xml = new XMLParser({ parseTagValue: false });
 
-/** The respon elements every answer has, typed as present; the others may be absent. */
-export type ResponIdentifiers = 'transaction_id' | 'order_no' | 'currency' | 'amount' | 'order_status' | 'result_info';
-export type ResponDocument = Record<string, string> & Record<ResponIdentifiers, string>;
-
 /** Sends a signed /v1/authorise (JSON text under the form content type, as merchants do); returns the respon document. */
-export async function authorise(gw: TestGateway, overrides: Record<string, unknown> = {}): Promise<ResponDocument> {
+export async function authorise(
+  gw: TestGateway,
+  overrides: Record<string, unknown> = {},
+  signKey = SIGN_KEY,
+): Promise<Record<string, string>> {
   const res = await request(gw.app)
     .post('/v1/authorise')
     .set('Content-Type', 'application/x-www-form-urlencoded')
-    .send(JSON.stringify(authoriseBody(overrides)));
+    .send(JSON.stringify(authoriseBody(overrides, signKey)));
   if (res.status !== 200) throw new Error(`authorise answered ${res.status}: ${res.text}`);
-  return xml.parse(res.text).respon as ResponDocument;
+  return xml.parse(res.text).respon as Record<string, string>;
 }

@@ -73,7 +73,14 @@ async function resolveCard(deps: CoreDeps, cmd: AuthoriseCommand): Promise<{ pan
   const rec = await deps.store.getCard(cmd.account.merchant_id, cmd.order.token_id);
   if (!rec || rec.account_id !== cmd.account.account_id) throw invalidField('token_id', 'is not a card token of this account');
   if (expiryPassed(rec.card.exp_month, rec.card.exp_year, now)) throw invalidField('token_id', 'the card behind this token has expired');
-  return { pan: deps.vault.open(rec.sealed), summary: rec.card };
+  let pan: string;
+  try {
+    pan = deps.vault.open(rec);
+  } catch {
+    // sealed under a key no longer configured (or damaged): the merchant's token is unusable, not a server fault
+    throw invalidField('token_id', 'the card behind this token can no longer be opened; ask the shopper for the card again');
+  }
+  return { pan, summary: rec.card };
 }
 
 /**

@@ -147,7 +147,7 @@ async function authoriseStoredCard(
   }
   let pan: string;
   try {
-    pan = deps.vault.open(card.sealed);
+    pan = deps.vault.open(card);
   } catch {
     // sealed under another VAULT_KEY, or damaged: a failed charge, not an exception that ends the scheduler's run
     return { kind: 'error', message: 'the subscription card cannot be opened by the vault' };
