@@ -17,6 +17,7 @@ import { checkoutRouter } from './http/routes/checkout.js';
 import { hostedPagesRouter } from './http/routes/hosted-pages.js';
 import { threedsRouter } from './http/routes/threeds.js';
 import { exampleShopRouter } from './http/routes/example-shop.js';
+import { pageAssetsRouter } from './http/routes/page-assets.js';
 
 /** EJS pages and the pages' own scripts and styles (next to src/ and dist/ alike). */
 const VIEWS_DIR = fileURLToPath(new URL('../views', import.meta.url));
@@ -69,10 +70,15 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
     '/public',
     express.static(PUBLIC_DIR, {
       index: false,
-      setHeaders: (res) => res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin'),
+      // Subresource Integrity on a page of another origin (the loading page) needs a CORS answer
+      setHeaders: (res) => {
+        res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+        res.setHeader('Access-Control-Allow-Origin', '*');
+      },
     }),
   );
   app.use(helmet());
+  app.use(pageAssetsRouter(deps));
   app.use(healthRouter(deps.store, options.isShuttingDown ?? (() => false)));
   app.use(gatewayBody);
   app.use('/v1', idempotency(deps));
