@@ -215,6 +215,11 @@ export class KvGatewayStore implements GatewayStore {
     return idx ? this.getPayment(m, idx.data) : undefined;
   }
 
+  async recentPayments(m: string, account: string, from: number, to: number, limit: number): Promise<string[]> {
+    // the same per-account index as the portal's search (one sorted set, written with the payment)
+    return (await this.paymentsByTime(m, account, from, to, limit)).map((e) => e.transactionId);
+  }
+
   async getCard(m: string, token: string): Promise<VaultRecord | undefined> {
     const v = await this.kv.get(keys.card(m, token));
     return v ? (JSON.parse(v.data) as VaultRecord) : undefined;

@@ -17,7 +17,7 @@ export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox' | 'payout' |
 /** Everything one atomic step writes. All records belong to one merchant (one Redis Cluster slot). */
 export interface ChangeSet {
   merchantId: string;
-  /** expected: the version read (0 to create; creating a payment also claims its order_no) */
+  /** expected: the version read (0 to create; creating a payment also claims its order_no and indexes it by time) */
   payments?: { next: Payment; expected: number }[];
   cards?: VaultRecord[];
   /** vault tokens to delete (a card kept for a payment that then failed) */
@@ -67,6 +67,8 @@ export interface GatewayStore extends AcquirerLedger {
   getPayment(merchantId: string, transactionId: string): Promise<Payment | undefined>;
   getPayments(merchantId: string, transactionIds: readonly string[]): Promise<(Payment | undefined)[]>;
   findPaymentByOrder(merchantId: string, accountId: string, orderNo: string): Promise<Payment | undefined>;
+  /** Transaction ids of an account's payments created from..to (inclusive), newest first, at most limit. */
+  recentPayments(merchantId: string, accountId: string, from: number, to: number, limit: number): Promise<string[]>;
   getCard(merchantId: string, token: string): Promise<VaultRecord | undefined>;
   getContract(merchantId: string, recurringId: string): Promise<Contract | undefined>;
   getCheckoutSession(merchantId: string, sessionId: string): Promise<CheckoutSession | undefined>;
