@@ -55,7 +55,7 @@ const envSchema = z.object({
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(65_000),
   MAX_CONNECTIONS: z.coerce.number().int().min(0).default(1024),
   /** failed authentications a client address may make a minute before it is refused (429) */
-  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(30),
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(300),
   PENDING_RESOLVE_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
 });
 
