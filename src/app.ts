@@ -17,6 +17,9 @@ import { checkoutRouter } from './http/routes/checkout.js';
 import { hostedPagesRouter } from './http/routes/hosted-pages.js';
 import { threedsRouter } from './http/routes/threeds.js';
 import { exampleShopRouter } from './http/routes/example-shop.js';
+import { PrometheusMetrics } from './metrics/prometheus.js';
+import { httpMetrics } from './http/middleware/metrics.js';
+import { metricsRouter } from './http/routes/metrics.js';
 
 /** EJS pages and the pages' own scripts and styles (next to src/ and dist/ alike). */
 const VIEWS_DIR = fileURLToPath(new URL('../views', import.meta.url));
@@ -27,6 +30,8 @@ export interface AppOptions {
   isShuttingDown?: () => boolean;
   /** serves the merchant example shop under /examples (NODE_ENV=development only) */
   development?: boolean;
+  /** METRICS_ALLOW: who may read /metrics (default loopback) */
+  metricsAllow?: readonly string[];
 }
 
 /** Tags every request with an id (echoed in X-Request-Id and in error bodies) and logs its outcome. */
@@ -64,6 +69,8 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.set('views', VIEWS_DIR);
   app.set('view engine', 'ejs');
   app.use(requestLog(deps));
+  const metrics = deps.metrics instanceof PrometheusMetrics ? deps.metrics : undefined;
+  if (metrics) app.use(httpMetrics(app, metrics));
   // merchants' pages load embed.js, and the loading page (served by the merchant) its script and styles
   app.use(
     '/public',
@@ -74,6 +81,7 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   );
   app.use(helmet());
   app.use(healthRouter(deps.store, options.isShuttingDown ?? (() => false)));
+  if (metrics) app.use(metricsRouter(metrics, options.metricsAllow ?? ['127.0.0.1', '::1']));
   app.use(gatewayBody);
   app.use('/v1', idempotency(deps));
   app.use(authoriseRouter(deps));

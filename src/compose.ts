@@ -16,6 +16,8 @@ import { httpNotificationTransport } from './outbound/http-transport.js';
 import { deliveryJob, type NotificationTransport } from './core/notifications/delivery.js';
 import { subscriptionChargeJob } from './core/subscriptions/charges.js';
 import { challengeExpiryJob } from './core/payments/challenge-expiry.js';
+import { noMetrics, type GatewayMetrics } from './core/ports/metrics.js';
+import { PrometheusMetrics } from './metrics/prometheus.js';
 
 /** The store the configuration asks for: Redis when REDIS_URL is set, else the embedded in-memory store. */
 export function openStore(redisUrl: string | undefined): GatewayStore {
@@ -33,8 +35,9 @@ export interface ComposeOverrides {
 export function composeCore(config: Config, log: Logger, overrides: ComposeOverrides = {}): CoreDeps {
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? randomIds(clock);
+  const store = overrides.store ?? openStore(config.redisUrl);
   return {
-    store: overrides.store ?? openStore(config.redisUrl),
+    store,
     clock,
     ids,
     vault: new CardVault(config.vaultKey),
@@ -47,10 +50,31 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     log,
     notifyAllowPrivate: config.notifyAllowPrivate,
     transport: overrides.transport ?? httpNotificationTransport,
+    metrics: config.metricsAllow ? new PrometheusMetrics({ store, merchants: config.merchants, clock }) : noMetrics,
+  };
+}
+
+/** Counts each run of a job in gateway_job_runs_total{job,result}. */
+function metered(job: BackgroundJob, metrics: GatewayMetrics): BackgroundJob {
+  return {
+    name: job.name,
+    intervalMs: job.intervalMs,
+    runOnce: () =>
+      job.runOnce().then(
+        (n) => {
+          metrics.jobRun(job.name, 'ok');
+          return n;
+        },
+        (err: unknown) => {
+          metrics.jobRun(job.name, 'error');
+          throw err;
+        },
+      ),
   };
 }
 
 /** The background jobs main starts (each issue's sweeps and workers are listed here). */
 export function backgroundJobs(deps: CoreDeps, _config: Config): BackgroundJob[] {
-  return [authExpiryJob(deps), deliveryJob(deps), subscriptionChargeJob(deps), payoutLifecycleJob(deps), challengeExpiryJob(deps)];
+  const jobs = [authExpiryJob(deps), deliveryJob(deps), subscriptionChargeJob(deps), payoutLifecycleJob(deps), challengeExpiryJob(deps)];
+  return jobs.map((job) => metered(job, deps.metrics));
 }

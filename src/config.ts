@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { buildRateTable, DEFAULT_RATES, type RateTable } from './core/payouts/fx.js';
+import { addressBits } from './core/merchants/ip-allow.js';
 import { merchantsFileSchema, type MerchantDirectory, buildDirectory, demoMerchants } from './core/merchants/directory.js';
 
 /** Thrown when a setting is wrong; main prints the message and exits non-zero. */
@@ -39,7 +40,24 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().default('production'),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  METRICS_ALLOW: z.string().default('127.0.0.1,::1'),
 });
+
+/** METRICS_ALLOW: addresses or CIDR blocks that may read /metrics, comma-separated; `off` turns metrics off. */
+function parseMetricsAllow(raw: string): string[] | null {
+  if (raw.trim() === 'off') return null;
+  const rules = raw
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
+  for (const rule of rules) {
+    const [addr, prefix] = rule.split('/') as [string, string | undefined];
+    const max = addr.includes(':') ? 128 : 32;
+    if (addressBits(addr) === undefined || (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= max)))
+      throw new ConfigError(`METRICS_ALLOW: ${rule} is not an address or CIDR block (or write off)`);
+  }
+  return rules;
+}
 
 export interface Config {
   port: number;
@@ -57,6 +75,8 @@ export interface Config {
   merchants: MerchantDirectory;
   merchantsFromFile: boolean;
   fxRates: RateTable;
+  /** callers allowed to read /metrics; null: metrics are off */
+  metricsAllow: string[] | null;
 }
 
 function parseVaultKey(raw: string): Buffer {
@@ -145,5 +165,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     merchants: directory,
     merchantsFromFile: fromFile,
     fxRates: loadRates(e.FX_RATES_FILE),
+    metricsAllow: parseMetricsAllow(e.METRICS_ALLOW),
   };
 }

@@ -38,7 +38,12 @@ async function main(): Promise<void> {
   printDemoMerchant(config);
 
   let shuttingDown = false;
-  const app = createApp(deps, { trustProxy: config.trustProxy, isShuttingDown: () => shuttingDown, development: config.development });
+  const app = createApp(deps, {
+    trustProxy: config.trustProxy,
+    isShuttingDown: () => shuttingDown,
+    development: config.development,
+    metricsAllow: config.metricsAllow ?? [],
+  });
   const server: Server = app.listen(config.port, config.host, () => {
     log.info(
       { port: config.port, host: config.host, store: config.redisUrl ? 'redis' : 'memory', base_url: config.baseUrl },

@@ -22,6 +22,7 @@ describe('configuration (DESIGN section 1)', () => {
     expect(c.vaultKeyGenerated).toBe(true);
     expect(c.merchantsFromFile).toBe(false);
     expect(c.merchants.all()).toHaveLength(1);
+    expect(c.metricsAllow).toEqual(['127.0.0.1', '::1']);
   });
 
   it.each([
@@ -32,6 +33,8 @@ describe('configuration (DESIGN section 1)', () => {
     [{ VAULT_KEY: 'short' }, /^VAULT_KEY/],
     [{ BASE_URL: 'not a url' }, /^BASE_URL/],
     [{ MERCHANTS_FILE: '/nonexistent/merchants.json' }, /^MERCHANTS_FILE: cannot read/],
+    [{ METRICS_ALLOW: '127.0.0.1,not-an-address' }, /^METRICS_ALLOW: not-an-address/],
+    [{ METRICS_ALLOW: '10.0.0.0/33' }, /^METRICS_ALLOW: 10\.0\.0\.0\/33/],
   ])('when %j is set, then the start stops with a message naming it', (env, message) => {
     expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrowError(ConfigError);
     expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrowError(message);

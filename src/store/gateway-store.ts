@@ -30,6 +30,8 @@ export const keys = {
   payoutRequest: (m: string, account: string, requestId: string) => `gw:{${m}}:payoutreq:${account}:${requestId.toLowerCase()}`,
   balance: (m: string, account: string, currency: string) => `gw:{${m}}:balance:${account}:${currency}`,
   calls: (m: string, account: string, windowStart: number) => `gw:{${m}}:calls:${account}:${windowStart}`,
+  /** authorisation counters of an account: fields `<dimension>:tried` and `<dimension>:approved` */
+  approvals: (m: string, account: string) => `gw:{${m}}:approvals:${account}`,
 };
 
 function decode<T extends { version: number }>(v: Versioned | undefined): T | undefined {
@@ -201,6 +203,29 @@ export class KvGatewayStore implements GatewayStore {
 
   async countCall(m: string, account: string, windowMs: number, windowStart: number): Promise<number> {
     return this.kv.countInWindow(keys.calls(m, account, windowStart), windowMs * 2);
+  }
+
+  dueCount(m: string, queue: DueQueue): Promise<number> {
+    return this.kv.count(keys.due(m, queue));
+  }
+
+  async countAuthorisation(m: string, account: string, dimensions: readonly string[], approved: boolean): Promise<void> {
+    const fields = dimensions.flatMap((d) => (approved ? [`${d}:tried`, `${d}:approved`] : [`${d}:tried`]));
+    await this.kv.incrementCounters(keys.approvals(m, account), fields);
+  }
+
+  async authorisationCounts(m: string, account: string): Promise<Map<string, { tried: number; approved: number }>> {
+    const raw = await this.kv.counters(keys.approvals(m, account));
+    const out = new Map<string, { tried: number; approved: number }>();
+    for (const [field, n] of Object.entries(raw)) {
+      const cut = field.lastIndexOf(':');
+      const dim = field.slice(0, cut);
+      const entry = out.get(dim) ?? { tried: 0, approved: 0 };
+      if (field.slice(cut + 1) === 'approved') entry.approved = n;
+      else entry.tried = n;
+      out.set(dim, entry);
+    }
+    return out;
   }
 
   ping(): Promise<void> {

@@ -67,6 +67,15 @@ export interface GatewayStore {
   getIdempotency(merchantId: string, accountId: string, key: string): Promise<IdempotencyRecord | undefined>;
   /** Counts a call against a window (rate limits); returns the count so far in this window. */
   countCall(merchantId: string, accountId: string, windowMs: number, windowStart: number): Promise<number>;
+  /** How many members a due queue holds (the metrics' backlog gauges read it at each scrape). */
+  dueCount(merchantId: string, queue: DueQueue): Promise<number>;
+  /**
+   * Counts one authorisation outcome of an account under each dimension key (e.g. `card|VISA|GB`): tried
+   * always, approved when approved. Statistics for /v1/optimise, kept beside the records, not in a commit.
+   */
+  countAuthorisation(merchantId: string, accountId: string, dimensions: readonly string[], approved: boolean): Promise<void>;
+  /** The account's authorisation counters by dimension key. */
+  authorisationCounts(merchantId: string, accountId: string): Promise<Map<string, { tried: number; approved: number }>>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -12,6 +12,7 @@ import { contractNotificationFields, outboxRecord, paymentNotificationFields } f
 import { chargeAmount, chargeQueueAt, dueAt } from './contract.js';
 import { connectorFor } from '../payments/authorise.js';
 import { authorisationState } from '../payments/settle.js';
+import { recordSettled } from '../payments/measure.js';
 
 const DAY_MS = 86_400_000;
 /** A failed charge is tried again this long after each failure; after the last one the contract is Suspended. */
@@ -240,6 +241,7 @@ async function executeCharge(deps: Deps, c: Contract, charge: ContractCharge): P
       change.outbox = [{ next: outboxRecord(deps, account, 'subscription_charge', charged.notify_url, fields), expected: 0 }];
     }
     if (await deps.store.commit(change)) {
+      if (charged) await recordSettled(deps, charged);
       // cancelled (/v1/cancel) while the acquirer was asked: release the authorisation it gave
       if (result === 'skipped' && outcome?.kind === 'approved')
         await connectorFor(deps, account)
