@@ -20,6 +20,7 @@ import { exampleShopRouter } from './http/routes/example-shop.js';
 import { PrometheusMetrics } from './metrics/prometheus.js';
 import { httpMetrics } from './http/middleware/metrics.js';
 import { metricsRouter } from './http/routes/metrics.js';
+import { optimiseRouter } from './http/routes/optimise.js';
 
 /** EJS pages and the pages' own scripts and styles (next to src/ and dist/ alike). */
 const VIEWS_DIR = fileURLToPath(new URL('../views', import.meta.url));
@@ -90,6 +91,7 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(subscriptionsRouter(deps));
   app.use(notificationsRouter(deps));
   app.use(payoutRouter(deps));
+  app.use(optimiseRouter(deps));
   app.use(checkoutRouter(deps));
   app.use(hostedPagesRouter(deps));
   app.use(threedsRouter(deps));
