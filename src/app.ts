@@ -21,6 +21,8 @@ import { PrometheusMetrics } from './metrics/prometheus.js';
 import { httpMetrics } from './http/middleware/metrics.js';
 import { metricsRouter } from './http/routes/metrics.js';
 import { optimiseRouter } from './http/routes/optimise.js';
+import { docsRouter } from './http/routes/docs.js';
+import { frontDoorRouter } from './http/routes/front-door.js';
 
 /** EJS pages and the pages' own scripts and styles (next to src/ and dist/ alike). */
 const VIEWS_DIR = fileURLToPath(new URL('../views', import.meta.url));
@@ -33,6 +35,8 @@ export interface AppOptions {
   development?: boolean;
   /** METRICS_ALLOW: who may read /metrics (default loopback) */
   metricsAllow?: readonly string[];
+  /** the store in use, named on the front door page */
+  store?: 'redis' | 'memory';
 }
 
 /** Tags every request with an id (echoed in X-Request-Id and in error bodies) and logs its outcome. */
@@ -83,6 +87,8 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(helmet());
   app.use(healthRouter(deps.store, options.isShuttingDown ?? (() => false)));
   if (metrics) app.use(metricsRouter(metrics, options.metricsAllow ?? ['127.0.0.1', '::1']));
+  app.use(docsRouter(deps.baseUrl));
+  app.use(frontDoorRouter({ baseUrl: deps.baseUrl, store: options.store ?? 'memory', development: options.development ?? false }));
   app.use(gatewayBody);
   app.use('/v1', idempotency(deps));
   app.use(authoriseRouter(deps));

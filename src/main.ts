@@ -43,6 +43,7 @@ async function main(): Promise<void> {
     isShuttingDown: () => shuttingDown,
     development: config.development,
     metricsAllow: config.metricsAllow ?? [],
+    store: config.redisUrl ? 'redis' : 'memory',
   });
   const server: Server = app.listen(config.port, config.host, () => {
     log.info(
