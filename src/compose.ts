@@ -1,7 +1,7 @@
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import type { CoreDeps, Logger } from './core/ports/deps.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './core/kernel/clock.js';
-import { connectorRegistry } from './core/ports/card-connector.js';
+import { connectorRegistry, type CardConnector, type ConnectorRegistry } from './core/ports/card-connector.js';
 import { SandboxConnector } from './core/connectors/sandbox.js';
 import { SandboxPayoutConnector } from './core/connectors/sandbox-payout.js';
 import { payoutLifecycleJob } from './core/payouts/lifecycle.js';
@@ -18,6 +18,7 @@ import { subscriptionChargeJob } from './core/subscriptions/charges.js';
 import { challengeExpiryJob } from './core/payments/challenge-expiry.js';
 import { noMetrics, type GatewayMetrics } from './core/ports/metrics.js';
 import { PrometheusMetrics } from './metrics/prometheus.js';
+import { recoveryJob } from './core/jobs/recovery.js';
 
 /** The store the configuration asks for: Redis when REDIS_URL is set, else the embedded in-memory store. */
 export function openStore(redisUrl: string | undefined): GatewayStore {
@@ -29,6 +30,23 @@ export interface ComposeOverrides {
   clock?: Clock;
   ids?: IdGenerator;
   transport?: NotificationTransport;
+  /** wraps the sandbox card connector (fault tests: a connector that is slow, throws after acting, ...) */
+  wrapConnector?: (sandbox: CardConnector) => CardConnector;
+}
+
+/**
+ * Every account must route to a registered connector: found at start, an unknown `routing.connector_code`
+ * is a configuration error naming it, not a failure of each payment (and each job item) of that account.
+ */
+export function checkConnectors(merchants: Config['merchants'], connectors: ConnectorRegistry): void {
+  for (const a of merchants.all()) {
+    const code = a.routing.connector_code;
+    if (!connectors.get(code)) {
+      throw new ConfigError(
+        `MERCHANTS_FILE: account ${a.merchant_id}/${a.account_id}: routing.connector_code "${code}" names no connector`,
+      );
+    }
+  }
 }
 
 /** Wires the core's dependencies from the configuration; tests pass their own clock, ids or store. */
@@ -36,12 +54,20 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? randomIds(clock);
   const store = overrides.store ?? openStore(config.redisUrl);
+  const sandbox = new SandboxConnector(ids, store);
+  const connectors = connectorRegistry([overrides.wrapConnector ? overrides.wrapConnector(sandbox) : sandbox]);
+  try {
+    checkConnectors(config.merchants, connectors);
+  } catch (err) {
+    if (!overrides.store) void store.close();
+    throw err;
+  }
   return {
     store,
     clock,
     ids,
-    vault: new CardVault(config.vaultKey),
-    connectors: connectorRegistry([new SandboxConnector(ids)]),
+    vault: new CardVault(config.vaultKeys),
+    connectors,
     payoutConnector: new SandboxPayoutConnector(),
     fxRates: config.fxRates,
     merchants: config.merchants,
@@ -49,6 +75,7 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     timezone: config.timezone,
     log,
     notifyAllowPrivate: config.notifyAllowPrivate,
+    pendingResolveMs: config.pendingResolveMs,
     transport: overrides.transport ?? httpNotificationTransport,
     metrics: config.metricsAllow ? new PrometheusMetrics({ store, merchants: config.merchants, clock }) : noMetrics,
   };
@@ -75,6 +102,13 @@ function metered(job: BackgroundJob, metrics: GatewayMetrics): BackgroundJob {
 
 /** The background jobs main starts (each issue's sweeps and workers are listed here). */
 export function backgroundJobs(deps: CoreDeps, _config: Config): BackgroundJob[] {
-  const jobs = [authExpiryJob(deps), deliveryJob(deps), subscriptionChargeJob(deps), payoutLifecycleJob(deps), challengeExpiryJob(deps)];
+  const jobs = [
+    authExpiryJob(deps),
+    deliveryJob(deps),
+    subscriptionChargeJob(deps),
+    payoutLifecycleJob(deps),
+    challengeExpiryJob(deps),
+    recoveryJob(deps),
+  ];
   return jobs.map((job) => metered(job, deps.metrics));
 }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { buildRateTable, DEFAULT_RATES, type RateTable } from './core/payouts/fx.js';
 import { addressBits } from './core/merchants/ip-allow.js';
+import { DEFAULT_VAULT_KEY_ID, VAULT_KEY_ID_PATTERN, type VaultKey } from './core/payments/vault.js';
 import { merchantsFileSchema, type MerchantDirectory, buildDirectory, demoMerchants } from './core/merchants/directory.js';
 
 /** Thrown when a setting is wrong; main prints the message and exits non-zero. */
@@ -37,10 +38,12 @@ const envSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   NOTIFY_ALLOW_PRIVATE: boolFlag,
   VAULT_KEY: z.string().optional(),
+  VAULT_KEYS: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().default('production'),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   METRICS_ALLOW: z.string().default('127.0.0.1,::1'),
+  PENDING_RESOLVE_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
 });
 
 /** METRICS_ALLOW: addresses or CIDR blocks that may read /metrics, comma-separated; `off` turns metrics off. */
@@ -67,11 +70,14 @@ export interface Config {
   timezone: string;
   trustProxy: string | boolean | number | undefined;
   notifyAllowPrivate: boolean;
-  vaultKey: Buffer;
+  /** newest first: the first seals, any opens; the last keys request fingerprints */
+  vaultKeys: VaultKey[];
   vaultKeyGenerated: boolean;
   logLevel: string;
   development: boolean;
   shutdownGraceMs: number;
+  /** PENDING_RESOLVE_SECONDS: an outcome not recorded this long after its claim is resolved by recovery */
+  pendingResolveMs: number;
   merchants: MerchantDirectory;
   merchantsFromFile: boolean;
   fxRates: RateTable;
@@ -79,11 +85,38 @@ export interface Config {
   metricsAllow: string[] | null;
 }
 
-function parseVaultKey(raw: string): Buffer {
+function parseKeyBytes(raw: string, setting: string): Buffer {
   const text = raw.trim();
   const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
-  if (key.length !== 32) throw new ConfigError('VAULT_KEY: must be 32 bytes written as 64 hex characters or base64');
+  if (key.length !== 32) throw new ConfigError(`${setting}: must be 32 bytes written as 64 hex characters or base64`);
   return key;
+}
+
+/**
+ * The vault's keys, newest first: VAULT_KEYS (`id:key,id:key`, the first the newest) followed by VAULT_KEY
+ * under the id `k0` when both are set, so a rotation can start by adding VAULT_KEYS beside the old VAULT_KEY.
+ */
+function parseVaultKeys(single: string | undefined, list: string | undefined): VaultKey[] {
+  const keys: VaultKey[] = [];
+  const entries = list === undefined || list.trim() === '' ? [] : list.split(',');
+  for (const [i, entry] of entries.entries()) {
+    const colon = entry.indexOf(':');
+    const id = entry.slice(0, Math.max(colon, 0)).trim();
+    if (colon < 0 || !VAULT_KEY_ID_PATTERN.test(id)) {
+      throw new ConfigError(`VAULT_KEYS: entry ${i + 1} must be <key id>:<key>, the id 1 to 32 letters, digits, - or _`);
+    }
+    if (keys.some((k) => k.id === id)) throw new ConfigError(`VAULT_KEYS: key id ${id} is listed twice`);
+    keys.push({ id, key: parseKeyBytes(entry.slice(colon + 1), `VAULT_KEYS: key ${id}`) });
+  }
+  if (single !== undefined && single.trim() !== '') {
+    const key = parseKeyBytes(single, 'VAULT_KEY');
+    const same = keys.find((k) => k.id === DEFAULT_VAULT_KEY_ID);
+    if (same && !same.key.equals(key)) {
+      throw new ConfigError(`VAULT_KEYS: key id ${DEFAULT_VAULT_KEY_ID} is VAULT_KEY's id but holds another key`);
+    }
+    if (!same) keys.push({ id: DEFAULT_VAULT_KEY_ID, key });
+  }
+  return keys;
 }
 
 function parseTrustProxy(raw: string | undefined): string | boolean | number | undefined {
@@ -144,10 +177,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`${issue.path.join('.')}: ${issue.message}`);
   }
   const e = parsed.data;
-  if (e.REDIS_URL && !e.VAULT_KEY) {
-    throw new ConfigError('VAULT_KEY: required when REDIS_URL is set (32 bytes, hex or base64)');
+  const configured = parseVaultKeys(e.VAULT_KEY, e.VAULT_KEYS);
+  if (e.REDIS_URL && configured.length === 0) {
+    throw new ConfigError('VAULT_KEY: required when REDIS_URL is set (32 bytes, hex or base64), or VAULT_KEYS');
   }
-  const vaultKey = e.VAULT_KEY ? parseVaultKey(e.VAULT_KEY) : randomBytes(32);
+  const vaultKeys = configured.length > 0 ? configured : [{ id: DEFAULT_VAULT_KEY_ID, key: randomBytes(32) }];
   const { directory, fromFile } = loadMerchants(e.MERCHANTS_FILE);
   return {
     port: e.PORT,
@@ -157,11 +191,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timezone: e.GATEWAY_TIMEZONE,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     notifyAllowPrivate: e.NOTIFY_ALLOW_PRIVATE,
-    vaultKey,
-    vaultKeyGenerated: !e.VAULT_KEY,
+    vaultKeys,
+    vaultKeyGenerated: configured.length === 0,
     logLevel: e.LOG_LEVEL,
     development: e.NODE_ENV === 'development',
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    pendingResolveMs: Math.round(e.PENDING_RESOLVE_SECONDS * 1000),
     merchants: directory,
     merchantsFromFile: fromFile,
     fxRates: loadRates(e.FX_RATES_FILE),

@@ -4,6 +4,7 @@ import { createLogger, flushLogger } from './logger.js';
 import { backgroundJobs, composeCore } from './compose.js';
 import { startJobs } from './core/jobs/runner.js';
 import { createApp } from './app.js';
+import type { CoreDeps } from './core/ports/deps.js';
 
 function printDemoMerchant(config: Config): void {
   if (config.merchantsFromFile) return;
@@ -22,8 +23,13 @@ function printDemoMerchant(config: Config): void {
 
 async function main(): Promise<void> {
   let config: Config;
+  let log: ReturnType<typeof createLogger>;
+  let deps: CoreDeps;
   try {
     config = loadConfig();
+    log = createLogger(config.logLevel);
+    // composing checks what needs the core's parts, such as every account's connector
+    deps = composeCore(config, log);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`configuration error: ${err.message}\n`);
@@ -31,10 +37,9 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const log = createLogger(config.logLevel);
-  const deps = composeCore(config, log);
   if (!config.redisUrl) log.warn({}, 'no REDIS_URL: using the embedded in-memory store (state is lost on exit)');
-  if (config.vaultKeyGenerated) log.warn({}, 'no VAULT_KEY: made a key for this run; stored cards are unreadable after a restart');
+  if (config.vaultKeyGenerated)
+    log.warn({}, 'no VAULT_KEY or VAULT_KEYS: made a key for this run; stored cards are unreadable after a restart');
   printDemoMerchant(config);
 
   let shuttingDown = false;

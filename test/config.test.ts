@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { composeCore } from '../src/compose.js';
 
 function merchantsFile(content: unknown): string {
   const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
@@ -35,6 +38,12 @@ describe('configuration (DESIGN section 1)', () => {
     [{ MERCHANTS_FILE: '/nonexistent/merchants.json' }, /^MERCHANTS_FILE: cannot read/],
     [{ METRICS_ALLOW: '127.0.0.1,not-an-address' }, /^METRICS_ALLOW: not-an-address/],
     [{ METRICS_ALLOW: '10.0.0.0/33' }, /^METRICS_ALLOW: 10\.0\.0\.0\/33/],
+    [{ VAULT_KEYS: `k1${'ab'.repeat(32)}` }, /^VAULT_KEYS: entry 1 must be <key id>:<key>/],
+    [{ VAULT_KEYS: `k1:${'ab'.repeat(32)},k.2:${'cd'.repeat(32)}` }, /^VAULT_KEYS: entry 2 must be/],
+    [{ VAULT_KEYS: `k1:${'ab'.repeat(32)},` }, /^VAULT_KEYS: entry 2 must be/],
+    [{ VAULT_KEYS: 'k1:short' }, /^VAULT_KEYS: key k1: must be 32 bytes/],
+    [{ VAULT_KEYS: `k1:${'ab'.repeat(32)},k1:${'cd'.repeat(32)}` }, /^VAULT_KEYS: key id k1 is listed twice/],
+    [{ VAULT_KEYS: `k0:${'ab'.repeat(32)}`, VAULT_KEY: 'cd'.repeat(32) }, /^VAULT_KEYS: key id k0 is VAULT_KEY's id but holds another key/],
   ])('when %j is set, then the start stops with a message naming it', (env, message) => {
     expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrowError(ConfigError);
     expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrowError(message);
@@ -59,8 +68,50 @@ describe('configuration (DESIGN section 1)', () => {
     expect(a.capture_mode).toBe('manual');
     expect(a.auth_window_days).toBe(7);
     expect(a.routing.connector_code).toBe('sandbox');
-    expect(c.vaultKey.length).toBe(32);
+    expect(c.vaultKeys.map((k) => [k.id, k.key.length])).toEqual([['k0', 32]]);
     expect(c.baseUrl).toBe('http://localhost:9090');
     expect(c.merchants.find('1000002', 'other')).toBeUndefined();
+  });
+
+  it('when an account routes to a connector that is not registered, then the start stops with a message naming it', () => {
+    const file = {
+      merchants: [
+        {
+          merchant_id: '1000002',
+          name: 'Shop',
+          accounts: [
+            { account_id: '1000002001', sign_key: 'longenough' },
+            { account_id: '1000002002', sign_key: 'longenough', routing: { connector_code: 'acme-bank' } },
+          ],
+        },
+      ],
+    };
+    const config = loadConfig({ MERCHANTS_FILE: merchantsFile(file) });
+    const compose = () => composeCore(config, pino({ enabled: false }));
+    expect(compose).toThrowError(ConfigError);
+    expect(compose).toThrowError(/^MERCHANTS_FILE: account 1000002\/1000002002: routing\.connector_code "acme-bank" names no connector/);
+    const good = loadConfig({
+      MERCHANTS_FILE: merchantsFile({ merchants: [{ ...file.merchants[0], accounts: [file.merchants[0]!.accounts[0]] }] }),
+    });
+    expect(composeCore(good, pino({ enabled: false })).connectors.get('sandbox')).toBeDefined();
+  });
+
+  it('when VAULT_KEYS lists keys, then they are taken newest first, with VAULT_KEY after them as k0 when both are set', () => {
+    const k2 = randomBytes(32);
+    const k1 = randomBytes(32);
+    const old = randomBytes(32);
+    const only = loadConfig({ VAULT_KEYS: `k2:${k2.toString('base64')}, k1:${k1.toString('hex')}`, REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(only.vaultKeyGenerated).toBe(false);
+    expect(only.vaultKeys).toEqual([
+      { id: 'k2', key: k2 },
+      { id: 'k1', key: k1 },
+    ]);
+    const both = loadConfig({ VAULT_KEYS: `k1:${k1.toString('hex')}`, VAULT_KEY: old.toString('hex') });
+    expect(both.vaultKeys).toEqual([
+      { id: 'k1', key: k1 },
+      { id: 'k0', key: old },
+    ]);
+    const repeated = loadConfig({ VAULT_KEYS: `k1:${k1.toString('hex')},k0:${old.toString('hex')}`, VAULT_KEY: old.toString('base64') });
+    expect(repeated.vaultKeys.map((k) => k.id)).toEqual(['k1', 'k0']);
   });
 });

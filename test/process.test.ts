@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import supertest from 'supertest';
 import { freePort, startRedis } from './support/redis.js';
@@ -61,6 +62,17 @@ describe('the gateway process', () => {
     const [code] = await once(child, 'exit');
     expect(code).toBe(2);
     expect(output()).toContain('configuration error: PORT');
+  });
+
+  it('when the merchants file routes an account to an unknown connector, then the start stops with exit code 2 naming it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-process-'));
+    const file = join(dir, 'merchants.json');
+    const account = { account_id: '1000002001', sign_key: 'longenough', routing: { connector_code: 'acme-bank' } };
+    writeFileSync(file, JSON.stringify({ merchants: [{ merchant_id: '1000002', name: 'Shop', accounts: [account] }] }));
+    const { child, output } = await startGateway({ MERCHANTS_FILE: file }, 'process-unknown-connector');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(2);
+    expect(output()).toContain('configuration error: MERCHANTS_FILE: account 1000002/1000002001: routing.connector_code "acme-bank"');
   });
 
   it('when SIGTERM arrives during a request, then that request is answered before the process exits', async () => {

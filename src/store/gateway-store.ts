@@ -32,6 +32,8 @@ export const keys = {
   calls: (m: string, account: string, windowStart: number) => `gw:{${m}}:calls:${account}:${windowStart}`,
   /** authorisation counters of an account: fields `<dimension>:tried` and `<dimension>:approved` */
   approvals: (m: string, account: string) => `gw:{${m}}:approvals:${account}`,
+  /** the sandbox acquirer's ledger: one key per acquirer reference, in its own slot */
+  acquirer: (reference: string) => `acq:{${reference}}`,
 };
 
 function decode<T extends { version: number }>(v: Versioned | undefined): T | undefined {
@@ -226,6 +228,17 @@ export class KvGatewayStore implements GatewayStore {
       out.set(dim, entry);
     }
     return out;
+  }
+
+  async ledgerRecord(reference: string, data: string): Promise<string> {
+    const key = keys.acquirer(reference);
+    const done = await this.kv.commit([{ key, version: 0 }], [{ op: 'put', key, data }]);
+    if (done.ok) return data;
+    return (await this.kv.get(key))?.data ?? data;
+  }
+
+  async ledgerLookup(reference: string): Promise<string | undefined> {
+    return (await this.kv.get(keys.acquirer(reference)))?.data;
   }
 
   ping(): Promise<void> {

@@ -2,10 +2,13 @@ import request from 'supertest';
 import { XMLParser } from 'fast-xml-parser';
 import { backgroundJobs } from '../../src/compose.js';
 import type { BackgroundJob } from '../../src/core/jobs/due-queue.js';
-import { authoriseBody, type TestGateway } from './gateway.js';
+import { authoriseBody, SIGN_KEY, type TestGateway } from './gateway.js';
 
 /** The gateway's own background job of that name, as main runs it. */
-export function jobOf(gw: TestGateway, name: 'notification-delivery' | 'subscription-charges' | 'threeds-challenge-expiry'): BackgroundJob {
+export function jobOf(
+  gw: TestGateway,
+  name: 'notification-delivery' | 'subscription-charges' | 'threeds-challenge-expiry' | 'pending-resolve' | 'auth-expiry',
+): BackgroundJob {
   const job = backgroundJobs(gw.deps, gw.config).find((j) => j.name === name);
   if (!job) throw new Error(`no background job ${name}`);
   return job;
@@ -14,11 +17,15 @@ export function jobOf(gw: TestGateway, name: 'notification-delivery' | 'subscrip
 const xml = new XMLParser({ parseTagValue: false });
 
 /** Sends a signed /v1/authorise (JSON text under the form content type, as merchants do); returns the respon document. */
-export async function authorise(gw: TestGateway, overrides: Record<string, unknown> = {}): Promise<Record<string, string>> {
+export async function authorise(
+  gw: TestGateway,
+  overrides: Record<string, unknown> = {},
+  signKey = SIGN_KEY,
+): Promise<Record<string, string>> {
   const res = await request(gw.app)
     .post('/v1/authorise')
     .set('Content-Type', 'application/x-www-form-urlencoded')
-    .send(JSON.stringify(authoriseBody(overrides)));
+    .send(JSON.stringify(authoriseBody(overrides, signKey)));
   if (res.status !== 200) throw new Error(`authorise answered ${res.status}: ${res.text}`);
   return xml.parse(res.text).respon as Record<string, string>;
 }

@@ -1,5 +1,14 @@
 import type { IdGenerator } from '../kernel/clock.js';
-import type { AuthorisationOutcome, CardAuthorisation, CardConnector, DeclineReason, OperationOutcome } from '../ports/card-connector.js';
+import { fromAcquirerAmount } from '../kernel/money.js';
+import type { AcquirerLedger } from '../ports/acquirer-ledger.js';
+import type {
+  AcquirerStatus,
+  AuthorisationOutcome,
+  CardAuthorisation,
+  CardConnector,
+  DeclineReason,
+  OperationOutcome,
+} from '../ports/card-connector.js';
 
 /** Test cards of DESIGN section 7. Any other valid number is approved. */
 const DECLINES: Record<string, DeclineReason> = {
@@ -17,20 +26,37 @@ export const SANDBOX_CHALLENGE_CODE = '123456';
  */
 const FAILING_CENTS = 13;
 const VOID_FAILS = 'sbxvf';
-const failsFor = (amount: number): boolean => amount % 100 === FAILING_CENTS;
+const failsFor = (amount: number, currency: string): boolean => fromAcquirerAmount(amount, currency) % 100 === FAILING_CENTS;
 
 /**
- * The sandbox acquirer: deterministic answers from the test cards, no network. Its references carry the
- * challenge state, so it keeps nothing itself and several gateway processes agree.
+ * The sandbox acquirer: deterministic answers from the test cards, no network. Like a real acquirer it
+ * keeps a ledger keyed by the gateway's reference: the same reference asked again gets the first answer, so
+ * a retry after a crash never captures, voids, refunds or charges twice; `status` reads the ledger. A second
+ * capture of one authorisation under another reference is refused, as an acquirer would.
  */
 export class SandboxConnector implements CardConnector {
   readonly code = 'sandbox';
   readonly displayName = 'Sandbox';
 
-  constructor(private ids: IdGenerator) {}
+  constructor(
+    private ids: IdGenerator,
+    private ledger: AcquirerLedger,
+  ) {}
 
-  async authorise(req: CardAuthorisation): Promise<AuthorisationOutcome> {
-    const ref = this.ids.opaque(failsFor(req.amount) ? VOID_FAILS : 'sbx');
+  /** Acts once per reference: the first recorded answer wins, also between processes. */
+  private async once<T extends NonNullable<AcquirerStatus>>(reference: string, act: () => T): Promise<T['outcome']> {
+    const kept = await this.ledger.ledgerLookup(reference);
+    if (kept) return (JSON.parse(kept) as T).outcome;
+    const first = await this.ledger.ledgerRecord(reference, JSON.stringify(act()));
+    return (JSON.parse(first) as T).outcome;
+  }
+
+  authorise(req: CardAuthorisation): Promise<AuthorisationOutcome> {
+    return this.once(req.reference, () => ({ op: 'authorise' as const, outcome: this.decide(req) }));
+  }
+
+  private decide(req: CardAuthorisation): AuthorisationOutcome {
+    const ref = this.ids.opaque(failsFor(req.amount, req.currency) ? VOID_FAILS : 'sbx');
     if (req.pan === PROCESSING_ERROR) return { kind: 'error', message: 'sandbox: processing error' };
     const decline = DECLINES[req.pan];
     const mpiDone = Boolean(req.mpi?.cavv || req.mpi?.eci);
@@ -46,27 +72,45 @@ export class SandboxConnector implements CardConnector {
     return { kind: 'approved', connectorRef: ref, threedsResult };
   }
 
-  async completeChallenge(connectorRef: string, code: string): Promise<AuthorisationOutcome> {
-    if (!connectorRef.endsWith('_3ds')) return { kind: 'error', message: 'sandbox: no challenge for this reference' };
-    if (code === SANDBOX_CHALLENGE_CODE) {
-      return { kind: 'approved', connectorRef, threedsResult: 'authenticated (challenge passed)' };
-    }
-    return { kind: 'declined', connectorRef, reason: 'THREEDS_FAILED', threedsResult: 'authentication failed (challenge)' };
+  completeChallenge(connectorRef: string, code: string, reference: string): Promise<AuthorisationOutcome> {
+    return this.once(reference, () => {
+      const outcome: AuthorisationOutcome = !connectorRef.endsWith('_3ds')
+        ? { kind: 'error', message: 'sandbox: no challenge for this reference' }
+        : code === SANDBOX_CHALLENGE_CODE
+          ? { kind: 'approved', connectorRef, threedsResult: 'authenticated (challenge passed)' }
+          : { kind: 'declined', connectorRef, reason: 'THREEDS_FAILED', threedsResult: 'authentication failed (challenge)' };
+      return { op: 'authorise' as const, outcome };
+    });
   }
 
-  async capture(connectorRef: string, amount: number): Promise<OperationOutcome> {
-    if (failsFor(amount)) return { ok: false, message: 'sandbox: capture refused (amount cents 13)' };
-    return { ok: true, connectorRef };
+  async capture(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome> {
+    if (failsFor(amount, currency)) return { ok: false, message: 'sandbox: capture refused (amount cents 13)' };
+    const kept = await this.ledger.ledgerLookup(reference);
+    if (kept) return (JSON.parse(kept) as { outcome: OperationOutcome }).outcome;
+    // one capture per authorisation: another reference for the same authorisation is a second capture
+    const first = await this.ledger.ledgerRecord(`${connectorRef}#capture`, reference);
+    const outcome: OperationOutcome =
+      first === reference ? { ok: true, connectorRef } : { ok: false, message: 'sandbox: authorisation already captured' };
+    const recorded = await this.ledger.ledgerRecord(reference, JSON.stringify({ op: 'capture', outcome, amount, currency }));
+    return (JSON.parse(recorded) as { outcome: OperationOutcome }).outcome;
   }
 
-  async void(connectorRef: string): Promise<OperationOutcome> {
-    if (connectorRef.startsWith(`${VOID_FAILS}_`)) return { ok: false, message: 'sandbox: void refused (authorised amount cents 13)' };
-    return { ok: true, connectorRef };
+  void(connectorRef: string, reference: string): Promise<OperationOutcome> {
+    if (connectorRef.startsWith(`${VOID_FAILS}_`))
+      return Promise.resolve({ ok: false, message: 'sandbox: void refused (authorised amount cents 13)' });
+    return this.once(reference, () => ({ op: 'void' as const, outcome: { ok: true, connectorRef } as OperationOutcome }));
   }
 
-  async refund(connectorRef: string, amount: number, _currency: string, reference: string): Promise<OperationOutcome> {
-    if (failsFor(amount)) return { ok: false, message: 'sandbox: refund refused (amount cents 13)' };
-    // like an acquirer that de-duplicates on the merchant reference: the same refund gets the same answer
-    return { ok: true, connectorRef: `${connectorRef}_rf_${reference}` };
+  refund(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome> {
+    if (failsFor(amount, currency)) return Promise.resolve({ ok: false, message: 'sandbox: refund refused (amount cents 13)' });
+    return this.once(reference, () => ({
+      op: 'refund' as const,
+      outcome: { ok: true, connectorRef: `${connectorRef}_rf_${reference}` } as OperationOutcome,
+    }));
+  }
+
+  async status(reference: string): Promise<AcquirerStatus> {
+    const kept = await this.ledger.ledgerLookup(reference);
+    return kept ? (JSON.parse(kept) as AcquirerStatus) : undefined;
   }
 }

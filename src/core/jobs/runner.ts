@@ -6,7 +6,10 @@ export interface JobRunner {
   stop(): Promise<void>;
 }
 
-/** Runs each job on its own timer; a failing run is logged and retried at the next tick. */
+/**
+ * Runs each job on its own timer; a failing run is logged and retried at the next tick. Items that fail
+ * inside a run (see dueQueueJob) are reported with the run's counts.
+ */
 export function startJobs(jobs: readonly BackgroundJob[], log: Logger): JobRunner {
   let stopped = false;
   const timers = new Set<NodeJS.Timeout>();
@@ -15,10 +18,13 @@ export function startJobs(jobs: readonly BackgroundJob[], log: Logger): JobRunne
     if (stopped) return;
     const t = setTimeout(() => {
       timers.delete(t);
+      const failedBefore = job.failedItems ?? 0;
       const run = job
         .runOnce()
         .then((n) => {
-          if (n > 0) log.debug({ job: job.name, handled: n }, 'job run');
+          const failed = (job.failedItems ?? 0) - failedBefore;
+          if (failed > 0) log.warn({ job: job.name, handled: n, failed, failed_total: job.failedItems }, 'job run: some items failed');
+          else if (n > 0) log.debug({ job: job.name, handled: n }, 'job run');
         })
         .catch((err: unknown) => log.error({ job: job.name, err: { message: (err as Error).message } }, 'job run failed'))
         .finally(() => {

@@ -2,7 +2,8 @@
  * Money inside the gateway is an integer count of hundredths of the currency unit, because the interface
  * writes every amount as a decimal string with exactly two fraction digits. Currencies whose minor unit has
  * no decimals (JPY, KRW, ...) accept only `.00`; three-decimal currencies are carried at two decimals as the
- * interface fixes. Floating point never touches an amount.
+ * interface fixes. Connectors take the currency's own minor units (acquirerAmount). Floating point never
+ * touches an amount.
  */
 export type Minor = number;
 
@@ -26,6 +27,37 @@ export function isCurrency(code: string): boolean {
 
 export function isZeroDecimal(code: string): boolean {
   return ZERO_DECIMAL.has(code);
+}
+
+/** ISO 4217 currencies whose minor unit is a thousandth (or a ten-thousandth: CLF, UYW). */
+const THREE_DECIMAL = new Set('BHD IQD JOD KWD LYD OMR TND'.split(' '));
+const FOUR_DECIMAL = new Set(['CLF', 'UYW']);
+
+/** The currency's ISO 4217 exponent: JPY 0, USD 2, KWD 3. */
+export function currencyExponent(code: string): number {
+  if (ZERO_DECIMAL.has(code)) return 0;
+  if (THREE_DECIMAL.has(code)) return 3;
+  if (FOUR_DECIMAL.has(code)) return 4;
+  return 2;
+}
+
+/**
+ * The amount an acquirer takes: an integer of the currency's own minor unit (ISO 4217 exponent), converted
+ * from the gateway's hundredths at the connector boundary. JPY 1000.00 -> 1000, USD 10.00 -> 1000, KWD 1.50 ->
+ * 1500. Zero-decimal amounts are whole units by the time they get here (the schemas refuse other cents).
+ */
+export function acquirerAmount(minor: Minor, currency: string): number {
+  const exp = currencyExponent(currency);
+  if (exp >= 2) return minor * 10 ** (exp - 2);
+  const whole = minor / 10 ** (2 - exp);
+  if (!Number.isInteger(whole)) throw new Error(`${currency} amount ${formatAmount(minor)} has a fraction its currency lacks`);
+  return whole;
+}
+
+/** The inverse of acquirerAmount, for connectors that reason about the interface's amounts. */
+export function fromAcquirerAmount(amount: number, currency: string): Minor {
+  const exp = currencyExponent(currency);
+  return exp >= 2 ? amount / 10 ** (exp - 2) : amount * 10 ** (2 - exp);
 }
 
 /** Largest amount we accept: well inside Number.MAX_SAFE_INTEGER so sums stay exact. */

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
 import type { NotifyType } from '../notifications/outbox.js';
@@ -7,6 +6,8 @@ import type { CardConnector, OperationOutcome } from '../ports/card-connector.js
 import type { Payment } from '../payments/payment.js';
 import { outboxRecord, paymentNotificationFields } from '../notifications/outbox.js';
 import { connectorFor } from '../payments/authorise.js';
+import { commitMarked, outcomeMark, resolveDue, takeClaim, withoutClaim, type ClaimOp } from '../payments/claim.js';
+import { resolveStaleClaim } from '../jobs/recovery.js';
 import type { OrderOutcome } from './failures.js';
 
 /** The identifying part of an order in a batch call, checked against the stored payment. */
@@ -37,28 +38,23 @@ export interface Applied {
 /** One follow-up operation on one payment: capture, review, cancel, refund or the expiry sweep's void. */
 export interface PaymentOperation<O, P> {
   readonly notifyType: NotifyType;
+  /** the claim's operation: how recovery finds this operation again (resume.ts) */
+  readonly claimOp: ClaimOp;
   /** true when the order's amount must equal the payment's (capture's amount is the amount to capture) */
   readonly amountMustMatch: boolean;
   /** true when the move happens even if the connector refuses (an expired authorisation lapses anyway) */
   readonly connectorOptional?: boolean;
   /** Checks the move against the payment as it is at `now`: the plan, or the order's failure. */
   plan(p: Payment, order: O, account: Account, now: number): Planned<P>;
-  /** Asks the connector to act; undefined when there is nothing to ask. */
-  execute(connector: CardConnector, p: Payment, plan: P): Promise<OperationOutcome> | undefined;
+  /** The acquirer reference and the amount the plan moves (recorded in the claim). */
+  intent(p: Payment, plan: P): { reference: string; amount?: number };
+  /** Asks the connector to act under `reference`; undefined when there is nothing to ask. */
+  execute(connector: CardConnector, p: Payment, plan: P, reference: string): Promise<OperationOutcome> | undefined;
   /** The payment after the operation and what the same commit writes besides. */
   apply(ctx: ApplyContext, p: Payment, plan: P, connectorRef: string | undefined): Applied;
 }
 
 export type OperationResult<P> = { ok: true; payment: Payment; plan: P } | { ok: false; failure: OrderOutcome; payment?: Payment };
-
-/** How long a claim protects a payment if its holder dies, and how long others wait for it (real time). */
-const CLAIM_MS = 30_000;
-const WAIT_MS = 10_000;
-
-function withoutClaim(p: Payment): Payment {
-  const { claim: _c, ...rest } = p;
-  return rest;
-}
 
 function mismatch(p: Payment, ref: OrderRef, amountMustMatch: boolean): OrderOutcome | undefined {
   if (p.order_no !== ref.order_no) return 'ORDER_NO_MISMATCH';
@@ -68,10 +64,11 @@ function mismatch(p: Payment, ref: OrderRef, amountMustMatch: boolean): OrderOut
 }
 
 /**
- * Applies one operation to one payment, atomically and once: the payment is first claimed by a versioned
- * write (so concurrent operations, in this or another gateway process, wait their turn and then see its
- * result), the connector is asked, and the outcome, its notification and its side records are committed in
- * one step. A connector failure releases the claim and leaves the payment as it was.
+ * Applies one operation to one payment, atomically and once: the payment is first claimed with the
+ * operation's intent (claim.ts), so concurrent operations, in this or another gateway process, wait their
+ * turn and then see its result; the connector is asked under the operation's acquirer reference; and the
+ * outcome, its notification and its side records are committed with the claim's release in one step. A
+ * connector refusal releases the claim and leaves the payment as it was.
  */
 export async function applyOperation<O, P>(
   deps: CoreDeps,
@@ -81,59 +78,84 @@ export async function applyOperation<O, P>(
   order: O,
   ref?: OrderRef,
 ): Promise<OperationResult<P>> {
-  const m = account.merchant_id;
   const connector = connectorFor(deps, account);
-  const claimId = deps.ids.opaque('claim');
-  const waitUntil = Date.now() + WAIT_MS;
-  let claimed: Payment | undefined;
-  let plan: P | undefined;
-  for (let attempt = 0; !claimed; attempt++) {
-    const p = await deps.store.getPayment(m, transactionId);
-    if (!p || p.account_id !== account.account_id) return { ok: false, failure: 'NOT_FOUND' };
-    const bad = ref ? mismatch(p, ref, op.amountMustMatch) : undefined;
-    if (bad) return { ok: false, failure: bad, payment: p };
-    const now = deps.clock.now();
-    if (!p.claim || p.claim.until <= now) {
-      const planned = op.plan(withoutClaim(p), order, account, now);
-      if (!planned.ok) return { ok: false, failure: planned.failure, payment: p };
-      const next: Payment = { ...p, claim: { id: claimId, until: now + CLAIM_MS } };
-      if (await deps.store.commit({ merchantId: m, payments: [{ next, expected: p.version }] })) {
-        claimed = { ...next, version: p.version + 1 };
-        plan = planned.plan;
-        break;
-      }
-    }
-    if (Date.now() > waitUntil) return { ok: false, failure: 'BUSY', payment: p };
-    await sleep(Math.min(2 + attempt * 2, 40) + Math.random() * 8);
+  const taken = await takeClaim<OrderOutcome>(
+    deps,
+    account.merchant_id,
+    transactionId,
+    (p, now) => {
+      if (p.account_id !== account.account_id) return 'missing';
+      const bad = ref ? mismatch(p, ref, op.amountMustMatch) : undefined;
+      if (bad) return { refusal: bad };
+      const planned = op.plan(p, order, account, now);
+      if (!planned.ok) return { refusal: planned.failure };
+      const intent = op.intent(p, planned.plan);
+      return { intent: { op: op.claimOp, ...intent, plan: planned.plan } };
+    },
+    (stale) => resolveStaleClaim(deps, account, stale),
+  );
+  switch (taken.kind) {
+    case 'missing':
+      return { ok: false, failure: 'NOT_FOUND' };
+    case 'refused':
+      return { ok: false, failure: taken.refusal, payment: taken.payment };
+    case 'busy':
+      return { ok: false, failure: 'BUSY', payment: taken.payment };
   }
-  return finish(deps, account, connector, op, claimed, plan as P);
+  return finishOperation(deps, account, connector, op, taken.payment, false);
 }
 
-async function finish<O, P>(
+/**
+ * Finishes a claimed operation: the live path asks the connector; a resumed one (recovery, after its holder
+ * crashed or stalled) first asks the acquirer what it did under the reference, and repeats the call under the
+ * same reference only when the acquirer never acted.
+ */
+export async function finishOperation<O, P>(
   deps: CoreDeps,
   account: Account,
   connector: CardConnector,
   op: PaymentOperation<O, P>,
   claimed: Payment,
-  plan: P,
+  resumed: boolean,
 ): Promise<OperationResult<P>> {
   const m = account.merchant_id;
+  const claim = claimed.claim!;
+  const plan = claim.plan as P;
   const before = withoutClaim(claimed);
-  // a throwing connector counts as a refusal: the claim must be released either way
-  const outcome: OperationOutcome | undefined = await Promise.resolve()
-    .then(() => op.execute(connector, before, plan))
-    .catch((err: unknown) => ({ ok: false as const, message: (err as Error).message }));
+  const status = resumed ? await connector.status(claim.reference) : undefined;
+  const known = status && status.op !== 'authorise' ? status : undefined;
+  // a connector that throws (a timeout, a dropped line) may have acted: its record under the reference decides,
+  // and with none the call counts as refused (a retry carries the same reference, so it cannot act twice)
+  const outcome: OperationOutcome | undefined = known
+    ? (known.outcome as OperationOutcome)
+    : await Promise.resolve()
+        .then(() => op.execute(connector, before, plan, claim.reference))
+        .catch(async (err: unknown) => {
+          const after = await connector.status(claim.reference).catch(() => undefined);
+          if (after && after.op !== 'authorise') return after.outcome;
+          return { ok: false as const, message: (err as Error).message };
+        });
   if (outcome && !outcome.ok && !op.connectorOptional) {
     deps.log.warn(
       { transaction_id: claimed.transaction_id, merchant_id: m, operation: op.notifyType, reason: outcome.message },
       'connector refused the operation',
     );
-    const released = await deps.store.commit({ merchantId: m, payments: [{ next: before, expected: claimed.version }] });
-    return { ok: false, failure: 'CONNECTOR_FAILED', payment: released ? { ...before, version: claimed.version + 1 } : before };
+    const released: Payment = { ...before, written_by: outcomeMark(claim) };
+    const verdict = await commitMarked(
+      deps,
+      { merchantId: m, payments: [{ next: released, expected: claimed.version }], due: [resolveDue(claimed.transaction_id, null)] },
+      claimed.transaction_id,
+      released.written_by!,
+    );
+    return {
+      ok: false,
+      failure: 'CONNECTOR_FAILED',
+      payment: verdict === 'applied' ? { ...released, version: claimed.version + 1 } : before,
+    };
   }
   const now = deps.clock.now();
   const applied = op.apply({ deps, account, now }, before, plan, outcome?.ok ? outcome.connectorRef : undefined);
-  const next = withoutClaim(applied.next);
+  const next: Payment = { ...withoutClaim(applied.next), written_by: outcomeMark(claim) };
   const outbox = next.notify_url
     ? [
         outboxRecord(deps, account, op.notifyType, next.notify_url, {
@@ -145,19 +167,27 @@ async function finish<O, P>(
   const change: ChangeSet = {
     merchantId: m,
     ...applied.change,
+    due: [...(applied.change?.due ?? []), resolveDue(next.transaction_id, null)],
     payments: [{ next, expected: claimed.version }],
     outbox: outbox.map((o) => ({ next: o, expected: 0 })),
   };
-  if (!(await deps.store.commit(change))) {
-    // only when our claim lapsed and another process took the payment over
+  const verdict = await commitMarked(deps, change, next.transaction_id, next.written_by!);
+  if (verdict === 'unknown') {
     deps.log.error(
       { transaction_id: next.transaction_id, merchant_id: m, operation: op.notifyType },
-      'claim lost before the outcome was recorded',
+      'operation done at the acquirer but not recorded yet; recovery records it',
     );
-    return { ok: false, failure: 'BUSY', payment: before };
+    return { ok: false, failure: 'RECORDING', payment: before };
+  }
+  if (verdict === 'conflict') {
+    // another process resumed this claim first: its outcome is this operation's outcome (same reference)
+    const current = await deps.store.getPayment(m, next.transaction_id);
+    if (current && current.written_by === next.written_by) return { ok: true, payment: current, plan };
+    deps.log.error({ transaction_id: next.transaction_id, merchant_id: m, operation: op.notifyType }, 'claim lost');
+    return { ok: false, failure: 'BUSY', payment: current ?? before };
   }
   deps.log.info(
-    { transaction_id: next.transaction_id, merchant_id: m, operation: op.notifyType, status: next.status },
+    { transaction_id: next.transaction_id, merchant_id: m, operation: op.notifyType, status: next.status, resumed },
     'operation applied',
   );
   return { ok: true, payment: { ...next, version: claimed.version + 1 }, plan };

@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
-import { invalidField } from '../kernel/errors.js';
+import { GatewayError, invalidField } from '../kernel/errors.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
 import { applyOperation, type OperationResult, type OrderRef, type PaymentOperation } from './apply.js';
 
@@ -35,14 +35,27 @@ export async function runBatch<O extends OrderRef, P>(
     const key = String(o.transaction_id);
     byTransaction.set(key, [...(byTransaction.get(key) ?? []), i]);
   });
+  let unavailable = 0;
   await Promise.all(
     [...byTransaction.values()].map(async (indexes) => {
       for (const i of indexes) {
         const order = orders[i]!;
-        results[i] = await applyOperation(deps, account, order.transaction_id, op, order, order);
+        try {
+          results[i] = await applyOperation(deps, account, order.transaction_id, op, order, order);
+        } catch (err) {
+          // one order's failure is that order's result (DESIGN 10); a claim it left is finished by recovery
+          deps.log.error(
+            { transaction_id: order.transaction_id, merchant_id: account.merchant_id, call, err: { message: (err as Error).message } },
+            'batch order failed',
+          );
+          unavailable++;
+          results[i] = { ok: false, failure: 'STORE_UNAVAILABLE' };
+        }
       }
     }),
   );
+  // nothing could be done at all: the store is down, and the whole call may be asked again
+  if (unavailable === orders.length) throw new GatewayError('STORE_UNAVAILABLE', 'the store is not answering; try again');
   return results;
 }
 

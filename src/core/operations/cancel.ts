@@ -2,6 +2,7 @@ import { PaymentStatus as S, type Payment } from '../payments/payment.js';
 import { moveTo } from '../payments/transitions.js';
 import { RESULT } from '../kernel/result-codes.js';
 import type { ChangeSet } from '../ports/store.js';
+import { acquirerReference } from '../payments/claim.js';
 import type { OrderRef, PaymentOperation, Planned } from './apply.js';
 import { closedStatusFailure } from './status-failures.js';
 
@@ -25,6 +26,7 @@ export function dropOwnCard(p: Payment): { next: Payment; dropCards?: string[] }
 /** Cancel voids an authorisation or a held payment (and stops a pending recurring charge or 3-D Secure wait). */
 export const cancelOperation: PaymentOperation<OrderRef, CancelPlan> = {
   notifyType: 'cancel',
+  claimOp: 'cancel',
   amountMustMatch: true,
   plan(p: Payment): Planned<CancelPlan> {
     switch (p.status) {
@@ -41,7 +43,8 @@ export const cancelOperation: PaymentOperation<OrderRef, CancelPlan> = {
         return { ok: false, failure: closedStatusFailure(p.status) ?? 'NOT_APPROVED' };
     }
   },
-  execute: (connector, p, plan) => (plan.void && p.connector_ref ? connector.void(p.connector_ref) : undefined),
+  intent: (p) => ({ reference: acquirerReference.void(p.transaction_id) }),
+  execute: (connector, p, plan, reference) => (plan.void && p.connector_ref ? connector.void(p.connector_ref, reference) : undefined),
   apply({ now }, p) {
     const move = moveTo(p, S.CANCELLED, now, {
       result_code: RESULT.CANCELLED[0],

@@ -1,6 +1,7 @@
 import { PaymentStatus as S, type Payment } from '../payments/payment.js';
 import { moveTo } from '../payments/transitions.js';
-import { formatAmount } from '../kernel/money.js';
+import { acquirerAmount, formatAmount } from '../kernel/money.js';
+import { acquirerReference } from '../payments/claim.js';
 import { RESULT } from '../kernel/result-codes.js';
 import type { OrderRef, PaymentOperation, Planned } from './apply.js';
 import { closedStatusFailure } from './status-failures.js';
@@ -8,6 +9,7 @@ import { closedStatusFailure } from './status-failures.js';
 /** Capture once, any amount up to the authorised one; the rest of the authorisation is released. */
 export const captureOperation: PaymentOperation<OrderRef, { amount: number }> = {
   notifyType: 'capture',
+  claimOp: 'capture',
   amountMustMatch: false,
   plan(p: Payment, order: OrderRef, _account, now): Planned<{ amount: number }> {
     if (p.status !== S.AUTHORISED) {
@@ -23,7 +25,9 @@ export const captureOperation: PaymentOperation<OrderRef, { amount: number }> = 
     if (order.amount > p.amount) return { ok: false, failure: 'CAPTURE_EXCEEDS_AUTHORISED' };
     return { ok: true, plan: { amount: order.amount } };
   },
-  execute: (connector, p, plan) => connector.capture(p.connector_ref ?? '', plan.amount, p.currency),
+  intent: (p, plan) => ({ reference: acquirerReference.capture(p.transaction_id), amount: plan.amount }),
+  execute: (connector, p, plan, reference) =>
+    connector.capture(p.connector_ref ?? '', acquirerAmount(plan.amount, p.currency), p.currency, reference),
   apply({ now }, p, plan) {
     const move = moveTo(p, S.CAPTURED, now, { captured: plan.amount, result_code: RESULT.SUCCESS[0] });
     if (!move.ok) throw new Error('capture planned on a payment that cannot be captured');

@@ -25,6 +25,8 @@ export const ORDER_OUTCOME = {
   TOO_MANY_REFUNDS: ['V3004', 'Transaction has reached 99 refunds'],
   CONNECTOR_FAILED: ['V4001', 'Processing error at the connector; nothing was changed'],
   BUSY: ['V5001', 'Transaction is busy with another operation; try again'],
+  RECORDING: ['V5002', 'Sent to the acquirer; the outcome is being recorded and will be notified'],
+  STORE_UNAVAILABLE: ['V5003', 'The store did not answer; nothing was changed for this order; try again'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type OrderOutcome = keyof typeof ORDER_OUTCOME;

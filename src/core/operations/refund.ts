@@ -1,6 +1,7 @@
 import { PaymentStatus as S, type Payment, type RefundRecord } from '../payments/payment.js';
 import { moveTo } from '../payments/transitions.js';
-import { formatAmount } from '../kernel/money.js';
+import { acquirerAmount, formatAmount } from '../kernel/money.js';
+import { acquirerReference } from '../payments/claim.js';
 import type { OrderRef, PaymentOperation, Planned } from './apply.js';
 import { outcomeText } from './failures.js';
 import { closedStatusFailure } from './status-failures.js';
@@ -26,6 +27,7 @@ export function refundReferenceId(transactionId: string, n: number): string {
 /** Refunds of a captured payment: several, partial, their sum at most the captured amount. */
 export const refundOperation: PaymentOperation<RefundOrder, RefundPlan> = {
   notifyType: 'refund',
+  claimOp: 'refund',
   amountMustMatch: true,
   plan(p: Payment, order: RefundOrder): Planned<RefundPlan> {
     if (p.status === S.REFUNDED) return { ok: false, failure: 'FULLY_REFUNDED' };
@@ -44,7 +46,9 @@ export const refundOperation: PaymentOperation<RefundOrder, RefundPlan> = {
       },
     };
   },
-  execute: (connector, p, plan) => connector.refund(p.connector_ref ?? '', plan.amount, p.currency, plan.refundReferenceId),
+  intent: (_p, plan) => ({ reference: acquirerReference.refund(plan.refundReferenceId), amount: plan.amount }),
+  execute: (connector, p, plan, reference) =>
+    connector.refund(p.connector_ref ?? '', acquirerAmount(plan.amount, p.currency), p.currency, reference),
   apply({ account, now }, p, plan, connectorRef) {
     const refunded = p.refunded + plan.amount;
     const record: RefundRecord = {

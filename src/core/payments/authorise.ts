@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
 import type { Contract } from '../subscriptions/contract.js';
-import type { CardAuthorisation, CardConnector } from '../ports/card-connector.js';
+import type { AuthorisationOutcome, CardAuthorisation, CardConnector } from '../ports/card-connector.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import { PaymentStatus as S, type CardSummary, type Payment } from './payment.js';
 import { assessRisk } from './risk.js';
@@ -11,6 +11,9 @@ import type { SubscriptionTerms } from '../subscriptions/contract.js';
 import { RESULT } from '../kernel/result-codes.js';
 import { issuerUrl, settleAuthorisation, type PaymentResult } from './settle.js';
 import { assertNotifyUrl } from '../notifications/target.js';
+import { acquirerAmount } from '../kernel/money.js';
+import { acquirerReference, commitMarked, isStale, newClaim, resolveDue, takeClaim } from './claim.js';
+import { resolveStaleClaim } from '../jobs/recovery.js';
 
 export interface CardInput {
   pan: string;
@@ -70,14 +73,25 @@ async function resolveCard(deps: CoreDeps, cmd: AuthoriseCommand): Promise<{ pan
   const rec = await deps.store.getCard(cmd.account.merchant_id, cmd.order.token_id);
   if (!rec || rec.account_id !== cmd.account.account_id) throw invalidField('token_id', 'is not a card token of this account');
   if (expiryPassed(rec.card.exp_month, rec.card.exp_year, now)) throw invalidField('token_id', 'the card behind this token has expired');
-  return { pan: deps.vault.open(rec.sealed), summary: rec.card };
+  let pan: string;
+  try {
+    pan = deps.vault.open(rec);
+  } catch {
+    // sealed under a key no longer configured (or damaged): the merchant's token is unusable, not a server fault
+    throw invalidField('token_id', 'the card behind this token can no longer be opened; ask the shopper for the card again');
+  }
+  return { pan, summary: rec.card };
 }
 
-/** Waits for a concurrent first attempt at the same order to finish, so every caller sees one answer. */
-async function awaitOutcome(deps: CoreDeps, p: Payment): Promise<Payment> {
+/**
+ * Waits for a concurrent first attempt at the same order to finish, so every caller sees one answer. An
+ * attempt whose holder died (a stale claim) is resolved here and now, through the acquirer's record.
+ */
+async function awaitOutcome(deps: CoreDeps, account: Account, p: Payment): Promise<Payment> {
   let current = p;
   for (let waited = 0; current.status === S.PENDING && !current.threeds.challenge_pending && waited < 10_000; waited += 20) {
-    await sleep(20);
+    if (current.claim && isStale(current.claim, deps.clock.now())) await resolveStaleClaim(deps, account, current);
+    else await sleep(20);
     current = (await deps.store.getPayment(p.merchant_id, p.transaction_id)) ?? current;
   }
   return current;
@@ -89,7 +103,7 @@ async function replayOf(deps: CoreDeps, account: Account, cmd: AuthoriseCommand)
   if (existing.fingerprint !== cmd.fingerprint) {
     throw new GatewayError('ORDER_CONFLICT', 'order_no: was already used for a different payment request', 'order_no');
   }
-  const payment = await awaitOutcome(deps, existing);
+  const payment = await awaitOutcome(deps, account, existing);
   const contract = payment.recurring_id ? await deps.store.getContract(account.merchant_id, payment.recurring_id) : undefined;
   if (payment.threeds.challenge_pending) return { payment, issuerUrl: issuerUrl(deps.baseUrl, payment), replayed: true };
   return { payment, contract, replayed: true };
@@ -123,9 +137,15 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
     },
     account,
   );
+  const transactionId = deps.ids.transactionId();
+  // the authorisation's claim is written with the payment: if this process dies before the outcome is
+  // recorded, recovery asks the acquirer under the same reference (DESIGN 10)
+  const claim = newClaim(deps, { op: 'authorise', reference: acquirerReference.authorise(transactionId), amount: order.amount }, now);
   const pending: Payment = {
     version: 0,
-    transaction_id: deps.ids.transactionId(),
+    transaction_id: transactionId,
+    claim,
+    written_by: `${claim.id}:create`,
     merchant_id: account.merchant_id,
     account_id: account.account_id,
     order_no: order.order_no,
@@ -156,12 +176,19 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
     updated_at: now,
     ...(cmd.meta ? { meta: cmd.meta } : {}),
   };
-  const created = await deps.store.commit({
-    merchantId: account.merchant_id,
-    payments: [{ next: pending, expected: 0 }],
-    cards: keepCard ? [deps.vault.record(vaultToken!, account.merchant_id, account.account_id, card.pan, card.summary, now)] : [],
-  });
-  if (!created) {
+  const verdict = await commitMarked(
+    deps,
+    {
+      merchantId: account.merchant_id,
+      payments: [{ next: pending, expected: 0 }],
+      cards: keepCard ? [deps.vault.record(vaultToken!, account.merchant_id, account.account_id, card.pan, card.summary, now)] : [],
+      due: [resolveDue(transactionId, claim.until)],
+    },
+    transactionId,
+    pending.written_by!,
+  );
+  if (verdict === 'unknown') throw new GatewayError('STORE_UNAVAILABLE', 'could not record the payment; try again');
+  if (verdict === 'conflict') {
     const raced = await replayOf(deps, account, cmd);
     if (raced) return raced;
     throw new GatewayError('STORE_UNAVAILABLE', 'could not record the payment; try again');
@@ -171,33 +198,77 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
   if (risk.action === 'REJECT') {
     return settleAuthorisation(deps, account, payment, { kind: 'rejected' }, 'payment');
   }
-  const outcome = await connector
-    .authorise({
-      reference: payment.transaction_id,
+  const ask = () =>
+    connector.authorise({
+      reference: claim.reference,
       pan: card.pan,
       expMonth: card.summary.exp_month,
       expYear: card.summary.exp_year,
       ...(card.securityCode ? { securityCode: card.securityCode } : {}),
-      amount: order.amount,
+      amount: acquirerAmount(order.amount, order.currency),
       currency: order.currency,
       threeDS: order.open3d,
       ...(order.mpi ? { mpi: order.mpi } : {}),
-    })
-    .catch((err: unknown) => ({ kind: 'error' as const, message: (err as Error).message }));
+    });
+  const outcome = await askOnce(connector, claim.reference, ask);
   return settleAuthorisation(deps, account, payment, outcome, 'payment');
 }
 
-/** Answers the sandbox issuer's challenge for a payment waiting on 3-D Secure. */
-export async function answerChallenge(deps: CoreDeps, account: Account, payment: Payment, code: string): Promise<PaymentResult> {
-  if (payment.status !== S.PENDING || !payment.threeds.challenge_pending || !payment.connector_ref) {
-    const contract: Contract | undefined = payment.recurring_id
-      ? await deps.store.getContract(account.merchant_id, payment.recurring_id)
-      : undefined;
-    return { payment, contract, replayed: true };
+/**
+ * Asks the acquirer, and when the call throws (a timeout, a dropped line: it may have acted) reads its record
+ * under the reference, then asks once more under the same reference; only then is it a processing error.
+ */
+export async function askOnce(
+  connector: CardConnector,
+  reference: string,
+  ask: () => Promise<AuthorisationOutcome>,
+): Promise<AuthorisationOutcome> {
+  let message = '';
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      return await ask();
+    } catch (err) {
+      message = (err as Error).message;
+      const known = await connector.status(reference).catch(() => undefined);
+      if (known?.op === 'authorise') return known.outcome;
+    }
   }
+  return { kind: 'error', message };
+}
+
+/**
+ * Answers the sandbox issuer's challenge for a payment waiting on 3-D Secure. The answer takes the payment's
+ * claim first, so a cancel, the challenge-expiry sweep and a second answer each wait for it and then see its
+ * outcome (DESIGN 10).
+ */
+export async function answerChallenge(deps: CoreDeps, account: Account, payment: Payment, code: string): Promise<PaymentResult> {
+  const replay = async (p: Payment): Promise<PaymentResult> => {
+    const contract: Contract | undefined = p.recurring_id ? await deps.store.getContract(account.merchant_id, p.recurring_id) : undefined;
+    return { payment: p, contract, replayed: true };
+  };
+  const waiting = (p: Payment) => p.status === S.PENDING && p.threeds.challenge_pending && Boolean(p.connector_ref);
+  if (!waiting(payment)) return replay(payment);
+  const taken = await takeClaim<'answered'>(
+    deps,
+    account.merchant_id,
+    payment.transaction_id,
+    // the code is the intent's plan: a process that takes over a stalled answer sends it again under the same reference
+    (p) =>
+      waiting(p)
+        ? { intent: { op: 'challenge', reference: acquirerReference.challenge(p.transaction_id), plan: { code } } }
+        : { refusal: 'answered' },
+    (stale) => resolveStaleClaim(deps, account, stale),
+  );
+  if (taken.kind === 'missing') return replay(payment);
+  if (taken.kind !== 'claimed') return replay(taken.payment);
+  // the shopper's return and notify addresses appended to issuer_url travel with the answer
+  const claimed: Payment = {
+    ...taken.payment,
+    notify_url: taken.payment.notify_url || payment.notify_url,
+    ...(taken.payment.return_url || !payment.return_url ? {} : { return_url: payment.return_url }),
+  };
   const connector = connectorFor(deps, account);
-  const outcome = await connector
-    .completeChallenge(payment.connector_ref, code)
-    .catch((err: unknown) => ({ kind: 'error' as const, message: (err as Error).message }));
-  return settleAuthorisation(deps, account, payment, outcome, 'threeds');
+  const reference = claimed.claim!.reference;
+  const outcome = await askOnce(connector, reference, () => connector.completeChallenge(claimed.connector_ref!, code, reference));
+  return settleAuthorisation(deps, account, claimed, outcome, 'threeds');
 }

@@ -1,3 +1,4 @@
+import type { PaymentClaim } from './claim.js';
 import type { Minor } from '../kernel/money.js';
 import type { SubscriptionTerms } from '../subscriptions/contract.js';
 
@@ -104,8 +105,10 @@ export interface Payment {
   updated_at: number;
   /** when an authorisation not captured by then expires */
   auth_expires_at?: number;
-  /** set while one follow-up operation (capture, cancel, ...) holds the payment; others wait for it */
-  claim?: { id: string; until: number };
+  /** set while one flow (authorise, capture, cancel, ...) holds the payment at the acquirer (claim.ts) */
+  claim?: PaymentClaim;
+  /** the mark of the last outcome commit (claim.ts), to recognise a commit whose answer was lost */
+  written_by?: string;
   /** extra per-source data (checkout session id, contract charge number, ...) */
   meta?: Record<string, string>;
 }

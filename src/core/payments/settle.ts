@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { GatewayError } from '../kernel/errors.js';
+import { commitMarked, outcomeMark, resolveDue, withoutClaim } from './claim.js';
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
 import type { Contract } from '../subscriptions/contract.js';
@@ -65,7 +67,13 @@ export function authorisationState(
         connector_ref: outcome.connectorRef,
         threeds: { ...p.threeds, challenge_pending: false, result: outcome.threedsResult },
       };
-      if (p.risk.action === 'REVIEW') return { status: S.HELD, result: 'HELD_FOR_REVIEW', changes: base };
+      // a held authorisation lapses at the end of the same window as an authorised one (expiry.ts)
+      if (p.risk.action === 'REVIEW')
+        return {
+          status: S.HELD,
+          result: 'HELD_FOR_REVIEW',
+          changes: { ...base, auth_expires_at: now + account.auth_window_days * 86_400_000 },
+        };
       if (account.capture_mode === 'auto') return { status: S.CAPTURED, result: 'SUCCESS', changes: { ...base, captured: p.amount } };
       return {
         status: S.AUTHORISED,
@@ -80,7 +88,9 @@ export function authorisationState(
 
 /**
  * Records an authorisation outcome in one atomic step: the payment's new status, its contract, the card kept
- * or dropped, the expiry queue and the notification. A payment that moved meanwhile is answered as it is.
+ * or dropped, the expiry queue, the notification and the release of the claim under which the acquirer was
+ * asked (`payment` is the claimed payment as read). A payment that moved meanwhile is answered as it is; a
+ * commit whose fate the store cannot tell leaves the claim for recovery and answers "try again".
  */
 export async function settleAuthorisation(
   deps: CoreDeps,
@@ -91,13 +101,14 @@ export async function settleAuthorisation(
 ): Promise<PaymentResult> {
   const now = deps.clock.now();
   const m = account.merchant_id;
-  const change: ChangeSet = { merchantId: m };
+  const change: ChangeSet = { merchantId: m, due: payment.claim ? [resolveDue(payment.transaction_id, null)] : [] };
+  const mark = payment.claim ? outcomeMark(payment.claim) : `${deps.ids.opaque('settle')}:done`;
   let next: Payment;
   let contract: Contract | undefined;
 
   if (outcome.kind === 'challenge') {
     next = {
-      ...payment,
+      ...withoutClaim(payment),
       connector_ref: outcome.connectorRef,
       result_code: RESULT.PENDING_3DS[0],
       threeds: {
@@ -109,14 +120,15 @@ export async function settleAuthorisation(
       updated_at: now,
     };
     // an unanswered challenge fails after CHALLENGE_WINDOW_MS: every payment gets a final outcome
-    change.due = [{ queue: 'threeds_challenge', member: payment.transaction_id, at: now + CHALLENGE_WINDOW_MS }];
+    change.due!.push({ queue: 'threeds_challenge', member: payment.transaction_id, at: now + CHALLENGE_WINDOW_MS });
   } else {
     const { status, result, changes } = authorisationState(account, payment, outcome, now);
-    const move = moveTo(payment, status, now, { ...changes, result_code: RESULT[result][0] });
+    const move = moveTo(withoutClaim(payment), status, now, { ...changes, result_code: RESULT[result][0] });
     if (!move.ok) return { payment, replayed: true };
     next = move.payment;
     const approved = status === S.AUTHORISED || status === S.CAPTURED;
-    if (status === S.AUTHORISED) change.due = [{ queue: 'auth_expiry', member: next.transaction_id, at: next.auth_expires_at! }];
+    if (status === S.AUTHORISED || status === S.HELD)
+      change.due!.push({ queue: 'auth_expiry', member: next.transaction_id, at: next.auth_expires_at! });
     const made = approved ? contractOnApproval(next, deps.ids.recurringId, now) : undefined;
     if (made) {
       next = made.payment;
@@ -134,8 +146,17 @@ export async function settleAuthorisation(
       change.due = [...(change.due ?? []), { queue: 'threeds_challenge', member: payment.transaction_id, at: null }];
     change.outbox = paymentNotification(deps, account, notifyType, next).map((o) => ({ next: o, expected: 0 }));
   }
+  next = { ...next, written_by: mark };
   change.payments = [{ next, expected: payment.version }];
-  if (!(await deps.store.commit(change))) {
+  const verdict = await commitMarked(deps, change, payment.transaction_id, mark);
+  if (verdict === 'unknown') {
+    deps.log.error(
+      { transaction_id: payment.transaction_id, merchant_id: m },
+      'authorisation outcome not recorded yet; recovery records it',
+    );
+    throw new GatewayError('STORE_UNAVAILABLE', 'the outcome could not be recorded yet; ask again with the same order_no');
+  }
+  if (verdict === 'conflict') {
     const current = (await deps.store.getPayment(m, payment.transaction_id)) ?? payment;
     const currentContract = current.recurring_id ? await deps.store.getContract(m, current.recurring_id) : undefined;
     return { payment: current, contract: currentContract, replayed: true };

@@ -3,12 +3,14 @@
  * acquirer is one more module beside the sandbox.
  */
 export interface CardAuthorisation {
+  /** the acquirer reference of this authorisation: the same for every attempt at it (claim.ts) */
   reference: string;
   pan: string;
   expMonth: string;
   expYear: string;
   /** absent for token and recurring charges */
   securityCode?: string;
+  /** in the currency's own minor units (ISO 4217 exponent: JPY 0, USD 2, KWD 3), see kernel/money.ts */
   amount: number;
   currency: string;
   /** do3DS asks for authentication; no3DS goes straight to authorisation */
@@ -28,20 +30,27 @@ export type AuthorisationOutcome =
 
 export type OperationOutcome = { ok: true; connectorRef: string } | { ok: false; message: string };
 
+/** What an acquirer has recorded under a reference: the first answer it gave, or nothing when it never acted. */
+export type AcquirerStatus =
+  { op: 'authorise'; outcome: AuthorisationOutcome } | { op: 'capture' | 'void' | 'refund'; outcome: OperationOutcome } | undefined;
+
+/**
+ * Every call carries a reference derived from the operation, not the attempt (claim.ts builds them): the same
+ * operation asked again after a crash or a timeout gets the acquirer's first answer, and money moves once.
+ * Amounts are in the currency's own minor units.
+ */
 export interface CardConnector {
   readonly code: string;
   /** name shown in answers (`connector`) */
   readonly displayName: string;
   authorise(req: CardAuthorisation): Promise<AuthorisationOutcome>;
   /** Finishes a 3-D Secure challenge started by authorise. */
-  completeChallenge(connectorRef: string, code: string): Promise<AuthorisationOutcome>;
-  capture(connectorRef: string, amount: number, currency: string): Promise<OperationOutcome>;
-  void(connectorRef: string): Promise<OperationOutcome>;
-  /**
-   * `reference` is the gateway's refund_reference_id: the same refund asked again (after a crash between the
-   * acquirer's answer and our record) carries the same reference, so the acquirer can refuse to pay it twice.
-   */
+  completeChallenge(connectorRef: string, code: string, reference: string): Promise<AuthorisationOutcome>;
+  capture(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome>;
+  void(connectorRef: string, reference: string): Promise<OperationOutcome>;
   refund(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome>;
+  /** What the acquirer did under a reference: how the gateway resolves an outcome it did not record. */
+  status(reference: string): Promise<AcquirerStatus>;
 }
 
 export interface ConnectorRegistry {

@@ -33,6 +33,8 @@ export interface CoreDeps {
   log: Logger;
   /** NOTIFY_ALLOW_PRIVATE: notify_url may point at loopback/private addresses (tests, local development) */
   notifyAllowPrivate: boolean;
+  /** PENDING_RESOLVE_SECONDS: a claim older than this is resumed by recovery (DESIGN 10) */
+  pendingResolveMs: number;
   /** sends notifications (and resolves their hosts) */
   transport: NotificationTransport;
   /** what happened, for the operator's metrics (noMetrics when METRICS_ALLOW=off) */

@@ -1,3 +1,4 @@
+import type { AcquirerLedger } from './acquirer-ledger.js';
 import type { Payment } from '../payments/payment.js';
 import type { Contract } from '../subscriptions/contract.js';
 import type { IdempotencyRecord } from '../idempotency/idempotency-key.js';
@@ -7,7 +8,7 @@ import type { DepositBalance, Payout } from '../payouts/payout.js';
 import type { CheckoutSession } from '../checkout/session.js';
 
 /** Queues of work due at a time, per merchant: the sweeps and schedulers read them. */
-export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox' | 'payout' | 'threeds_challenge';
+export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox' | 'payout' | 'threeds_challenge' | 'pending_resolve';
 
 /** Everything one atomic step writes. All records belong to one merchant (one Redis Cluster slot). */
 export interface ChangeSet {
@@ -42,7 +43,7 @@ export interface RefundIndexEntry {
 }
 
 /** The gateway's persistence, in the gateway's terms; a Redis and an in-memory implementation. */
-export interface GatewayStore {
+export interface GatewayStore extends AcquirerLedger {
   /** Applies the change set atomically; false when a record moved since it was read (or an order_no was taken). */
   commit(change: ChangeSet): Promise<boolean>;
   getPayment(merchantId: string, transactionId: string): Promise<Payment | undefined>;

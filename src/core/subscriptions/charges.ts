@@ -13,6 +13,9 @@ import { chargeAmount, chargeQueueAt, dueAt } from './contract.js';
 import { connectorFor } from '../payments/authorise.js';
 import { authorisationState } from '../payments/settle.js';
 import { recordSettled } from '../payments/measure.js';
+import { acquirerAmount } from '../kernel/money.js';
+import { acquirerReference, isStale, newClaim, outcomeMark, withoutClaim, type PaymentClaim } from '../payments/claim.js';
+import { resolveStaleClaim } from '../jobs/recovery.js';
 
 const DAY_MS = 86_400_000;
 /** A failed charge is tried again this long after each failure; after the last one the contract is Suspended. */
@@ -131,7 +134,13 @@ async function createCharge(deps: Deps, c: Contract): Promise<boolean> {
 }
 
 /** What the connector says about the stored card, without asking it when the card is gone or expired. */
-async function authoriseStoredCard(deps: Deps, account: Account, c: Contract, p: Payment): Promise<AuthorisationOutcome> {
+async function authoriseStoredCard(
+  deps: Deps,
+  account: Account,
+  c: Contract,
+  p: Payment,
+  reference: string,
+): Promise<AuthorisationOutcome> {
   const card = await deps.store.getCard(c.merchant_id, c.vault_token);
   if (!card) return { kind: 'error', message: 'the subscription card is no longer in the vault' };
   if (expiryPassed(card.card.exp_month, card.card.exp_year, deps.clock.now())) {
@@ -139,18 +148,18 @@ async function authoriseStoredCard(deps: Deps, account: Account, c: Contract, p:
   }
   let pan: string;
   try {
-    pan = deps.vault.open(card.sealed);
+    pan = deps.vault.open(card);
   } catch {
     // sealed under another VAULT_KEY, or damaged: a failed charge, not an exception that ends the scheduler's run
     return { kind: 'error', message: 'the subscription card cannot be opened by the vault' };
   }
   return connectorFor(deps, account)
     .authorise({
-      reference: p.transaction_id,
+      reference,
       pan,
       expMonth: card.card.exp_month,
       expYear: card.card.exp_year,
-      amount: p.amount,
+      amount: acquirerAmount(p.amount, p.currency),
       currency: p.currency,
       threeDS: 'no3DS',
       recurring: true,
@@ -178,26 +187,46 @@ function contractAfter(c: Contract, charge: ContractCharge, result: 'approved' |
   return next;
 }
 
-/** Charges a due pending payment once (claimed by a lease on the contract) and records the outcome. */
+/**
+ * Charges a due pending payment once and records the outcome. The contract's lease and the payment's claim
+ * (op 'charge', the authorisation's acquirer reference) are written in one commit before the acquirer is
+ * asked; a run that finds the claim of a run that died asks the acquirer what it did under that reference
+ * instead of charging again.
+ */
 async function executeCharge(deps: Deps, c: Contract, charge: ContractCharge): Promise<boolean> {
   const m = c.merchant_id;
   const now = deps.clock.now();
   if ((c.charge_lease_until ?? 0) > now) return false;
   const account = deps.merchants.find(m, c.account_id);
   if (!account) return false;
+  const reference = acquirerReference.authorise(charge.transaction_id);
+  const mine: PaymentClaim = { ...newClaim(deps, { op: 'charge', reference }, now), until: now + CHARGE_LEASE_MS };
   // a merchant's /v1/cancel holds this charge: let it finish, the next run sees its outcome
-  const held = (p: Payment | undefined) => Boolean(p?.claim && p.claim.until > deps.clock.now());
-  if (held(await deps.store.getPayment(m, charge.transaction_id))) return false;
+  const held = (p: Payment | undefined) => Boolean(p?.claim && p.claim.until > deps.clock.now() && p.claim.id !== mine.id);
+  let before = await deps.store.getPayment(m, charge.transaction_id);
+  if (held(before)) return false;
+  if (before?.claim && before.claim.op !== 'charge' && isStale(before.claim, now)) {
+    await resolveStaleClaim(deps, account, before);
+    before = await deps.store.getPayment(m, charge.transaction_id);
+    if (held(before) || before?.claim?.op !== undefined) return false;
+  }
+  const previous = before?.claim?.op === 'charge' ? before.claim : undefined;
+  if (before) mine.amount = before.amount;
+  const claimPayment = before?.status === S.PENDING ? [{ next: { ...before, claim: mine }, expected: before.version }] : [];
   const claimed = await deps.store.commit({
     merchantId: m,
     contracts: [{ next: { ...c, charge_lease_until: now + CHARGE_LEASE_MS }, expected: c.version }],
+    payments: claimPayment,
     due: [{ queue: 'contract_charge', member: c.recurring_id, at: now + CHARGE_LEASE_MS }],
   });
   if (!claimed) return false;
 
-  const payment = await deps.store.getPayment(m, charge.transaction_id);
   let outcome: AuthorisationOutcome | undefined;
-  if (payment?.status === S.PENDING) outcome = await authoriseStoredCard(deps, account, c, payment);
+  if (before?.status === S.PENDING) {
+    // a run that died after asking the acquirer: its answer stands (the same reference is never charged twice)
+    const known = previous ? await connectorFor(deps, account).status(previous.reference) : undefined;
+    outcome = known?.op === 'authorise' ? known.outcome : await authoriseStoredCard(deps, account, c, before, reference);
+  }
 
   for (let i = 0; i < MAX_COMMIT_TRIES; i++) {
     const [current, p] = await Promise.all([deps.store.getContract(m, c.recurring_id), deps.store.getPayment(m, charge.transaction_id)]);
@@ -213,7 +242,11 @@ async function executeCharge(deps: Deps, c: Contract, charge: ContractCharge): P
         outcome.kind === 'challenge' ? { kind: 'error', message: 'challenge on a recurring charge' } : outcome,
         at,
       );
-      const move = moveTo(p, state.status, at, { ...state.changes, result_code: RESULT[state.result][0] });
+      const move = moveTo(withoutClaim(p), state.status, at, {
+        ...state.changes,
+        result_code: RESULT[state.result][0],
+        written_by: outcomeMark(mine),
+      });
       if (move.ok) {
         charged = move.payment;
         result = state.status === S.AUTHORISED || state.status === S.CAPTURED ? 'approved' : 'failed';
@@ -245,7 +278,7 @@ async function executeCharge(deps: Deps, c: Contract, charge: ContractCharge): P
       // cancelled (/v1/cancel) while the acquirer was asked: release the authorisation it gave
       if (result === 'skipped' && outcome?.kind === 'approved')
         await connectorFor(deps, account)
-          .void(outcome.connectorRef)
+          .void(outcome.connectorRef, acquirerReference.void(charge.transaction_id))
           .catch(() => undefined);
       deps.log.info(
         {

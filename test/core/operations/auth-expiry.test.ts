@@ -62,15 +62,24 @@ describe('the authorisation expiry sweep', () => {
     expect(await redis.client().zscore(queue, b.transaction_id)).toBeNull();
   });
 
-  it('when a held payment is approved, then its 7 days start at the approval', async () => {
+  it('when a held payment is approved, then its 7 days still run from the authorisation, not from the approval', async () => {
     const p = await pay(one.app, { shopper_email: 'late+review@example.com' });
     clock.advance(5 * DAY);
-    await postBatch(one.app, 'review', [ref(p, { review_flag: '1' })]);
-    clock.advance(5 * DAY);
-    await sweep(one).runOnce();
+    const approved = await postBatch(one.app, 'review', [ref(p, { review_flag: '1' })]);
+    expect(approved.body.review_orders[0].review_status).toBe('1');
     expect(await statusOf(p)).toBe('3000');
     clock.advance(2 * DAY);
     expect(await sweep(two).runOnce()).toBeGreaterThanOrEqual(1);
+    expect(await statusOf(p)).toBe('4400');
+  });
+
+  it('when a held payment is never reviewed, then it expires like an authorisation (4400) and a late approval is refused', async () => {
+    const p = await pay(one.app, { shopper_email: 'never+review@example.com' });
+    expect(await statusOf(p)).toBe('2000');
+    clock.advance(7 * DAY);
+    const late = await postBatch(one.app, 'review', [ref(p, { review_flag: '1' })]);
+    expect(late.body.review_orders[0]).toMatchObject({ review_status: '0', error_message: 'V2003:Authorisation has expired' });
+    expect(await sweep(one).runOnce()).toBeGreaterThanOrEqual(1);
     expect(await statusOf(p)).toBe('4400');
   });
 

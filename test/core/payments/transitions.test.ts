@@ -7,7 +7,7 @@ const ALL = Object.values(S) as PaymentStatus[];
 /** The moves DESIGN section 4 and the follow-up calls allow; every other pair must be refused. */
 const ALLOWED: Record<PaymentStatus, PaymentStatus[]> = {
   [S.PENDING]: [S.HELD, S.AUTHORISED, S.CAPTURED, S.DECLINED, S.REJECTED, S.THREEDS_FAILED, S.CANCELLED, S.EXPIRED],
-  [S.HELD]: [S.AUTHORISED, S.CAPTURED, S.REJECTED, S.CANCELLED],
+  [S.HELD]: [S.AUTHORISED, S.CAPTURED, S.REJECTED, S.CANCELLED, S.EXPIRED],
   [S.AUTHORISED]: [S.CAPTURED, S.CANCELLED, S.EXPIRED],
   [S.CAPTURED]: [S.PARTLY_REFUNDED, S.REFUNDED],
   [S.PARTLY_REFUNDED]: [S.PARTLY_REFUNDED, S.REFUNDED],

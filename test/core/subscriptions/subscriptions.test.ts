@@ -242,7 +242,17 @@ describe('when a /v1/cancel holds the pending charge at its due time', () => {
     await scheduler.runOnce();
     const pending = (await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2`))!;
     // an operation's claim, as /v1/cancel writes it before asking the connector
-    const held: Payment = { ...pending, claim: { id: 'claim_test', until: t0 + DAY + 60_000 } };
+    const held: Payment = {
+      ...pending,
+      claim: {
+        id: 'claim_test',
+        op: 'cancel',
+        reference: `${pending.transaction_id}-void`,
+        plan: { void: false },
+        at: t0,
+        until: t0 + DAY + 60_000,
+      },
+    };
     expect(await gw.deps.store.commit({ merchantId: MERCHANT_ID, payments: [{ next: held, expected: pending.version }] })).toBe(true);
     clock.set(t0 + DAY + 1000);
     await scheduler.runOnce();

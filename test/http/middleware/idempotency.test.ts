@@ -1,3 +1,4 @@
+import type { PaymentClaim } from '../../../src/core/payments/claim.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
@@ -72,7 +73,8 @@ describe('Idempotency-Key', () => {
     const held = await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id);
     await gw.deps.store.commit({
       merchantId: MERCHANT_ID,
-      payments: [{ next: { ...held!, claim: { id: 'slow', until: clock.now() + 600 } }, expected: held!.version }],
+      // a claim with no recorded intent (as older versions wrote): when it lapses it is released, not resumed
+      payments: [{ next: { ...held!, claim: { id: 'slow', until: clock.now() + 600 } as PaymentClaim }, expected: held!.version }],
     });
     const slow = post('/v1/capture', body, 'slow-1').then((r) => r);
     await new Promise((r) => setTimeout(r, 150));

@@ -1,0 +1,151 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CoreDeps } from '../ports/deps.js';
+import type { ChangeSet } from '../ports/store.js';
+import type { Payment } from './payment.js';
+import { GatewayError } from '../kernel/errors.js';
+
+/**
+ * The one claim rule (DESIGN 10). Every flow that moves a payment at the acquirer first writes a claim on the
+ * payment (a versioned commit) recording its intent: the operation, the acquirer reference, the amount and the
+ * plan. Only then is the connector asked, and the outcome is committed together with the claim's release.
+ * Another flow that finds a live claim waits for it; one that finds a stale claim (its holder crashed or
+ * stalled) resumes that intent (asks the acquirer what happened under the reference, or repeats the call with
+ * the same reference), never plans a new one over it.
+ */
+export type ClaimOp = 'authorise' | 'challenge' | 'challenge_expiry' | 'charge' | 'review' | 'capture' | 'cancel' | 'refund' | 'expire';
+
+export interface PaymentClaim {
+  id: string;
+  op: ClaimOp;
+  /** the acquirer reference of the operation (acquirerReference) */
+  reference: string;
+  /** minor units moved by the operation, where it moves an amount */
+  amount?: number;
+  /** the operation's plan, so that another process can finish it */
+  plan?: unknown;
+  at: number;
+  /** after this the claim is stale: the recovery job (or the next flow) resumes it */
+  until: number;
+}
+
+/** References derived from the operation, not the attempt: a retry is the same operation to the acquirer. */
+export const acquirerReference = {
+  authorise: (transactionId: string): string => transactionId,
+  challenge: (transactionId: string): string => `${transactionId}-3ds`,
+  capture: (transactionId: string): string => `${transactionId}-cap`,
+  /** cancel, expiry, a review's rejection and a skipped charge all void the one authorisation */
+  void: (transactionId: string): string => `${transactionId}-void`,
+  /** refund_reference_id, `<transaction_id>-NN` */
+  refund: (refundReferenceId: string): string => refundReferenceId,
+};
+
+export interface ClaimIntent {
+  op: ClaimOp;
+  reference: string;
+  amount?: number;
+  plan?: unknown;
+}
+
+export function newClaim(deps: CoreDeps, intent: ClaimIntent, now: number): PaymentClaim {
+  return { id: deps.ids.opaque('claim'), ...intent, at: now, until: now + deps.pendingResolveMs };
+}
+
+export function isStale(claim: PaymentClaim, now: number): boolean {
+  return claim.until <= now;
+}
+
+export function withoutClaim(p: Payment): Payment {
+  const { claim: _c, ...rest } = p;
+  return rest;
+}
+
+/** The recovery queue entry that goes with a claim (at: null removes it with the claim). */
+export function resolveDue(transactionId: string, at: number | null): NonNullable<ChangeSet['due']>[number] {
+  return { queue: 'pending_resolve', member: transactionId, at };
+}
+
+/** The mark an outcome commit leaves on the payment, so a commit whose answer was lost can be recognised. */
+export function outcomeMark(claim: PaymentClaim): string {
+  return `${claim.id}:done`;
+}
+
+export type CommitVerdict = 'applied' | 'conflict' | 'unknown';
+
+/**
+ * Commits a change that writes `transactionId` with `mark` in `written_by`. A commit that throws (a timeout, a
+ * dropped connection) may have been applied: the payment is read again before deciding, and a commit found
+ * not applied is tried again. 'unknown' when the store cannot tell: the claim stays, and recovery finishes it.
+ */
+export async function commitMarked(deps: CoreDeps, change: ChangeSet, transactionId: string, mark: string): Promise<CommitVerdict> {
+  const landed = async (): Promise<boolean> => (await deps.store.getPayment(change.merchantId, transactionId))?.written_by === mark;
+  try {
+    if (await deps.store.commit(change)) return 'applied';
+    return (await landed()) ? 'applied' : 'conflict';
+  } catch (err) {
+    deps.log.warn({ transaction_id: transactionId, err: { message: (err as Error).message } }, 'commit failed; reading back');
+  }
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    await sleep(25 * attempt);
+    try {
+      if (await landed()) return 'applied';
+      if (await deps.store.commit(change)) return 'applied';
+      return (await landed()) ? 'applied' : 'conflict';
+    } catch {
+      // still not answering: try again, then leave it to recovery
+    }
+  }
+  return 'unknown';
+}
+
+/** How long a flow waits for another's live claim before answering "busy" (real time). */
+export const CLAIM_WAIT_MS = 10_000;
+
+export type TakeResult<R> =
+  | { kind: 'claimed'; payment: Payment }
+  | { kind: 'refused'; refusal: R; payment: Payment }
+  | { kind: 'missing' }
+  | { kind: 'busy'; payment: Payment };
+
+/**
+ * Takes the claim on a payment for the intent `decide` returns (or its refusal). A live claim is waited for;
+ * a stale one is first resumed by `resumeStale` (its holder's intent is finished), then the payment is read
+ * again. The claim and its recovery entry are written in one versioned commit.
+ */
+export async function takeClaim<R>(
+  deps: CoreDeps,
+  merchantId: string,
+  transactionId: string,
+  decide: (p: Payment, now: number) => { intent: ClaimIntent } | { refusal: R } | 'missing',
+  resumeStale: (p: Payment) => Promise<void>,
+  waitMs = CLAIM_WAIT_MS,
+): Promise<TakeResult<R>> {
+  const waitUntil = Date.now() + waitMs;
+  for (let attempt = 0; ; attempt++) {
+    const p = await deps.store.getPayment(merchantId, transactionId);
+    if (!p) return { kind: 'missing' };
+    const now = deps.clock.now();
+    if (p.claim && isStale(p.claim, now)) {
+      await resumeStale(p);
+      if (Date.now() > waitUntil) return { kind: 'busy', payment: p };
+      continue;
+    }
+    if (!p.claim) {
+      const decided = decide(p, now);
+      if (decided === 'missing') return { kind: 'missing' };
+      if ('refusal' in decided) return { kind: 'refused', refusal: decided.refusal, payment: p };
+      const claim = newClaim(deps, decided.intent, now);
+      const next: Payment = { ...p, claim, written_by: `${claim.id}:claim` };
+      const verdict = await commitMarked(
+        deps,
+        { merchantId, payments: [{ next, expected: p.version }], due: [resolveDue(transactionId, claim.until)] },
+        transactionId,
+        next.written_by!,
+      );
+      if (verdict === 'applied') return { kind: 'claimed', payment: { ...next, version: p.version + 1 } };
+      // the store cannot say whether the claim was written; nothing was asked of the acquirer yet
+      if (verdict === 'unknown') throw new GatewayError('STORE_UNAVAILABLE', 'the store is not answering; try again');
+    }
+    if (Date.now() > waitUntil) return { kind: 'busy', payment: p };
+    await sleep(Math.min(2 + attempt * 2, 40) + Math.random() * 8);
+  }
+}

@@ -1,0 +1,76 @@
+import type { CoreDeps } from '../ports/deps.js';
+import type { Account } from '../merchants/directory.js';
+import type { AuthorisationOutcome } from '../ports/card-connector.js';
+import { PaymentStatus as S, type Payment } from './payment.js';
+import { connectorFor } from './authorise.js';
+import { commitMarked, outcomeMark, resolveDue, withoutClaim } from './claim.js';
+import { settleAuthorisation, type SettleOutcome } from './settle.js';
+
+/** What a challenge the shopper never answered ends as. */
+export const CHALLENGE_EXPIRED: Extract<SettleOutcome, { kind: 'declined' }> = {
+  kind: 'declined',
+  reason: 'THREEDS_FAILED',
+  connectorRef: '',
+  threedsResult: 'authentication not completed (challenge expired)',
+};
+
+/**
+ * Resolves a stale claim of the authorisation flows (authorise, challenge answer, challenge expiry) through
+ * the acquirer's record under the claim's reference: the outcome the acquirer gave is recorded, with its
+ * notification, as if the holder had lived. An authorisation the acquirer never saw failed (nothing was
+ * charged); a challenge answer it never saw leaves the challenge waiting (the shopper may answer again,
+ * and the expiry sweep ends it).
+ */
+export async function resolveAuthorisationClaim(deps: CoreDeps, account: Account, p: Payment): Promise<void> {
+  const claim = p.claim!;
+  const connector = connectorFor(deps, account);
+  const status = await connector.status(claim.reference);
+  const known: AuthorisationOutcome | undefined = status?.op === 'authorise' ? status.outcome : undefined;
+  let outcome: SettleOutcome | undefined;
+  switch (claim.op) {
+    case 'authorise':
+      outcome =
+        p.risk.action === 'REJECT'
+          ? { kind: 'rejected' }
+          : (known ?? { kind: 'error', message: 'the acquirer has no record of this authorisation' });
+      break;
+    case 'challenge': {
+      // never seen by the acquirer: the shopper's answer is sent again under the same reference
+      const code = (claim.plan as { code?: string } | undefined)?.code;
+      outcome =
+        known ??
+        (code !== undefined && p.connector_ref
+          ? await connector.completeChallenge(p.connector_ref, code, claim.reference).catch(() => undefined)
+          : undefined);
+      break;
+    }
+    case 'challenge_expiry':
+      outcome = known ?? { ...CHALLENGE_EXPIRED, connectorRef: p.connector_ref ?? '' };
+      break;
+    default:
+      return;
+  }
+  if (!outcome || (claim.op !== 'authorise' && outcome.kind === 'challenge')) {
+    // nothing happened at the acquirer: release the claim, the payment waits as it did
+    const released: Payment = { ...withoutClaim(p), written_by: outcomeMark(claim) };
+    await commitMarked(
+      deps,
+      { merchantId: p.merchant_id, payments: [{ next: released, expected: p.version }], due: [resolveDue(p.transaction_id, null)] },
+      p.transaction_id,
+      released.written_by!,
+    );
+    return;
+  }
+  const notifyType = claim.op === 'authorise' ? 'payment' : 'threeds';
+  const settled = await settleAuthorisation(deps, account, p, outcome, notifyType);
+  if (!settled.replayed)
+    deps.log.warn(
+      { transaction_id: p.transaction_id, merchant_id: p.merchant_id, operation: claim.op, status: settled.payment.status },
+      'unrecorded outcome resolved through the acquirer',
+    );
+}
+
+/** True for a payment whose pending state is expected: a challenge waiting, or a scheduled recurring charge. */
+export function pendingByDesign(p: Payment): boolean {
+  return p.status === S.PENDING && !p.claim && (p.threeds.challenge_pending || p.source === 'recurring');
+}
