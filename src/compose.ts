@@ -16,7 +16,8 @@ import { httpNotificationTransport } from './outbound/http-transport.js';
 import { deliveryJob, type NotificationTransport } from './core/notifications/delivery.js';
 import { subscriptionChargeJob } from './core/subscriptions/charges.js';
 import { challengeExpiryJob } from './core/payments/challenge-expiry.js';
-import { noMetrics, type GatewayMetrics } from './core/ports/metrics.js';
+import { noMetrics } from './core/ports/metrics.js';
+import { meteredJob } from './core/jobs/metered.js';
 import { PrometheusMetrics } from './metrics/prometheus.js';
 import { recoveryJob } from './core/jobs/recovery.js';
 
@@ -81,25 +82,6 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
   };
 }
 
-/** Counts each run of a job in gateway_job_runs_total{job,result}. */
-function metered(job: BackgroundJob, metrics: GatewayMetrics): BackgroundJob {
-  return {
-    name: job.name,
-    intervalMs: job.intervalMs,
-    runOnce: () =>
-      job.runOnce().then(
-        (n) => {
-          metrics.jobRun(job.name, 'ok');
-          return n;
-        },
-        (err: unknown) => {
-          metrics.jobRun(job.name, 'error');
-          throw err;
-        },
-      ),
-  };
-}
-
 /** The background jobs main starts (each issue's sweeps and workers are listed here). */
 export function backgroundJobs(deps: CoreDeps, _config: Config): BackgroundJob[] {
   const jobs = [
@@ -110,5 +92,5 @@ export function backgroundJobs(deps: CoreDeps, _config: Config): BackgroundJob[]
     challengeExpiryJob(deps),
     recoveryJob(deps),
   ];
-  return jobs.map((job) => metered(job, deps.metrics));
+  return jobs.map((job) => meteredJob(job, deps.metrics));
 }

@@ -56,7 +56,7 @@ export class PrometheusMetrics implements GatewayMetrics {
     });
     this.jobs = new Counter({
       name: 'gateway_job_runs_total',
-      help: 'Background job runs, by job and result (ok, error)',
+      help: 'Background job runs, by job and result (ok, partial: some items failed and were put back, error)',
       labelNames: ['job', 'result'],
       registers,
     });
@@ -108,7 +108,7 @@ export class PrometheusMetrics implements GatewayMetrics {
     this.deliveries.inc({ result });
   }
 
-  jobRun(job: string, result: 'ok' | 'error'): void {
+  jobRun(job: string, result: 'ok' | 'partial' | 'error'): void {
     this.jobs.inc({ job, result });
   }
 

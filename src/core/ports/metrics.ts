@@ -8,8 +8,8 @@ export interface GatewayMetrics {
   paymentSettled(source: string, status: string): void;
   /** one notification attempt ended: delivered, failed (retried later) or gave_up (retry window over) */
   notificationAttempt(result: 'delivered' | 'failed' | 'gave_up'): void;
-  /** one run of a background job ended */
-  jobRun(job: string, result: 'ok' | 'error'): void;
+  /** one run of a background job ended: ok, partial (some items failed and were put back) or error */
+  jobRun(job: string, result: 'ok' | 'partial' | 'error'): void;
 }
 
 /** Metrics switched off (METRICS_ALLOW=off): every report is dropped. */
