@@ -1,20 +1,34 @@
-// Card page hints: Luhn check, expiry and card brand, shown next to each field before the form is sent.
-// The server checks everything again; without this script the page works the same.
+// Card page: checks the card number (Luhn, accepted brand), expiry and security code before the form is sent,
+// shows each problem next to its field and in the error summary, marks the detected brand, fills the
+// 3-D Secure browser data and tells a parent frame that the card was submitted. Every text comes from the
+// page's catalogue (data-messages). The server checks everything again; without this script the page works.
 (function () {
   var form = document.getElementById('card-form');
   if (!form) return;
+  var messages = JSON.parse(form.getAttribute('data-messages') || '{}');
+  var accepted = JSON.parse(form.getAttribute('data-brands') || '[]');
+  var lang = form.getAttribute('data-lang') || 'en';
   var number = document.getElementById('card');
   var brandHint = document.getElementById('card-brand');
+  var summary = document.getElementById('error-summary');
+  var FIELDS = ['cardholder', 'card', 'expiration_month', 'expiration_year', 'security_code'];
+  // the same rules as src/core/kernel/cards.ts, first match wins
   var BRANDS = [
-    ['American Express', /^3[47]/],
-    ['Diners Club', /^3(0[0-5]|[68])/],
-    ['JCB', /^35(2[89]|[3-8])/],
-    ['Discover', /^(6011|65|64[4-9])/],
-    ['UnionPay', /^62/],
-    ['Mastercard', /^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/],
-    ['Maestro', /^(5[06-9]|6\d)/],
-    ['Visa', /^4/],
+    ['AMEX', 'American Express', /^3[47]/],
+    ['DINERS', 'Diners Club', /^3(0[0-5]|[68])/],
+    ['JCB', 'JCB', /^35(2[89]|[3-8])/],
+    ['DISCOVER', 'Discover', /^(6011|65|64[4-9])/],
+    ['UNIONPAY', 'UnionPay', /^62/],
+    ['MASTERCARD', 'Mastercard', /^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/],
+    ['MAESTRO', 'Maestro', /^(5[06-9]|6\d)/],
+    ['VISA', 'Visa', /^4/],
   ];
+  function msg(key, params) {
+    var text = messages[key] || key;
+    return text.replace(/\{(\w+)\}/g, function (whole, name) {
+      return params && name in params ? String(params[name]) : whole;
+    });
+  }
   function digits(v) {
     return v.replace(/[\s-]/g, '');
   }
@@ -34,62 +48,138 @@
     return sum % 10 === 0;
   }
   function brandOf(pan) {
-    for (var i = 0; i < BRANDS.length; i++) if (BRANDS[i][1].test(pan)) return BRANDS[i][0];
-    return '';
+    for (var i = 0; i < BRANDS.length; i++) if (BRANDS[i][2].test(pan)) return BRANDS[i];
+    return null;
+  }
+  function cscLength(brand) {
+    return brand && brand[0] === 'AMEX' ? 4 : 3;
+  }
+  function acceptedNames() {
+    return accepted
+      .map(function (code) {
+        for (var i = 0; i < BRANDS.length; i++) if (BRANDS[i][0] === code) return BRANDS[i][1];
+        return code;
+      })
+      .join(', ');
+  }
+  function showBrand() {
+    var brand = brandOf(digits(number.value));
+    brandHint.textContent = brand ? brand[1] : '';
+    var marks = document.querySelectorAll('#brand-marks .mark');
+    for (var i = 0; i < marks.length; i++)
+      marks[i].classList.toggle('active', Boolean(brand) && marks[i].getAttribute('data-brand') === brand[0]);
+    document.getElementById('security_code-hint').textContent = msg(brand && brand[0] === 'AMEX' ? 'card.csc_hint_amex' : 'card.csc_hint');
   }
   function show(name, message) {
     var el = document.getElementById(name + '-error');
     var input = document.getElementById(name);
     if (el) el.textContent = message;
-    if (input) {
-      input.parentNode.classList.toggle('invalid', Boolean(message));
-      input.setAttribute('aria-invalid', message ? 'true' : 'false');
-    }
+    input.parentNode.classList.toggle('invalid', Boolean(message));
+    input.setAttribute('aria-invalid', message ? 'true' : 'false');
+  }
+  function showSummary(errors) {
+    var list = document.getElementById('error-summary-list');
+    while (list.firstChild) list.removeChild(list.firstChild);
+    FIELDS.forEach(function (name) {
+      if (!errors[name]) return;
+      var item = document.createElement('li');
+      var link = document.createElement('a');
+      link.href = '#' + name;
+      link.textContent = errors[name];
+      item.appendChild(link);
+      list.appendChild(item);
+    });
+    summary.hidden = list.children.length === 0;
   }
   function check() {
     var errors = {};
     var pan = digits(number.value);
-    if (!/^\d{12,19}$/.test(pan)) errors.card = 'Enter the 12 to 19 digits of the card number';
-    else if (!luhn(pan)) errors.card = 'This card number is not valid';
-    if (!document.getElementById('cardholder').value.trim()) errors.cardholder = 'Enter the name on the card';
+    var brand = brandOf(pan);
+    if (!document.getElementById('cardholder').value.trim()) errors.cardholder = msg('error.cardholder');
+    if (!/^\d{12,19}$/.test(pan)) errors.card = msg('error.card_digits');
+    else if (!luhn(pan)) errors.card = msg('error.card_invalid');
+    else if (accepted.length > 0 && (!brand || accepted.indexOf(brand[0]) < 0))
+      errors.card = msg('error.card_brand', { brand: brand ? brand[1] : '?', brands: acceptedNames() });
     var month = document.getElementById('expiration_month').value.trim();
     var year = document.getElementById('expiration_year').value.trim();
-    if (!/^(0?[1-9]|1[0-2])$/.test(month)) errors.expiration_month = 'Enter the month, 01 to 12';
-    if (!/^(\d{2}|\d{4})$/.test(year)) errors.expiration_year = 'Enter the year, such as 2030';
+    if (!/^(0?[1-9]|1[0-2])$/.test(month)) errors.expiration_month = msg('error.month');
+    if (!/^(\d{2}|\d{4})$/.test(year)) errors.expiration_year = msg('error.year');
     if (!errors.expiration_month && !errors.expiration_year) {
       var y = year.length === 2 ? 2000 + Number(year) : Number(year);
       var now = new Date();
-      if (y < now.getFullYear() || (y === now.getFullYear() && Number(month) < now.getMonth() + 1)) errors.expiration_year = 'This card has expired';
+      if (y < now.getFullYear() || (y === now.getFullYear() && Number(month) < now.getMonth() + 1))
+        errors.expiration_year = msg('error.expired');
     }
-    if (!/^\d{3,4}$/.test(document.getElementById('security_code').value)) errors.security_code = 'Enter the 3 or 4 digit security code';
+    var csc = document.getElementById('security_code').value;
+    if (!new RegExp('^\\d{' + cscLength(brand) + '}$').test(csc)) errors.security_code = msg('error.csc', { digits: cscLength(brand) });
     return errors;
   }
+  // EMV 3-D Secure 2 browser data, sent with the card for the issuer's risk check
+  function fillBrowserData() {
+    var set = function (id, value) {
+      var el = document.getElementById(id);
+      if (el) el.value = String(value);
+    };
+    set('browser_screen_width', window.screen.width);
+    set('browser_screen_height', window.screen.height);
+    set('browser_color_depth', window.screen.colorDepth);
+    set('browser_tz_offset', new Date().getTimezoneOffset());
+    set('browser_language', navigator.language || '');
+    set('browser_java_enabled', typeof navigator.javaEnabled === 'function' && navigator.javaEnabled() ? 'true' : 'false');
+    set('browser_javascript_enabled', 'true');
+  }
+  // the session's end in the shopper's own time zone (the server wrote it in UTC)
+  var until = document.getElementById('open-until');
+  var expires = until && Number(until.getAttribute('data-expires'));
+  if (expires) {
+    try {
+      var time = new Intl.DateTimeFormat(lang, { hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }).format(expires);
+      until.textContent = msg('card.open_until', { time: time });
+    } catch (e) {
+      // keep the server's text
+    }
+  }
   number.addEventListener('input', function () {
+    showBrand();
     var pan = digits(number.value);
-    brandHint.textContent = brandOf(pan);
     if (pan.length >= 12 && luhn(pan)) show('card', '');
   });
   number.addEventListener('blur', function () {
     var pan = digits(number.value);
-    if (pan) show('card', luhn(pan) ? '' : 'This card number is not valid');
+    if (pan && !luhn(pan)) show('card', msg('error.card_invalid'));
   });
   form.setAttribute('novalidate', '');
   form.addEventListener('submit', function (event) {
     var errors = check();
-    ['cardholder', 'card', 'expiration_month', 'expiration_year', 'security_code'].forEach(function (name) {
+    FIELDS.forEach(function (name) {
       show(name, errors[name] || '');
     });
-    var first = Object.keys(errors)[0];
-    if (first) {
+    showSummary(errors);
+    if (!summary.hidden) {
       event.preventDefault();
-      document.getElementById(first).focus();
+      summary.focus();
       return;
     }
+    fillBrowserData();
+    var origin = document.body.getAttribute('data-parent-origin');
+    if (window.parent !== window && origin) window.parent.postMessage({ type: 'gateway:submitted' }, origin);
     var button = document.getElementById('pay-button');
     // a second click must not send a second request (the server would answer the first payment anyway)
     setTimeout(function () {
       button.disabled = true;
     }, 0);
   });
-  if (number.value) brandHint.textContent = brandOf(digits(number.value));
+  // links of the summary move to their field
+  summary.addEventListener('click', function (event) {
+    var target = event.target;
+    if (!target || target.tagName !== 'A') return;
+    var field = document.getElementById(target.getAttribute('href').slice(1));
+    if (field) {
+      event.preventDefault();
+      field.focus();
+    }
+  });
+  if (number.value) showBrand();
+  // a page answered with problems: the summary takes the focus so a screen reader reads it first
+  if (!summary.hidden) summary.focus();
 })();

@@ -23,6 +23,7 @@ import { metricsRouter } from './http/routes/metrics.js';
 import { optimiseRouter } from './http/routes/optimise.js';
 import { docsRouter } from './http/routes/docs.js';
 import { frontDoorRouter } from './http/routes/front-door.js';
+import { pageAssetsRouter } from './http/routes/page-assets.js';
 
 /** EJS pages and the pages' own scripts and styles (next to src/ and dist/ alike). */
 const VIEWS_DIR = fileURLToPath(new URL('../views', import.meta.url));
@@ -81,10 +82,15 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
     '/public',
     express.static(PUBLIC_DIR, {
       index: false,
-      setHeaders: (res) => res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin'),
+      // Subresource Integrity on a page of another origin (the loading page) needs a CORS answer
+      setHeaders: (res) => {
+        res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+        res.setHeader('Access-Control-Allow-Origin', '*');
+      },
     }),
   );
   app.use(helmet());
+  app.use(pageAssetsRouter(deps));
   app.use(healthRouter(deps.store, options.isShuttingDown ?? (() => false)));
   if (metrics) app.use(metricsRouter(metrics, options.metricsAllow ?? ['127.0.0.1', '::1']));
   app.use(docsRouter(deps.baseUrl));

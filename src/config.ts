@@ -1,10 +1,17 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { buildRateTable, DEFAULT_RATES, type RateTable } from './core/payouts/fx.js';
 import { addressBits } from './core/merchants/ip-allow.js';
 import { DEFAULT_VAULT_KEY_ID, VAULT_KEY_ID_PATTERN, type VaultKey } from './core/payments/vault.js';
-import { merchantsFileSchema, type MerchantDirectory, buildDirectory, demoMerchants } from './core/merchants/directory.js';
+import {
+  merchantsFileSchema,
+  type MerchantDirectory,
+  type MerchantsFile,
+  buildDirectory,
+  demoMerchants,
+} from './core/merchants/directory.js';
 
 /** Thrown when a setting is wrong; main prints the message and exits non-zero. */
 export class ConfigError extends Error {}
@@ -127,6 +134,23 @@ function parseTrustProxy(raw: string | undefined): string | boolean | number | u
   return raw;
 }
 
+/** Branding logos are named relative to the merchants file; each must be a readable file of at most 256 KB. */
+function resolveLogos(file: MerchantsFile, dir: string): void {
+  for (const m of file.merchants)
+    for (const a of m.accounts) {
+      if (!a.branding.logo_file) continue;
+      const full = resolve(dir, a.branding.logo_file);
+      let size: number;
+      try {
+        size = statSync(full).size;
+      } catch {
+        throw new Error(`account ${a.account_id}: branding.logo_file: cannot read ${full}`);
+      }
+      if (size > 256 * 1024) throw new Error(`account ${a.account_id}: branding.logo_file: ${full} is over 256 KB`);
+      a.branding.logo_file = full;
+    }
+}
+
 function loadMerchants(path: string | undefined): { directory: MerchantDirectory; fromFile: boolean } {
   if (!path) return { directory: buildDirectory(demoMerchants()), fromFile: false };
   let text: string;
@@ -147,6 +171,7 @@ function loadMerchants(path: string | undefined): { directory: MerchantDirectory
     throw new ConfigError(`MERCHANTS_FILE: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
   try {
+    resolveLogos(parsed.data, dirname(resolve(path)));
     return { directory: buildDirectory(parsed.data), fromFile: true };
   } catch (err) {
     throw new ConfigError(`MERCHANTS_FILE: ${(err as Error).message}`);

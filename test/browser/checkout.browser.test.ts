@@ -122,7 +122,7 @@ describe('when a shopper pays through the redirect flow in a real browser', () =
     const page = await newPage();
     await page.goto(`${shop.origin}/pay`);
     await page.waitForURL(new RegExp(`^${gateway}/v1/checkout/${MERCHANT_ID}/cs_`));
-    await expect(page.locator('[data-testid=amount]').textContent()).resolves.toContain('USD 10.00');
+    await expect(page.locator('[data-testid=amount]').textContent()).resolves.toContain('$10.00');
     await page.screenshot({ path: join(SCREENSHOT_DIR, 'card-page-desktop.png'), fullPage: true });
     await fillCard(page, CARDS.approved);
     await page.locator('#pay-button').click();

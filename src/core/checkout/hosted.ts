@@ -4,6 +4,7 @@ import type { Payment } from '../payments/payment.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import { authorisePayment, type CardInput, type PaymentOrder } from '../payments/authorise.js';
 import type { PaymentResult } from '../payments/settle.js';
+import type { BrowserInfo } from '../ports/card-connector.js';
 import { assertNotifyUrl } from '../notifications/target.js';
 import { loadingFormFields } from './form.js';
 import { hostedUrls, SETTLED_SESSION_TTL_MS, type CheckoutSession } from './session.js';
@@ -104,6 +105,7 @@ export async function payCheckout(
   session: CheckoutSession,
   order: PaymentOrder,
   card: CardInput,
+  browser?: BrowserInfo,
 ): Promise<CheckoutStage> {
   let current = session;
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -121,6 +123,7 @@ export async function payCheckout(
     source: 'checkout',
     fingerprint: session.fingerprint,
     meta: { checkout_session: session.session_id },
+    ...(browser ? { browser } : {}),
   });
   return { kind: 'paid', payment: result.payment };
 }

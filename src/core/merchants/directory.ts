@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isCurrency } from '../kernel/money.js';
+import { brandingSchema, CARD_BRANDS } from './branding.js';
 
 const ipOrCidr = z.string().regex(/^[0-9a-fA-F:.]+(\/\d{1,3})?$/, 'must be an IP address or CIDR block');
 
@@ -73,6 +74,10 @@ const accountSchema = z.object({
   deposit_balance: z.record(z.string(), z.number().int().min(0)).default({}),
   /** methods /v1/optimise ranks; empty: the card method of `routing` (pm_id, apm_type) */
   payment_methods: z.array(paymentMethodSchema).default([]),
+  /** card brands the hosted card page accepts; empty: every brand */
+  card_brands: z.array(z.enum(CARD_BRANDS)).default([]),
+  /** display name, accent colour and logo of the hosted pages */
+  branding: brandingSchema.default({}),
 });
 
 const merchantSchema = z.object({

@@ -3,6 +3,7 @@ import type { Account, PaymentMethodSettings } from '../merchants/directory.js';
 import type { Minor } from '../kernel/money.js';
 import { formatAmount } from '../kernel/money.js';
 import { cardBrand } from '../kernel/cards.js';
+import { CARD_BRANDS } from '../merchants/branding.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
 import { CARD_METHOD, countryKey } from '../payments/measure.js';
 import { approvalRate, scoreMethod, type ScoredMethod } from './score.js';
@@ -26,10 +27,7 @@ export interface OptimiseAnswer {
   encryption_data: string;
 }
 
-/** The card brands the gateway's card connectors recognise (kernel/cards.ts). */
-const CARD_BRANDS = ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'JCB', 'DINERS', 'UNIONPAY', 'MAESTRO'];
-
-/** The account's methods: its payment_methods setting, or the card method of its routing. */
+/** The account's methods: its payment_methods setting, or the card method of its routing (with its card_brands). */
 export function accountMethods(account: Account): PaymentMethodSettings[] {
   if (account.payment_methods.length > 0) return account.payment_methods;
   return [
@@ -37,7 +35,7 @@ export function accountMethods(account: Account): PaymentMethodSettings[] {
       pm_id: account.routing.pm_id,
       apm_type: account.routing.apm_type,
       name: 'Card',
-      brands: CARD_BRANDS,
+      brands: account.card_brands.length > 0 ? [...account.card_brands] : [...CARD_BRANDS],
       currencies: [],
       countries: [],
       min_amount_minor: 0,

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
 import type { Contract } from '../subscriptions/contract.js';
-import type { AuthorisationOutcome, CardAuthorisation, CardConnector } from '../ports/card-connector.js';
+import type { AuthorisationOutcome, BrowserInfo, CardAuthorisation, CardConnector } from '../ports/card-connector.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import { PaymentStatus as S, type CardSummary, type Payment } from './payment.js';
 import { assessRisk } from './risk.js';
@@ -52,6 +52,8 @@ export interface AuthoriseCommand {
   /** keyed hash of the request: the same order_no with other content is refused */
   fingerprint: string;
   meta?: Record<string, string>;
+  /** 3-D Secure 2 browser data (hosted card page): kept on the payment and sent to the connector */
+  browser?: BrowserInfo;
 }
 
 export function connectorFor(deps: CoreDeps, account: Account): CardConnector {
@@ -175,6 +177,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
     created_at: now,
     updated_at: now,
     ...(cmd.meta ? { meta: cmd.meta } : {}),
+    ...(cmd.browser ? { device: cmd.browser } : {}),
   };
   const verdict = await commitMarked(
     deps,
@@ -209,6 +212,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
       currency: order.currency,
       threeDS: order.open3d,
       ...(order.mpi ? { mpi: order.mpi } : {}),
+      ...(cmd.browser ? { browser: cmd.browser } : {}),
     });
   const outcome = await askOnce(connector, claim.reference, ask);
   return settleAuthorisation(deps, account, payment, outcome, 'payment');

@@ -1,3 +1,4 @@
+import type { BrowserInfo } from '../ports/card-connector.js';
 import type { PaymentClaim } from './claim.js';
 import type { Minor } from '../kernel/money.js';
 import type { SubscriptionTerms } from '../subscriptions/contract.js';
@@ -111,6 +112,8 @@ export interface Payment {
   written_by?: string;
   /** extra per-source data (checkout session id, contract charge number, ...) */
   meta?: Record<string, string>;
+  /** 3-D Secure 2 browser data of the hosted card page (never card data) */
+  device?: BrowserInfo;
 }
 
 /** order_status seen by merchants for each payment status. */

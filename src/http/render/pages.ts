@@ -1,11 +1,15 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import type { CoreDeps } from '../../core/ports/deps.js';
 import type { Account } from '../../core/merchants/directory.js';
 import { originOf } from '../../core/checkout/result.js';
+import { dirOf, negotiate, t, type MessageKey } from '../../i18n/index.js';
+import { assetTag, brandKey, pageAssets } from './assets.js';
 
 /**
- * Headers of the hosted pages (card, challenge, result, notices): scripts only from our own files (no
- * inline script anywhere), and framing only by the account's storefront_domains. Helmet's X-Frame-Options
- * is dropped here, because frame-ancestors says who may frame these pages and the two must not disagree.
+ * Headers of the hosted pages (card, challenge, result, notices): scripts and styles only from our own
+ * files, each with Subresource Integrity, no inline script or style (no 'unsafe-inline'), and framing only
+ * by the account's storefront_domains. Helmet's X-Frame-Options is dropped where framing is allowed, because
+ * frame-ancestors says who may frame these pages and the two must not disagree.
  */
 export function hostedPageHeaders(res: Response, baseUrl: string, account: Account | undefined): void {
   const self = ["'self'", originOf(baseUrl)].filter(Boolean).join(' ');
@@ -21,56 +25,73 @@ export function hostedPageHeaders(res: Response, baseUrl: string, account: Accou
       `form-action ${self}`,
       `frame-ancestors ${ancestors.length > 0 ? ancestors.join(' ') : "'none'"}`,
       "base-uri 'none'",
+      "object-src 'none'",
     ].join('; '),
   );
   if (ancestors.length > 0) res.removeHeader('X-Frame-Options');
   else res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('Content-Language', String(res.locals.lang ?? 'en'));
+}
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+
+/** DESIGN 6.6: the order's default_lang, else its browser_lang, else the browser's Accept-Language, else English. */
+export function shopperLang(req: Request, order?: Record<string, unknown>): string {
+  return negotiate(text(order?.default_lang), text(order?.browser_lang), req.get('accept-language'));
+}
+
+/** The name the pages show for the account: its branding display name, else the merchant's name. */
+export function displayName(account: Account): string {
+  return account.branding.display_name ?? account.merchant_name;
+}
+
+/**
+ * Headers and the locals every hosted view uses: the language (`lang`, `dir`, `t`), `asset(name)` (a tag with
+ * its integrity), and the account's branding (accent class, logo, display name).
+ */
+export function preparePage(res: Response, deps: CoreDeps, account: Account | undefined, lang: string): void {
+  const assets = pageAssets(deps.merchants);
+  const key = account ? brandKey(account) : '';
+  const logo = account ? assets.logos.get(key) : undefined;
+  Object.assign(res.locals, {
+    lang,
+    dir: dirOf(lang),
+    t: (k: MessageKey, params?: Record<string, string | number>) => t(lang, k, params),
+    asset: (name: string) => assetTag(assets, deps.baseUrl, name),
+    baseUrl: deps.baseUrl,
+    brandClass: account?.branding.accent_color ? `brand-${key}` : '',
+    logoUrl: logo ? deps.baseUrl + logo.path : '',
+    brandName: account ? displayName(account) : '',
+    parentOrigin: '',
+  });
+  hostedPageHeaders(res, deps.baseUrl, account);
 }
 
 export interface NoticeOptions {
   status: number;
-  title: string;
-  message: string;
+  /** heading; its text is the catalogue's `<key>_detail` */
+  key: 'notice.unknown' | 'notice.expired' | 'notice.taken' | 'notice.outdated' | 'notice.changed';
   /** origin the page may tell its parent frame about its size */
   parentOrigin?: string | undefined;
 }
 
 /** A plain hosted page that explains why the checkout cannot go on (expired, changed, unknown). */
-export function renderNotice(res: Response, baseUrl: string, account: Account | undefined, n: NoticeOptions): void {
-  hostedPageHeaders(res, baseUrl, account);
-  res.status(n.status).render('notice', { baseUrl, title: n.title, message: n.message, parentOrigin: n.parentOrigin ?? '' });
+export function renderNotice(res: Response, deps: CoreDeps, account: Account | undefined, lang: string, n: NoticeOptions): void {
+  preparePage(res, deps, account, lang);
+  res.status(n.status).render('notice', {
+    title: t(lang, n.key),
+    message: t(lang, `${n.key}_detail`),
+    parentOrigin: n.parentOrigin ?? '',
+  });
 }
 
 export const NOTICES = {
-  unknown: {
-    status: 404,
-    title: 'Checkout not found',
-    message: 'This checkout link has expired or does not exist. Please return to the shop and start again.',
-  },
-  expired: {
-    status: 410,
-    title: 'Checkout expired',
-    message: 'This checkout has expired, and nothing was charged. Please return to the shop and start again.',
-  },
-  taken: {
-    status: 409,
-    title: 'Order already paid',
-    message:
-      'This order number was already paid with different order details, so this checkout cannot go on. Nothing was charged. Please return to the shop.',
-  },
+  unknown: { status: 404, key: 'notice.unknown' },
+  expired: { status: 410, key: 'notice.expired' },
+  taken: { status: 409, key: 'notice.taken' },
   /** the stored order no longer passes today's checks (a rule became stricter after the session was opened) */
-  outdated: {
-    status: 422,
-    title: 'Checkout can no longer be paid',
-    message:
-      'This checkout no longer meets the payment rules, so it cannot go on. Nothing was charged. Please return to the shop and start again.',
-  },
-  changed: {
-    status: 400,
-    title: 'Order details do not match',
-    message:
-      'The order details sent with this checkout differ from the order the shop registered, so it cannot go on. Nothing was charged.',
-  },
+  outdated: { status: 422, key: 'notice.outdated' },
+  changed: { status: 400, key: 'notice.changed' },
 } satisfies Record<string, NoticeOptions>;

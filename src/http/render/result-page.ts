@@ -3,17 +3,11 @@ import type { CoreDeps } from '../../core/ports/deps.js';
 import type { Account } from '../../core/merchants/directory.js';
 import { PaymentStatus as S, type Payment } from '../../core/payments/payment.js';
 import { resultRedirect, type ShopperResult } from '../../core/checkout/result.js';
-import { hostedPageHeaders } from './pages.js';
+import { parseAmount } from '../../core/kernel/money.js';
+import { formatAmount, t } from '../../i18n/index.js';
+import { displayName, preparePage } from './pages.js';
 
 export type Outcome = 'approved' | 'pending' | 'declined' | 'threeds_failed' | 'cancelled';
-
-const HEADINGS: Record<Outcome, string> = {
-  approved: 'Payment successful',
-  pending: 'Payment received, pending confirmation',
-  declined: 'Payment declined',
-  threeds_failed: '3-D Secure authentication failed',
-  cancelled: 'Payment cancelled',
-};
 
 export function outcomeOf(p: Payment): Outcome {
   switch (p.status) {
@@ -39,6 +33,8 @@ export interface ResultPageOptions {
   redirectTo: string;
   /** where the result is posted when the page is framed */
   parentOrigin: string | undefined;
+  /** the shopper's language (pages.ts shopperLang) */
+  lang: string;
 }
 
 /**
@@ -47,13 +43,14 @@ export interface ResultPageOptions {
  */
 export function renderResult(deps: CoreDeps, res: Response, account: Account, result: ShopperResult, o: ResultPageOptions): void {
   const outcome = o.outcome ?? (o.payment ? outcomeOf(o.payment) : 'pending');
-  hostedPageHeaders(res, deps.baseUrl, account);
+  const lang = o.lang;
+  preparePage(res, deps, account, lang);
   res.render('result', {
-    baseUrl: deps.baseUrl,
     outcome,
-    heading: HEADINGS[outcome],
-    detail: result.result_info.replace(/^\d+:/, ''),
-    merchantName: account.merchant_name,
+    heading: t(lang, `result.${outcome}`),
+    detail: t(lang, `result.${outcome}_detail`),
+    merchantName: displayName(account),
+    amount: formatAmount(lang, parseAmount(result.amount) ?? 0, result.currency),
     result,
     resultJson: JSON.stringify(result),
     redirectUrl: o.redirectTo ? resultRedirect(o.redirectTo, result) : '',

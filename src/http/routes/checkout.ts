@@ -8,7 +8,9 @@ import { authenticate, fieldValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
 import { checkoutSchema } from '../schemas/payment-request.js';
 import { paymentOrder, requestFingerprint } from '../schemas/payment-order.js';
-import { NOTICES, renderNotice } from '../render/pages.js';
+import { NOTICES, renderNotice, shopperLang } from '../render/pages.js';
+import { pageAssets, assetTag } from '../render/assets.js';
+import { dirOf, negotiate, t, type MessageKey } from '../../i18n/index.js';
 import { findSession } from './hosted-session.js';
 
 /** Card data never travels through the merchant: the shopper types it on the hosted card page. */
@@ -41,9 +43,17 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
     return;
   }
   res.setHeader('Cache-Control', 'no-store');
-  res
-    .type('html')
-    .render('loading', { baseUrl: deps.baseUrl, action: `${deps.baseUrl}/v1/checkout`, fields: Object.entries(session.form) });
+  // the merchant's server forwards this page: its Accept-Language is not the shopper's, so only the order's
+  const lang = negotiate(input.default_lang, input.browser_lang);
+  const assets = pageAssets(deps.merchants);
+  res.type('html').render('loading', {
+    lang,
+    dir: dirOf(lang),
+    t: (k: MessageKey) => t(lang, k),
+    asset: (name: string) => assetTag(assets, deps.baseUrl, name),
+    action: `${deps.baseUrl}/v1/checkout`,
+    fields: Object.entries(session.form),
+  });
 }
 
 /** Browsers send every line break of a form value as CRLF: compare values with line breaks alike. */
@@ -56,12 +66,12 @@ const sameLines = (v: unknown): string => (typeof v === 'string' ? v.replace(/\r
 async function openFromForm(deps: CoreDeps, req: Request, res: Response): Promise<void> {
   const body = req.body as Record<string, unknown>;
   const found = await findSession(deps, body.merchant_id, body.checkout_token);
-  if (!found) return renderNotice(res, deps.baseUrl, undefined, NOTICES.unknown);
+  if (!found) return renderNotice(res, deps, undefined, shopperLang(req, body), NOTICES.unknown);
   const { session, account } = found;
   for (const [name, value] of Object.entries(body)) {
     const expected = session.form[name];
     if (expected !== undefined && sameLines(expected) !== sameLines(value))
-      return renderNotice(res, deps.baseUrl, account, NOTICES.changed);
+      return renderNotice(res, deps, account, shopperLang(req, session.request), NOTICES.changed);
   }
   res.redirect(303, hostedUrls(deps.baseUrl, session.merchant_id, session.session_id).card);
 }

@@ -1,3 +1,5 @@
+import { assetTag, pageAssets } from '../render/assets.js';
+import { t, type MessageKey } from '../../i18n/index.js';
 import { Router } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { CoreDeps } from '../../core/ports/deps.js';
@@ -38,6 +40,19 @@ export function exampleShopRouter(deps: CoreDeps): Router {
       body: JSON.stringify(order()),
     });
 
+  // the merchant's own page (not a hosted page): the shared head partial in English, without branding
+  const assets = pageAssets(deps.merchants);
+  router.use('/examples/shop', (_req, res, next) => {
+    Object.assign(res.locals, {
+      lang: 'en',
+      dir: 'ltr',
+      t: (k: MessageKey) => t('en', k),
+      asset: (name: string) => assetTag(assets, deps.baseUrl, name),
+      brandClass: '',
+      logoUrl: '',
+    });
+    next();
+  });
   router.get('/examples/shop', (_req, res) =>
     res.render('example-shop', { baseUrl: deps.baseUrl, mode: 'start', checkoutUrl: '', result: null }),
   );

@@ -2,76 +2,43 @@ import { Router, type Request, type Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import type { Account } from '../../core/merchants/directory.js';
 import { GatewayError } from '../../core/kernel/errors.js';
-import { formatAmount } from '../../core/kernel/money.js';
 import { expiryPassed } from '../../core/kernel/cards.js';
 import { cancelCheckout, checkoutStage, payCheckout, type CheckoutStage } from '../../core/checkout/hosted.js';
 import { hostedUrls, type CheckoutSession } from '../../core/checkout/session.js';
 import { cancelledResult, parentOrigin, paymentResult } from '../../core/checkout/result.js';
 import { issuerUrl } from '../../core/payments/settle.js';
-import { checkoutSchema, parseItems } from '../schemas/payment-request.js';
-import { readCardForm, type CardFormErrors } from '../schemas/card-form.js';
+import { checkoutSchema } from '../schemas/payment-request.js';
+import { brandRefusal, readBrowserData, readCardForm } from '../schemas/card-form.js';
 import { paymentOrder } from '../schemas/payment-order.js';
-import { hostedPageHeaders, NOTICES, renderNotice } from '../render/pages.js';
+import { displayName, NOTICES, preparePage, renderNotice, shopperLang } from '../render/pages.js';
 import { renderResult } from '../render/result-page.js';
+import { renderCard } from '../render/card-page.js';
 import { findSession } from './hosted-session.js';
 
 const s = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** What the card page shows of the order: merchant, items, amount. */
-function orderSummary(account: Account, session: CheckoutSession) {
-  const r = session.request;
-  return {
-    merchantName: account.merchant_name,
-    website: s(r.website) || account.website,
-    orderNo: session.order_no,
-    amount: formatAmount(session.amount),
-    currency: session.currency,
-    items: parseItems(s(r.items)).map((it) => ({ name: it.name, quantity: it.quantity, total: formatAmount(it.unitPrice * it.quantity) })),
-  };
-}
-
-function renderCard(
-  deps: CoreDeps,
-  res: Response,
-  account: Account,
-  session: CheckoutSession,
-  values: Record<string, string>,
-  errors: CardFormErrors,
-  status = 200,
-): void {
-  hostedPageHeaders(res, deps.baseUrl, account);
-  const urls = hostedUrls(deps.baseUrl, session.merchant_id, session.session_id);
-  res.status(status).render('card', {
-    baseUrl: deps.baseUrl,
-    parentOrigin: parentOrigin(account, session.return_url) ?? '',
-    order: orderSummary(account, session),
-    urls,
-    values,
-    errors,
-  });
-}
-
 /** Sends the shopper where the session's stage says: result, challenge, card page or a notice. */
-function followStage(deps: CoreDeps, res: Response, account: Account, session: CheckoutSession, stage: CheckoutStage): void {
+function followStage(deps: CoreDeps, req: Request, res: Response, account: Account, session: CheckoutSession, stage: CheckoutStage): void {
+  const lang = shopperLang(req, session.request);
   const urls = hostedUrls(deps.baseUrl, session.merchant_id, session.session_id);
   switch (stage.kind) {
     case 'open':
       return res.redirect(303, urls.card);
     case 'expired':
-      return renderNotice(res, deps.baseUrl, account, { ...NOTICES.expired, parentOrigin: parentOrigin(account, session.return_url) });
+      return renderNotice(res, deps, account, lang, { ...NOTICES.expired, parentOrigin: parentOrigin(account, session.return_url) });
     case 'paid':
       if (stage.payment.threeds.challenge_pending) return res.redirect(303, issuerUrl(deps.baseUrl, stage.payment));
       return res.redirect(303, urls.result);
     case 'cancelled':
       return res.redirect(303, urls.result);
     case 'taken':
-      return renderNotice(res, deps.baseUrl, account, { ...NOTICES.taken, parentOrigin: parentOrigin(account, session.return_url) });
+      return renderNotice(res, deps, account, lang, { ...NOTICES.taken, parentOrigin: parentOrigin(account, session.return_url) });
   }
 }
 
 async function sessionOf(deps: CoreDeps, req: Request, res: Response) {
   const found = await findSession(deps, req.params.merchantId, req.params.sessionId);
-  if (!found) renderNotice(res, deps.baseUrl, undefined, NOTICES.unknown);
+  if (!found) renderNotice(res, deps, undefined, shopperLang(req), NOTICES.unknown);
   return found;
 }
 
@@ -84,18 +51,28 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     const found = await sessionOf(deps, req, res);
     if (!found) return;
     const stage = await checkoutStage(deps, found.session);
-    if (stage.kind !== 'open') return followStage(deps, res, found.account, found.session, stage);
+    if (stage.kind !== 'open') return followStage(deps, req, res, found.account, found.session, stage);
     const r = found.session.request;
-    renderCard(deps, res, found.account, found.session, { cardholder: [s(r.first_name), s(r.last_name)].filter(Boolean).join(' ') }, {});
+    const lang = shopperLang(req, r);
+    renderCard(
+      deps,
+      res,
+      found.account,
+      found.session,
+      lang,
+      { cardholder: [s(r.first_name), s(r.last_name)].filter(Boolean).join(' ') },
+      {},
+    );
   });
 
   router.post(`${base}/pay`, async (req, res) => {
     const found = await sessionOf(deps, req, res);
     if (!found) return;
     const { session, account } = found;
+    const lang = shopperLang(req, session.request);
     // an expired, paid or cancelled session answers its own page, whatever card was typed
     const current = await checkoutStage(deps, session);
-    if (current.kind !== 'open') return followStage(deps, res, account, session, current);
+    if (current.kind !== 'open') return followStage(deps, req, res, account, session, current);
     const body = req.body as Record<string, unknown>;
     // the re-shown form keeps name and expiry; the security code never, and the number only while it is
     // itself at fault (not a valid card number), so a real card number never comes back in a page
@@ -107,39 +84,49 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     };
     const read = readCardForm(body);
     if (!read.ok)
-      return renderCard(deps, res, account, session, read.errors.card ? { ...kept, card: s(body.card) } : kept, read.errors, 422);
+      return renderCard(deps, res, account, session, lang, read.errors.card ? { ...kept, card: s(body.card) } : kept, read.errors, 422);
     const card = read.form;
+    const refusal = brandRefusal(card.card, account.card_brands);
+    if (refusal) return renderCard(deps, res, account, session, lang, kept, { card: refusal }, 422);
     if (expiryPassed(card.expiration_month, card.expiration_year, deps.clock.now())) {
-      return renderCard(deps, res, account, session, kept, { expiration_year: 'This card has expired' }, 422);
+      return renderCard(deps, res, account, session, lang, kept, { expiration_year: { key: 'error.expired' } }, 422);
     }
     const stored = checkoutSchema.safeParse(session.request);
     if (!stored.success) {
-      return renderNotice(res, deps.baseUrl, account, { ...NOTICES.outdated, parentOrigin: parentOrigin(account, session.return_url) });
+      return renderNotice(res, deps, account, lang, { ...NOTICES.outdated, parentOrigin: parentOrigin(account, session.return_url) });
     }
     const order = paymentOrder(stored.data);
     let stage: CheckoutStage;
     try {
-      stage = await payCheckout(deps, account, session, order, {
-        pan: card.card,
-        expMonth: card.expiration_month,
-        expYear: card.expiration_year,
-        securityCode: card.security_code,
-      });
+      stage = await payCheckout(
+        deps,
+        account,
+        session,
+        order,
+        {
+          pan: card.card,
+          expMonth: card.expiration_month,
+          expYear: card.expiration_year,
+          securityCode: card.security_code,
+        },
+        readBrowserData(body, { userAgent: req.get('user-agent'), accept: req.get('accept') }),
+      );
     } catch (err) {
       // another request paid this order_no between the stage check and the payment: nothing was charged here
-      if (err instanceof GatewayError && err.code === 'ORDER_CONFLICT') return followStage(deps, res, account, session, { kind: 'taken' });
+      if (err instanceof GatewayError && err.code === 'ORDER_CONFLICT')
+        return followStage(deps, req, res, account, session, { kind: 'taken' });
       if (err instanceof GatewayError && err.status === 400) {
-        return renderCard(deps, res, account, session, kept, { card: err.message.replace(/^[\w.]+: /, '') }, 422);
+        return renderCard(deps, res, account, session, lang, kept, { card: { key: 'error.card_refused' } }, 422);
       }
       throw err;
     }
-    followStage(deps, res, account, session, stage);
+    followStage(deps, req, res, account, session, stage);
   });
 
   const cancel = async (req: Request, res: Response): Promise<void> => {
     const found = await sessionOf(deps, req, res);
     if (!found) return;
-    followStage(deps, res, found.account, found.session, await cancelCheckout(deps, found.session));
+    followStage(deps, req, res, found.account, found.session, await cancelCheckout(deps, found.session));
   };
   // a GET (the cancelUrl alias, a link) only asks: link prefetchers and scanners must not cancel a checkout
   router.get(`${base}/cancel`, async (req, res) => {
@@ -147,12 +134,11 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     if (!found) return;
     const { session, account } = found;
     const stage = await checkoutStage(deps, session);
-    if (stage.kind !== 'open') return followStage(deps, res, account, session, stage);
-    hostedPageHeaders(res, deps.baseUrl, account);
+    if (stage.kind !== 'open') return followStage(deps, req, res, account, session, stage);
+    preparePage(res, deps, account, shopperLang(req, session.request));
     res.render('cancel-confirm', {
-      baseUrl: deps.baseUrl,
       parentOrigin: parentOrigin(account, session.return_url) ?? '',
-      merchantName: account.merchant_name,
+      merchantName: displayName(account),
       urls: hostedUrls(deps.baseUrl, session.merchant_id, session.session_id),
     });
   });
@@ -168,13 +154,15 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
         outcome: 'cancelled',
         redirectTo: session.cancel_url || session.return_url,
         parentOrigin: parentOrigin(account, session.return_url),
+        lang: shopperLang(req, session.request),
       });
     }
-    if (stage.kind !== 'paid' || stage.payment.threeds.challenge_pending) return followStage(deps, res, account, session, stage);
+    if (stage.kind !== 'paid' || stage.payment.threeds.challenge_pending) return followStage(deps, req, res, account, session, stage);
     return renderResult(deps, res, account, paymentResult(account, stage.payment), {
       payment: stage.payment,
       redirectTo: session.return_url,
       parentOrigin: parentOrigin(account, session.return_url),
+      lang: shopperLang(req, session.request),
     });
   });
   return router;

@@ -3,11 +3,11 @@ import { Router, type Request, type Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import type { Account } from '../../core/merchants/directory.js';
 import type { Payment } from '../../core/payments/payment.js';
-import { formatAmount } from '../../core/kernel/money.js';
+import { formatAmount } from '../../i18n/index.js';
 import { answerChallenge } from '../../core/payments/authorise.js';
 import { paymentResult, parentOrigin } from '../../core/checkout/result.js';
 import { httpUrl } from '../schemas/common.js';
-import { hostedPageHeaders, renderNotice, NOTICES } from '../render/pages.js';
+import { displayName, preparePage, renderNotice, shopperLang, NOTICES } from '../render/pages.js';
 import { renderResult } from '../render/result-page.js';
 
 const s = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -38,13 +38,21 @@ function appended(current: string | undefined, offered: unknown): string {
   return v && httpUrl.safeParse(v).success ? v : '';
 }
 
+/** The shopper's language: a checkout payment's order says it; a direct payment has only the browser's. */
+async function challengeLang(deps: CoreDeps, req: Request, p: Payment): Promise<string> {
+  const sessionId = p.meta?.checkout_session;
+  const session = sessionId ? await deps.store.getCheckoutSession(p.merchant_id, sessionId) : undefined;
+  return shopperLang(req, session?.request);
+}
+
 /** A finished challenge: the checkout's own result page, or the signed result sent to the return address. */
-function finish(deps: CoreDeps, res: Response, account: Account, p: Payment): void {
+async function finish(deps: CoreDeps, req: Request, res: Response, account: Account, p: Payment): Promise<void> {
   if (p.source === 'checkout' && p.return_url) return res.redirect(303, p.return_url);
   renderResult(deps, res, account, paymentResult(account, p), {
     payment: p,
     redirectTo: p.return_url ?? '',
     parentOrigin: parentOrigin(account, p.return_url ?? ''),
+    lang: await challengeLang(deps, req, p),
   });
 }
 
@@ -55,16 +63,15 @@ export function threedsRouter(deps: CoreDeps): Router {
 
   router.get(path, async (req, res) => {
     const found = await challengedPayment(deps, req);
-    if (!found) return renderNotice(res, deps.baseUrl, undefined, NOTICES.unknown);
+    if (!found) return renderNotice(res, deps, undefined, shopperLang(req), NOTICES.unknown);
     const { payment: p, account } = found;
-    if (!p.threeds.challenge_pending) return finish(deps, res, account, p);
-    hostedPageHeaders(res, deps.baseUrl, account);
+    if (!p.threeds.challenge_pending) return finish(deps, req, res, account, p);
+    const lang = await challengeLang(deps, req, p);
+    preparePage(res, deps, account, lang);
     res.render('challenge', {
-      baseUrl: deps.baseUrl,
       parentOrigin: parentOrigin(account, p.return_url ?? '') ?? '',
-      merchantName: account.merchant_name,
-      amount: formatAmount(p.amount),
-      currency: p.currency,
+      merchantName: displayName(account),
+      amount: formatAmount(lang, p.amount, p.currency),
       card: p.card?.masked ?? '',
       action: req.originalUrl.split('?')[0],
       returnUrl: appended(p.return_url, req.query.return_url),
@@ -75,7 +82,7 @@ export function threedsRouter(deps: CoreDeps): Router {
 
   router.post(path, async (req, res) => {
     const found = await challengedPayment(deps, req);
-    if (!found) return renderNotice(res, deps.baseUrl, undefined, NOTICES.unknown);
+    if (!found) return renderNotice(res, deps, undefined, shopperLang(req), NOTICES.unknown);
     const { payment, account } = found;
     const body = req.body as Record<string, unknown>;
     const code = s(body.code).trim();
@@ -87,7 +94,7 @@ export function threedsRouter(deps: CoreDeps): Router {
         : { return_url: appended(payment.return_url, body.return_url) }),
     };
     const result = await answerChallenge(deps, account, withAddresses, code);
-    finish(deps, res, account, result.payment);
+    await finish(deps, req, res, account, result.payment);
   });
   return router;
 }

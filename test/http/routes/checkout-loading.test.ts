@@ -102,7 +102,9 @@ describe('when a merchant posts a signed checkout request', () => {
     expect(res.type).toBe('text/html');
     expect(res.text).toMatch(/<title>Loading[^<]*<\/title>/);
     expect(res.text).toContain(`<form id="checkout-form" method="post" action="${BASE}/v1/checkout">`);
-    expect(res.text).toContain(`<script src="${BASE}/public/loading.js"></script>`);
+    expect(res.text).toMatch(
+      new RegExp(`<script src="${BASE}/public/loading.js" integrity="sha384-[A-Za-z0-9+/=]{64}" crossorigin="anonymous"></script>`),
+    );
     expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
   });
 

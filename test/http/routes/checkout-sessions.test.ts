@@ -79,7 +79,7 @@ describe('when the loading page form is posted', () => {
     expect(ok.headers.location).toMatch(new RegExp(`/v1/checkout/${MERCHANT_ID}/${form.checkout_token}$`));
     const page = await request(gw.app).get(path(ok.headers.location));
     expect(page.status).toBe(200);
-    expect(page.text).toContain('USD 10.00');
+    expect(page.text).toContain('$10.00');
 
     const tampered = await request(gw.app)
       .post('/v1/checkout')
@@ -118,7 +118,8 @@ describe('when the shopper pays on the card page', () => {
     const s = await openSession();
     const res = await request(gw.app).post(s.pay).type('form').send(cardForm('4242424242424241'));
     expect(res.status).toBe(422);
-    expect(res.text).toMatch(/<p class="field-error" id="card-error" role="alert">This card number is not valid<\/p>/);
+    expect(res.text).toMatch(/<p class="field-error" id="card-error">This card number is not valid<\/p>/);
+    expect(attributeOf(res.text, 'card', 'aria-invalid')).toBe('true');
     expect(attributeOf(res.text, 'cardholder', 'value')).toBe('Ada Lovelace');
     expect(attributeOf(res.text, 'expiration_year', 'value')).toBe('2034');
     expect(res.text).not.toContain(TEST_SECURITY_CODE + '"');

@@ -1,0 +1,131 @@
+/**
+ * The shopper's language for the hosted pages (DESIGN 6.6): the catalogues, the negotiation of a language
+ * from the order and the browser, and Intl formatting of amounts and times. Pages, public/card.js (through
+ * clientMessages) and the merchant portal all take their strings from here.
+ */
+import { formatAmount as decimalAmount, type Minor } from '../core/kernel/money.js';
+import { CATALOGUES } from './catalogues/index.js';
+import { en, type MessageKey } from './catalogues/en.js';
+
+export type { MessageKey } from './catalogues/en.js';
+
+/** Tags of the languages we have a catalogue for, English first. */
+export const LANGUAGES: readonly string[] = Object.keys(CATALOGUES);
+export const DEFAULT_LANG = 'en';
+
+const RTL = new Set(['ar', 'he', 'fa', 'ur']);
+const BY_LOWER = new Map(LANGUAGES.map((tag) => [tag.toLowerCase(), tag]));
+
+/** Tags that name a language we have under another tag: old codes, Chinese regions and scripts, Norwegian. */
+const ALIASES: Record<string, string> = {
+  zh: 'zh-Hans',
+  'zh-cn': 'zh-Hans',
+  'zh-sg': 'zh-Hans',
+  'zh-my': 'zh-Hans',
+  'zh-tw': 'zh-Hant',
+  'zh-hk': 'zh-Hant',
+  'zh-mo': 'zh-Hant',
+  no: 'nb',
+  nn: 'nb',
+  iw: 'he',
+  in: 'id',
+  fil: 'en',
+};
+
+/** The language we have for one tag: itself, an alias, the same script (zh-Hant-TW), else its base language. */
+function match(tag: string): string | undefined {
+  const lower = tag.trim().replace(/_/g, '-').toLowerCase();
+  if (!/^[a-z]{1,8}(-[a-z0-9]{1,8})*$/.test(lower)) return undefined;
+  const parts = lower.split('-');
+  for (let n = parts.length; n > 0; n--) {
+    const prefix = parts.slice(0, n).join('-');
+    const found = BY_LOWER.get(prefix) ?? ALIASES[prefix];
+    if (found && CATALOGUES[found]) return found;
+  }
+  return undefined;
+}
+
+/** Tags of one candidate: a single tag, or an Accept-Language list ordered by its q-values (q=0 dropped). */
+function tagsOf(candidate: string): string[] {
+  return candidate
+    .split(',')
+    .map((part, index) => {
+      const [tag = '', ...params] = part.split(';').map((p) => p.trim());
+      const q = params.find((p) => p.startsWith('q='));
+      const weight = q ? Number(q.slice(2)) : 1;
+      return { tag, weight: Number.isFinite(weight) ? weight : 0, index };
+    })
+    .filter((c) => c.tag && c.tag !== '*' && c.weight > 0)
+    .sort((a, b) => b.weight - a.weight || a.index - b.index)
+    .map((c) => c.tag);
+}
+
+/**
+ * The first candidate we speak, in the caller's order of preference; English when none. Each candidate is a
+ * tag (`default_lang`, `browser_lang`) or an Accept-Language header; `es-MX` falls back to `es`,
+ * `pt-BR` to `pt-BR` then `pt`, `zh-TW` to traditional Chinese.
+ */
+export function negotiate(...candidates: Array<string | undefined | null>): string {
+  for (const candidate of candidates) {
+    if (!candidate) continue;
+    for (const tag of tagsOf(candidate)) {
+      const found = match(tag);
+      if (found) return found;
+    }
+  }
+  return DEFAULT_LANG;
+}
+
+export function dirOf(lang: string): 'rtl' | 'ltr' {
+  return RTL.has(lang.split('-')[0]!.toLowerCase()) ? 'rtl' : 'ltr';
+}
+
+/** A message of the language's catalogue (English for a language or key we lack), with `{name}` filled. */
+export function t(lang: string, key: MessageKey, params: Record<string, string | number> = {}): string {
+  const text: string = CATALOGUES[lang]?.[key] ?? en[key];
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+}
+
+/** Fraction digits of the currency's minor unit (ISO 4217: JPY 0, USD 2, KWD 3). */
+export function currencyDigits(currency: string): number {
+  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+}
+
+/**
+ * An amount for the shopper: the language's digits, separators and currency sign, always with the
+ * currency's own number of fraction digits. The decimal string goes to Intl as text, so no float is used.
+ */
+export function formatAmount(lang: string, minor: Minor, currency: string): string {
+  const digits = currencyDigits(currency);
+  const format = new Intl.NumberFormat(lang, {
+    style: 'currency',
+    currency,
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+  return format.format(decimalAmount(minor) as unknown as number);
+}
+
+/** A time of day with its zone, for "open until" notices; the card page shows it again in the shopper's zone. */
+export function formatTime(lang: string, epochMs: number, timeZone = 'UTC'): string {
+  return new Intl.DateTimeFormat(lang, { hour: 'numeric', minute: '2-digit', timeZone, timeZoneName: 'short' }).format(epochMs);
+}
+
+/** The messages public/card.js shows itself, for the page's data attribute. */
+export function clientMessages(lang: string): Partial<Record<MessageKey, string>> {
+  const keys: MessageKey[] = [
+    'error.summary',
+    'error.cardholder',
+    'error.card_digits',
+    'error.card_invalid',
+    'error.card_brand',
+    'error.month',
+    'error.year',
+    'error.expired',
+    'error.csc',
+    'card.csc_hint',
+    'card.csc_hint_amex',
+    'card.open_until',
+  ];
+  return Object.fromEntries(keys.map((k) => [k, CATALOGUES[lang]?.[k] ?? en[k]]));
+}
