@@ -24,6 +24,7 @@ import { optimiseRouter } from './http/routes/optimise.js';
 import { docsRouter } from './http/routes/docs.js';
 import { frontDoorRouter } from './http/routes/front-door.js';
 import { pageAssetsRouter } from './http/routes/page-assets.js';
+import { portalRouter } from './http/routes/portal/index.js';
 
 /** EJS pages and the pages' own scripts and styles (next to src/ and dist/ alike). */
 const VIEWS_DIR = fileURLToPath(new URL('../views', import.meta.url));
@@ -107,8 +108,9 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(checkoutRouter(deps));
   app.use(hostedPagesRouter(deps));
   app.use(threedsRouter(deps));
+  app.use(portalRouter(deps));
   if (options.development) app.use(exampleShopRouter(deps));
   app.use(notFound);
-  app.use(errorHandler(deps.log));
+  app.use(errorHandler(deps.log, deps.timezone));
   return app;
 }

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { hashPasswordSync } from './core/portal/password.js';
 import { z } from 'zod';
 import { buildRateTable, DEFAULT_RATES, type RateTable } from './core/payouts/fx.js';
 import { addressBits } from './core/merchants/ip-allow.js';
@@ -87,6 +88,8 @@ export interface Config {
   pendingResolveMs: number;
   merchants: MerchantDirectory;
   merchantsFromFile: boolean;
+  /** the demo merchant's portal admin (no MERCHANTS_FILE): a password made at start and printed */
+  demoPortal?: { email: string; password: string };
   fxRates: RateTable;
   /** callers allowed to read /metrics; null: metrics are off */
   metricsAllow: string[] | null;
@@ -151,8 +154,19 @@ function resolveLogos(file: MerchantsFile, dir: string): void {
     }
 }
 
-function loadMerchants(path: string | undefined): { directory: MerchantDirectory; fromFile: boolean } {
-  if (!path) return { directory: buildDirectory(demoMerchants()), fromFile: false };
+export const DEMO_PORTAL_EMAIL = 'demo@shop.example';
+
+function loadMerchants(path: string | undefined): {
+  directory: MerchantDirectory;
+  fromFile: boolean;
+  demoPortal?: { email: string; password: string };
+} {
+  if (!path) {
+    const password = randomBytes(12).toString('base64url');
+    const demoPortal = { email: DEMO_PORTAL_EMAIL, password };
+    const directory = buildDirectory(demoMerchants({ email: DEMO_PORTAL_EMAIL, password_hash: hashPasswordSync(password) }));
+    return { directory, fromFile: false, demoPortal };
+  }
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -207,7 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('VAULT_KEY: required when REDIS_URL is set (32 bytes, hex or base64), or VAULT_KEYS');
   }
   const vaultKeys = configured.length > 0 ? configured : [{ id: DEFAULT_VAULT_KEY_ID, key: randomBytes(32) }];
-  const { directory, fromFile } = loadMerchants(e.MERCHANTS_FILE);
+  const { directory, fromFile, demoPortal } = loadMerchants(e.MERCHANTS_FILE);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -224,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pendingResolveMs: Math.round(e.PENDING_RESOLVE_SECONDS * 1000),
     merchants: directory,
     merchantsFromFile: fromFile,
+    ...(demoPortal ? { demoPortal } : {}),
     fxRates: loadRates(e.FX_RATES_FILE),
     metricsAllow: parseMetricsAllow(e.METRICS_ALLOW),
   };

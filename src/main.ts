@@ -16,6 +16,7 @@ function printDemoMerchant(config: Config): void {
       `  merchant_id: ${a.merchant_id}`,
       `  account_id:  ${a.account_id}`,
       `  sign_key:    ${a.sign_key}`,
+      `  portal:      ${config.baseUrl}/portal as ${config.demoPortal?.email} with password ${config.demoPortal?.password}`,
       '',
     ].join('\n') + '\n',
   );

@@ -1,8 +1,9 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * A small, self-contained helper for merchants receiving the gateway's notifications (copy this file into
- * your project; it needs only node:crypto). Check both signatures before trusting a notification:
+ * A small, self-contained helper for merchants calling the gateway and receiving its notifications (copy this
+ * file into your project; it needs only node:crypto). Sign a request with `signRequest`, in either form the
+ * gateway accepts. Check both signatures before trusting a notification:
  *
  *   const raw = await readRawBody(req);                        // the exact bytes received
  *   if (!verifyXSignature(req.headers['x-signature'], raw, SIGN_KEY)) return res.status(400).end();
@@ -21,6 +22,36 @@ function sameText(a: string, b: string): boolean {
   const x = Buffer.from(a.toLowerCase(), 'utf8');
   const y = Buffer.from(b.toLowerCase(), 'utf8');
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * How request values are signed. The gateway accepts both (DESIGN 2): `spaces-removed` (every space of every
+ * value removed, the gateway's own form) and `as-sent` (the values exactly as sent, as some existing
+ * integrations of this API family sign them). The gateway's answers and notifications always use
+ * `spaces-removed`, so `verifyNotificationSignature` checks only that form.
+ */
+export type RequestSignatureForm = 'spaces-removed' | 'as-sent';
+
+/**
+ * A request's `encryption_data`: lowercase hex SHA-256 of the call's values in its documented order (a missing
+ * field is the empty string, a number its JSON text), no separator, followed by the sign_key. For example
+ * /v1/authorise signs merchant_id, account_id, order_no, currency, amount, first_name, last_name, card,
+ * expiration_year, expiration_month, security_code, shopper_email; the amount is signed as you send it.
+ */
+export function signRequest(
+  values: readonly (string | number | null | undefined)[],
+  signKey: string,
+  form: RequestSignatureForm = 'spaces-removed',
+): string {
+  const text = values
+    .map((v) => {
+      const t = v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+      return form === 'as-sent' ? t : t.replaceAll(' ', '');
+    })
+    .join('');
+  return createHash('sha256')
+    .update(text + signKey, 'utf8')
+    .digest('hex');
 }
 
 /**

@@ -1,4 +1,9 @@
-import type { ChangeSet, DueQueue, GatewayStore, RefundIndexEntry } from '../core/ports/store.js';
+import { createHash } from 'node:crypto';
+import type { ChangeSet, DueQueue, GatewayStore, PaymentIndexEntry, RefundIndexEntry } from '../core/ports/store.js';
+import type { PortalSession } from '../core/portal/sessions.js';
+import type { AuditRecord } from '../core/portal/audit.js';
+import type { LoginFailures, ThrottleScope } from '../core/portal/throttle.js';
+import type { PortalPassword } from '../core/portal/users.js';
 import type { Payment } from '../core/payments/payment.js';
 import type { Contract } from '../core/subscriptions/contract.js';
 import type { IdempotencyRecord } from '../core/idempotency/idempotency-key.js';
@@ -32,6 +37,14 @@ export const keys = {
   calls: (m: string, account: string, windowStart: number) => `gw:{${m}}:calls:${account}:${windowStart}`,
   /** authorisation counters of an account: fields `<dimension>:tried` and `<dimension>:approved` */
   approvals: (m: string, account: string) => `gw:{${m}}:approvals:${account}`,
+  /** an account's transaction ids scored by creation time (portal search, newest payments) */
+  paymentsByTime: (m: string, account: string) => `gw:{${m}}:pay-by-time:${account}`,
+  portalSession: (m: string, id: string) => `gw:{${m}}:portal-session:${id}`,
+  /** portal actions (JSON members scored by time): per subject, and the merchant's all together */
+  audit: (m: string, subject: string | undefined) => (subject === undefined ? `gw:{${m}}:audit` : `gw:{${m}}:audit:${subject}`),
+  portalPassword: (m: string, email: string) => `gw:{${m}}:portal-password:${email}`,
+  /** failed sign-ins: not a merchant's (unknown e-mails count), so their own slot; the id hashed (no raw e-mail or IP in key names) */
+  loginFailures: (scope: string, id: string) => `gw:{portal}:login-fail:${scope}:${createHash('sha256').update(id).digest('hex')}`,
   /** the sandbox acquirer's ledger: one key per acquirer reference, in its own slot */
   acquirer: (reference: string) => `acq:{${reference}}`,
 };
@@ -65,6 +78,7 @@ export class KvGatewayStore implements GatewayStore {
         const orderKey = keys.order(m, next.account_id, next.order_no);
         conditions.push({ key: orderKey, version: 0 });
         writes.push({ op: 'put', key: orderKey, data: next.transaction_id });
+        writes.push({ op: 'zadd', key: keys.paymentsByTime(m, next.account_id), score: next.created_at, member: next.transaction_id });
       }
     }
     for (const card of change.cards ?? []) {
@@ -129,7 +143,50 @@ export class KvGatewayStore implements GatewayStore {
       conditions.push({ key, version: expected });
       writes.push({ op: 'put', key, data: encode(next) });
     }
+    for (const { id, next, expected, ttlMs } of change.portalSessions ?? []) {
+      const key = keys.portalSession(m, id);
+      if (expected >= 0) conditions.push({ key, version: expected });
+      writes.push(next === null ? { op: 'del', key } : { op: 'put', key, data: encode(next), ttlMs });
+    }
+    for (const a of change.audit ?? []) {
+      for (const key of [keys.audit(m, a.subject), keys.audit(m, undefined)]) {
+        writes.push({ op: 'zadd', key, score: a.at, member: JSON.stringify(a) });
+      }
+    }
+    for (const { next, expected } of change.portalPasswords ?? []) {
+      const key = keys.portalPassword(m, next.email);
+      conditions.push({ key, version: expected });
+      writes.push({ op: 'put', key, data: encode(next) });
+    }
     return (await this.kv.commit(conditions, writes)).ok;
+  }
+
+  async paymentsByTime(m: string, account: string, from: number, to: number, limit: number): Promise<PaymentIndexEntry[]> {
+    const hits = await this.kv.range(keys.paymentsByTime(m, account), from, to, limit, true);
+    return hits.map((h) => ({ transactionId: h.member, at: h.score }));
+  }
+
+  async getPortalSession(m: string, id: string): Promise<PortalSession | undefined> {
+    return decode<PortalSession>(await this.kv.get(keys.portalSession(m, id)));
+  }
+
+  async auditOf(m: string, subject: string | undefined, limit: number): Promise<AuditRecord[]> {
+    const hits = await this.kv.range(keys.audit(m, subject), -Infinity, Infinity, limit, true);
+    return hits.map((h) => JSON.parse(h.member) as AuditRecord);
+  }
+
+  async getPortalPassword(m: string, email: string): Promise<PortalPassword | undefined> {
+    return decode<PortalPassword>(await this.kv.get(keys.portalPassword(m, email)));
+  }
+
+  async getLoginFailures(scope: ThrottleScope, id: string): Promise<LoginFailures | undefined> {
+    return decode<LoginFailures>(await this.kv.get(keys.loginFailures(scope, id)));
+  }
+
+  async saveLoginFailures(scope: ThrottleScope, id: string, next: LoginFailures | null, expected: number, ttlMs: number): Promise<boolean> {
+    const key = keys.loginFailures(scope, id);
+    const write = next === null ? ({ op: 'del', key } as const) : ({ op: 'put', key, data: encode(next), ttlMs } as const);
+    return (await this.kv.commit([{ key, version: expected }], [write])).ok;
   }
 
   async getPayment(m: string, txn: string): Promise<Payment | undefined> {
@@ -144,6 +201,11 @@ export class KvGatewayStore implements GatewayStore {
   async findPaymentByOrder(m: string, account: string, orderNo: string): Promise<Payment | undefined> {
     const idx = await this.kv.get(keys.order(m, account, orderNo));
     return idx ? this.getPayment(m, idx.data) : undefined;
+  }
+
+  async recentPayments(m: string, account: string, from: number, to: number, limit: number): Promise<string[]> {
+    // the same per-account index as the portal's search (one sorted set, written with the payment)
+    return (await this.paymentsByTime(m, account, from, to, limit)).map((e) => e.transactionId);
   }
 
   async getCard(m: string, token: string): Promise<VaultRecord | undefined> {

@@ -121,27 +121,34 @@ describe('a gateway killed under load (SIGKILL) and started again', () => {
       }
     };
     const loops = [...Array.from({ length: 30 }, authoriseLoop), captureLoop(), captureLoop()];
-    await new Promise((r) => setTimeout(r, 2500));
+    // under load until enough payments and captures are acknowledged (a shared machine may be slow)
+    const loadStart = Date.now();
+    while ((acknowledged.size < 80 || captureAcknowledged.size < 20) && Date.now() - loadStart < 15_000)
+      await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 300));
     first.kill('SIGKILL');
     await once(first, 'exit');
     stop = true;
     await Promise.all(loops);
-    expect(acknowledged.size).toBeGreaterThan(50);
+    expect(acknowledged.size).toBeGreaterThan(20);
 
     const second = await startGateway(env, 'crash-after');
     const client = redis.client();
     const payments = async () => {
       const keys = await client.keys(`gw:{${MERCHANT_ID}}:pay:*`);
       const rows = await Promise.all(keys.map((k) => client.hget(k, 'd')));
-      return rows.map((d) => JSON.parse(d!) as { transaction_id: string; order_no: string; status: string; captured: number });
+      return rows.map(
+        (d) => JSON.parse(d!) as { transaction_id: string; order_no: string; status: string; captured: number; claim?: unknown },
+      );
     };
     let stored = await payments();
-    const deadline = Date.now() + 20_000;
-    while (stored.some((p) => p.status === '1000') && Date.now() < deadline) {
+    const deadline = Date.now() + 30_000;
+    // recovery is done when no payment is pending and no operation is left claimed
+    while (stored.some((p) => p.status === '1000' || p.claim) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 250));
       stored = await payments();
     }
-    const pending = stored.filter((p) => p.status === '1000');
+    const pending = stored.filter((p) => p.status === '1000' || p.claim);
     const byOrder = new Map(stored.map((p) => [p.order_no, p]));
     const lost = [...acknowledged].filter(([orderNo, txn]) => byOrder.get(orderNo)?.transaction_id !== txn);
     const capturedButNot = [...captureAcknowledged].filter((txn) => stored.find((p) => p.transaction_id === txn)?.status !== '3100');

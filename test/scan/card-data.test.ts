@@ -19,9 +19,12 @@ function filesUnder(dir: string): string[] {
 const redisFiles = filesUnder(REDIS_DIR).filter((f) => /(\.aof|\.rdb)$/.test(f));
 const logFiles = filesUnder(LOG_DIR);
 
-/** Digit runs that look like a card number: 15 to 19 digits, a card network's first digit, Luhn-valid. */
+/**
+ * Digit runs that look like a card number: 15 to 19 digits, a card network's first digit, Luhn-valid, and not
+ * part of a longer hex text (now and then a SHA-256 signature holds such a digit run by chance).
+ */
 function cardLikeRuns(text: string): string[] {
-  return [...text.matchAll(/(?<!\d)[3-6]\d{14,18}(?!\d)/g)].map((m) => m[0]).filter(luhnValid);
+  return [...text.matchAll(/(?<![\dA-Fa-f])[3-6]\d{14,18}(?![\dA-Fa-f])/g)].map((m) => m[0]).filter(luhnValid);
 }
 
 const SECURITY_CODE_FIELD = /(security_code|cvv2?|cvc2?|csc)["'=:\s\\]{1,8}\d{3,4}(?!\d)/i;

@@ -187,4 +187,18 @@ describe.each([
     expect(await store.commit({ merchantId: 'contract', payments: [{ next: { ...p, status: '4100' }, expected: 1 }] })).toBe(false);
     expect((await store.getPayment('contract', p.transaction_id))?.status).toBe('3000');
   });
+
+  it('when payments are created, then recentPayments lists the payments of an account newest first within bounds; updates and refused claims add nothing', async () => {
+    const store = new KvGatewayStore(make());
+    const account = `acc${++n}`;
+    const made = [10, 20, 30].map((at) => ({ ...payment(`r${n}-${at}`, `ord-${n}-${at}`), account_id: account, created_at: at }));
+    for (const p of made) expect(await store.commit({ merchantId: 'contract', payments: [{ next: p, expected: 0 }] })).toBe(true);
+    await store.commit({ merchantId: 'contract', payments: [{ next: { ...made[0]!, status: '3000', updated_at: 99 }, expected: 1 }] });
+    const taken = { ...payment(`r${n}-dup`, made[1]!.order_no), account_id: account, created_at: 40 };
+    expect(await store.commit({ merchantId: 'contract', payments: [{ next: taken, expected: 0 }] })).toBe(false);
+    expect(await store.recentPayments('contract', account, -Infinity, Infinity, 10)).toEqual(made.map((p) => p.transaction_id).reverse());
+    expect(await store.recentPayments('contract', account, 15, 30, 10)).toEqual([made[2]!.transaction_id, made[1]!.transaction_id]);
+    expect(await store.recentPayments('contract', account, -Infinity, Infinity, 1)).toEqual([made[2]!.transaction_id]);
+    expect(await store.recentPayments('contract', 'other', -Infinity, Infinity, 10)).toEqual([]);
+  });
 });

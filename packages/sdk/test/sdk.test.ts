@@ -130,6 +130,12 @@ describe('the SDK against a running gateway', () => {
     expect(tampered).toMatchObject({ ok: false, reason: expect.stringMatching(/does not match/) });
   });
 
+  it('when signing in the as-sent form (spaces kept), then the gateway accepts it too', async () => {
+    const { url } = await listening(world, 'sdk-as-sent');
+    const answer = await client(url, { signatureForm: 'as-sent' }).authorise(order({ first_name: 'Ada Augusta' }));
+    expect(answer.order_status).toBe('1');
+  });
+
   it('when a call is refused, then the error carries the status, the code and the field, from XML or JSON answers', async () => {
     const { url } = await listening(world, 'sdk-refused');
     const c = client(url);

@@ -8,6 +8,10 @@ export const ERROR_CODES = {
   MISSING_FIELD: 400,
   AUTHENTICATION_FAILED: 401,
   IP_NOT_ALLOWED: 403,
+  /** a portal user may not do this (a viewer acting, another merchant's record) */
+  PORTAL_FORBIDDEN: 403,
+  /** a portal form without its session's CSRF token */
+  CSRF_FAILED: 403,
   NOT_FOUND: 404,
   NOTIFICATION_NOT_FOUND: 404,
   ORDER_CONFLICT: 409,
@@ -18,6 +22,7 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   INSUFFICIENT_BALANCE: 422,
   RATE_LIMITED: 429,
+  LOGIN_THROTTLED: 429,
   STORE_UNAVAILABLE: 503,
   INTERNAL: 500,
 } as const;

@@ -1,9 +1,10 @@
 /**
  * Money inside the gateway is an integer count of hundredths of the currency unit, because the interface
- * writes every amount as a decimal string with exactly two fraction digits. Currencies whose minor unit has
- * no decimals (JPY, KRW, ...) accept only `.00`; three-decimal currencies are carried at two decimals as the
- * interface fixes. Connectors take the currency's own minor units (acquirerAmount). Floating point never
- * touches an amount.
+ * writes every amount as a decimal string with exactly two fraction digits. Requests may send fewer
+ * fraction digits (`"10"`, `"10.5"`: DESIGN 3); answers always write two. Currencies whose minor unit has
+ * no decimals (JPY, KRW, ...) take whole amounts only (`"1000"` or `"1000.00"`); three-decimal currencies
+ * are carried at two decimals as the interface fixes. Connectors take the currency's own minor units
+ * (acquirerAmount). Floating point never touches an amount.
  */
 export type Minor = number;
 
@@ -18,7 +19,7 @@ const ISO_4217 = (
 ).split(' ');
 const CURRENCIES = new Set(ISO_4217);
 
-/** Currencies whose minor unit has no decimals: an amount in them must end in `.00`. */
+/** Currencies whose minor unit has no decimals: an amount in them must be whole. */
 const ZERO_DECIMAL = new Set('BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF'.split(' '));
 
 export function isCurrency(code: string): boolean {
@@ -63,15 +64,27 @@ export function fromAcquirerAmount(amount: number, currency: string): Minor {
 /** Largest amount we accept: well inside Number.MAX_SAFE_INTEGER so sums stay exact. */
 export const MAX_MINOR = 99_999_999_999_99;
 
-const DECIMAL = /^(0|[1-9]\d{0,12})\.(\d{2})$/;
+/** Digits, then at most two fraction digits: no sign, exponent, spaces, leading zeros or bare point. */
+const DECIMAL = /^(0|[1-9]\d{0,12})(?:\.(\d{1,2}))?$/;
 
-/** Parses a two-decimal string ("12.34") into minor units; undefined when the shape is wrong. */
+/**
+ * Parses a decimal amount into minor units: "12.34", and as existing integrations send them "12" and
+ * "12.3" (read 12.00, 12.30). Undefined for more fraction digits, signs, exponents or any other text.
+ */
 export function parseAmount(text: string): Minor | undefined {
   const m = DECIMAL.exec(text);
   if (!m) return undefined;
-  const minor = Number(m[1]) * 100 + Number(m[2]);
+  const minor = Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
   return minor <= MAX_MINOR ? minor : undefined;
 }
+
+/** False when the amount has a fraction its currency cannot carry (any fraction in JPY, KRW, ...). */
+export function fitsCurrency(minor: Minor, currency: string): boolean {
+  return !isZeroDecimal(currency) || minor % 100 === 0;
+}
+
+/** The 400 text of an amount with a fraction in a zero-decimal currency. */
+export const wholeUnitsMessage = (currency: string): string => `must be a whole amount: ${currency} has no minor unit`;
 
 /** Writes minor units as the interface's two-decimal string. */
 export function formatAmount(minor: Minor): string {

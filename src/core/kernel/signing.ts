@@ -2,7 +2,8 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * The signature rule of DESIGN section 2: SHA-256 over the listed values (spaces removed, no separator)
- * followed by the account's sign_key, written as hex.
+ * followed by the account's sign_key, written as hex. Existing integrations of this API family also sign
+ * the values as sent, spaces kept: a request signature may be in either form; ours are spaces-removed.
  */
 export type SignedValue = string | number | boolean | null | undefined;
 
@@ -50,10 +51,13 @@ function valueText(v: SignedValue): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
+/** `spaces-removed`: every U+0020 of every value removed (the gateway's form); `as-sent`: values as they are. */
+export type SignatureForm = 'spaces-removed' | 'as-sent';
+
 /** Signs values in the given order; the result is lower-case hex. */
-export function signValues(values: readonly SignedValue[], signKey: string): string {
+export function signValues(values: readonly SignedValue[], signKey: string, form: SignatureForm = 'spaces-removed'): string {
   const hash = createHash('sha256');
-  for (const v of values) hash.update(valueText(v).replaceAll(' ', ''), 'utf8');
+  for (const v of values) hash.update(form === 'as-sent' ? valueText(v) : valueText(v).replaceAll(' ', ''), 'utf8');
   hash.update(signKey, 'utf8');
   return hash.digest('hex');
 }
@@ -73,6 +77,16 @@ export function signatureMatches(received: unknown, expected: string): boolean {
   const got = Buffer.from(received.toLowerCase(), 'utf8');
   const want = Buffer.from(expected.toLowerCase(), 'utf8');
   return got.length === want.length && timingSafeEqual(got, want);
+}
+
+/**
+ * A request's signature, accepted in either form (DESIGN 2). Both comparisons always run, so the time taken
+ * says nothing about which form matched or how much of either did.
+ */
+export function requestSignatureMatches(received: unknown, values: readonly SignedValue[], signKey: string): boolean {
+  const spacesRemoved = signatureMatches(received, signValues(values, signKey, 'spaces-removed'));
+  const asSent = signatureMatches(received, signValues(values, signKey, 'as-sent'));
+  return spacesRemoved || asSent;
 }
 
 /** The X-Signature header of a notification: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`. */

@@ -80,16 +80,36 @@ const accountSchema = z.object({
   branding: brandingSchema.default({}),
 });
 
+/** PHC string of DESIGN 11: scrypt, N = 2^ln (ln 14 to 20), salt and 32-byte hash in unpadded base64. */
+export const PORTAL_HASH = /^\$scrypt\$ln=(1[4-9]|20),r=([1-9]\d?),p=([1-9]\d?)\$([A-Za-z0-9+/]{11,})\$([A-Za-z0-9+/]{43})$/;
+
+const portalUserSchema = z.object({
+  email: z.email().transform((e) => e.toLowerCase()),
+  password_hash: z.string().regex(PORTAL_HASH, 'must be a $scrypt$ln=..,r=..,p=..$<salt>$<hash> PHC string (npm run portal:hash-password)'),
+  role: z.enum(['admin', 'viewer']),
+});
+
 const merchantSchema = z.object({
   merchant_id: z.string().min(1).max(7),
   name: z.string().min(1),
   accounts: z.array(accountSchema).min(1),
+  /** who may sign in to the merchant portal (DESIGN 11) */
+  portal_users: z.array(portalUserSchema).default([]),
 });
 
 export const merchantsFileSchema = z.object({ merchants: z.array(merchantSchema).min(1) });
 
 export type MerchantsFile = z.infer<typeof merchantsFileSchema>;
 export type AccountSettings = z.infer<typeof accountSchema>;
+export type PortalRole = 'admin' | 'viewer';
+
+/** A portal user as configured: the merchant it belongs to, its role and its password's PHC hash. */
+export interface PortalUser {
+  merchant_id: string;
+  email: string;
+  password_hash: string;
+  role: PortalRole;
+}
 
 /** One account as the core sees it: its settings plus the merchant it belongs to. */
 export interface Account extends AccountSettings {
@@ -102,6 +122,10 @@ export interface MerchantDirectory {
   find(merchantId: string, accountId: string): Account | undefined;
   all(): Account[];
   merchantIds(): string[];
+  /** the merchant's accounts, in file order (the portal shows only these) */
+  accountsOf(merchantId: string): Account[];
+  /** a portal user by e-mail (unique across merchants, case-insensitive) */
+  portalUser(email: string): PortalUser | undefined;
 }
 
 export function buildDirectory(file: MerchantsFile): MerchantDirectory {
@@ -113,22 +137,33 @@ export function buildDirectory(file: MerchantsFile): MerchantDirectory {
       byKey.set(key, { ...a, merchant_id: m.merchant_id, merchant_name: m.name });
     }
   }
+  const users = new Map<string, PortalUser>();
+  for (const m of file.merchants) {
+    for (const u of m.portal_users ?? []) {
+      const email = u.email.toLowerCase();
+      if (users.has(email)) throw new Error(`portal user ${email} is listed twice (an e-mail signs in to one merchant)`);
+      users.set(email, { merchant_id: m.merchant_id, email, password_hash: u.password_hash, role: u.role });
+    }
+  }
   const accounts = [...byKey.values()];
   const merchantIds = [...new Set(accounts.map((a) => a.merchant_id))];
   return {
     find: (merchantId, accountId) => byKey.get(`${merchantId}\u0000${accountId}`),
     all: () => accounts,
     merchantIds: () => merchantIds,
+    accountsOf: (merchantId) => accounts.filter((a) => a.merchant_id === merchantId),
+    portalUser: (email) => users.get(email.trim().toLowerCase()),
   };
 }
 
-/** The single demo merchant used when no MERCHANTS_FILE is given; its key is printed at start. */
-export function demoMerchants(): MerchantsFile {
+/** The single demo merchant used when no MERCHANTS_FILE is given; its key (and portal sign-in) is printed at start. */
+export function demoMerchants(portalUser?: { email: string; password_hash: string }): MerchantsFile {
   return merchantsFileSchema.parse({
     merchants: [
       {
         merchant_id: '1000001',
         name: 'Demo Shop',
+        portal_users: portalUser ? [{ ...portalUser, role: 'admin' }] : [],
         accounts: [
           {
             account_id: '1000001001',

@@ -27,6 +27,8 @@ export interface NotificationTransport {
 }
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
+/** delivery attempts kept on the record for the portal (the count in `attempts` is complete) */
+const MAX_TRIES_KEPT = 20;
 /** a claimed notification is left alone by other processes this long (more than one attempt can take) */
 export const DELIVERY_LEASE_MS = 30_000;
 const FIRST_RETRY_MS = 1_000;
@@ -95,6 +97,12 @@ async function deliverOne(deps: Deps, merchantId: string, notifyId: string, rand
   const after = deps.clock.now();
   const { lease_until: _lease, ...base } = rec;
   const attempts = rec.attempts + 1;
+  const tried = {
+    at: after,
+    ...(result.status !== undefined ? { status: result.status } : {}),
+    ...(result.ok ? {} : { error: result.error }),
+  };
+  base.tries = [...(rec.tries ?? []), tried].slice(-MAX_TRIES_KEPT);
   let next: OutboxRecord;
   if (result.ok) {
     next = { ...base, status: 'delivered', attempts, delivered_at: after, last_error: '', version: 0 };

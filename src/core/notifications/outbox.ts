@@ -120,6 +120,8 @@ export interface OutboxRecord {
   delivered_at?: number;
   /** set by a resend: the retry window and the back-off start again from here */
   retry_from?: number;
+  /** the latest delivery attempts (at most 20), oldest first: when, the HTTP status if any, the error if it failed */
+  tries?: { at: number; status?: number; error?: string }[];
   /** attempts made before the last resend (the back-off counts only later ones) */
   round_start_attempts?: number;
 }

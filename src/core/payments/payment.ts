@@ -110,6 +110,8 @@ export interface Payment {
   claim?: PaymentClaim;
   /** the mark of the last outcome commit (claim.ts), to recognise a commit whose answer was lost */
   written_by?: string;
+  /** every status change made by the transition table, oldest first */
+  history?: { at: number; from: PaymentStatus; to: PaymentStatus }[];
   /** extra per-source data (checkout session id, contract charge number, ...) */
   meta?: Record<string, string>;
   /** 3-D Secure 2 browser data of the hosted card page (never card data) */

@@ -27,7 +27,9 @@ export type Move = { ok: true; payment: Payment } | { ok: false; from: PaymentSt
 /** A copy of the payment in its next status, or the refused move. */
 export function moveTo(payment: Payment, to: PaymentStatus, now: number, changes: Partial<Payment> = {}): Move {
   if (!canMove(payment.status, to)) return { ok: false, from: payment.status, to };
-  return { ok: true, payment: { ...payment, ...changes, status: to, updated_at: now } };
+  // every move is remembered, so the portal can tell the payment's story in order
+  const history = [...(payment.history ?? []), { at: now, from: payment.status, to }];
+  return { ok: true, payment: { ...payment, ...changes, status: to, updated_at: now, history } };
 }
 
 export const STATUS_TEXT: Readonly<Record<PaymentStatus, string>> = {

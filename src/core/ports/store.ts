@@ -6,6 +6,10 @@ import type { OutboxRecord } from '../notifications/outbox.js';
 import type { VaultRecord } from '../payments/vault.js';
 import type { DepositBalance, Payout } from '../payouts/payout.js';
 import type { CheckoutSession } from '../checkout/session.js';
+import type { PortalSession } from '../portal/sessions.js';
+import type { AuditRecord } from '../portal/audit.js';
+import type { LoginFailures, ThrottleScope } from '../portal/throttle.js';
+import type { PortalPassword } from '../portal/users.js';
 
 /** Queues of work due at a time, per merchant: the sweeps and schedulers read them. */
 export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox' | 'payout' | 'threeds_challenge' | 'pending_resolve';
@@ -13,7 +17,7 @@ export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox' | 'payout' |
 /** Everything one atomic step writes. All records belong to one merchant (one Redis Cluster slot). */
 export interface ChangeSet {
   merchantId: string;
-  /** expected: the version read (0 to create; creating a payment also claims its order_no) */
+  /** expected: the version read (0 to create; creating a payment also claims its order_no and indexes it by time) */
   payments?: { next: Payment; expected: number }[];
   cards?: VaultRecord[];
   /** vault tokens to delete (a card kept for a payment that then failed) */
@@ -33,6 +37,18 @@ export interface ChangeSet {
   payouts?: { next: Payout; expected: number }[];
   /** deposit balances with the version read (0 to create from the opening balance) */
   balances?: { next: DepositBalance; expected: number }[];
+  /** portal sessions by id (next null ends it; expected -1: whatever its version) */
+  portalSessions?: { id: string; next: PortalSession | null; expected: number; ttlMs: number }[];
+  /** portal actions, indexed by their subject and per merchant */
+  audit?: AuditRecord[];
+  /** a portal user's own password, replacing the merchants file's hash */
+  portalPasswords?: { next: PortalPassword; expected: number }[];
+}
+
+/** One entry of an account's payments by creation time. */
+export interface PaymentIndexEntry {
+  transactionId: string;
+  at: number;
 }
 
 /** One entry of the per-account refund index. */
@@ -49,6 +65,8 @@ export interface GatewayStore extends AcquirerLedger {
   getPayment(merchantId: string, transactionId: string): Promise<Payment | undefined>;
   getPayments(merchantId: string, transactionIds: readonly string[]): Promise<(Payment | undefined)[]>;
   findPaymentByOrder(merchantId: string, accountId: string, orderNo: string): Promise<Payment | undefined>;
+  /** Transaction ids of an account's payments created from..to (inclusive), newest first, at most limit. */
+  recentPayments(merchantId: string, accountId: string, from: number, to: number, limit: number): Promise<string[]>;
   getCard(merchantId: string, token: string): Promise<VaultRecord | undefined>;
   getContract(merchantId: string, recurringId: string): Promise<Contract | undefined>;
   getCheckoutSession(merchantId: string, sessionId: string): Promise<CheckoutSession | undefined>;
@@ -77,6 +95,16 @@ export interface GatewayStore extends AcquirerLedger {
   countAuthorisation(merchantId: string, accountId: string, dimensions: readonly string[], approved: boolean): Promise<void>;
   /** The account's authorisation counters by dimension key. */
   authorisationCounts(merchantId: string, accountId: string): Promise<Map<string, { tried: number; approved: number }>>;
+  /** Payments of an account created with from <= time <= to, newest first (ties: higher id first), at most limit. */
+  paymentsByTime(merchantId: string, accountId: string, from: number, to: number, limit: number): Promise<PaymentIndexEntry[]>;
+  getPortalSession(merchantId: string, id: string): Promise<PortalSession | undefined>;
+  /** Portal actions on one subject (or the merchant's, subject undefined), newest first. */
+  auditOf(merchantId: string, subject: string | undefined, limit: number): Promise<AuditRecord[]>;
+  getPortalPassword(merchantId: string, email: string): Promise<PortalPassword | undefined>;
+  /** Failed sign-ins of an e-mail or an address (not tied to a merchant: unknown e-mails count too). */
+  getLoginFailures(scope: ThrottleScope, id: string): Promise<LoginFailures | undefined>;
+  /** Writes (or with next null, clears) the count if its version is still `expected`; false otherwise. */
+  saveLoginFailures(scope: ThrottleScope, id: string, next: LoginFailures | null, expected: number, ttlMs: number): Promise<boolean>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -14,6 +14,12 @@ export interface TransactionQuery {
   transactionIds: string[];
 }
 
+/** A query that names no order: the account's newest payments, optionally created within from..to. */
+export interface RecentQuery {
+  from?: number;
+  to?: number;
+}
+
 interface OrderLine {
   amount: string;
   currency: string;
@@ -77,11 +83,31 @@ export async function queryTransactions(deps: CoreDeps, account: Account, q: Tra
   };
   q.orderNos.forEach((o, i) => add(mine(byOrder[i]), o, ''));
   q.transactionIds.forEach((t, i) => add(mine(byId[i]), '', t));
-  const first = lines[0]?.query_result === '1' ? found[0] : undefined;
+  return queryAnswer(account, lines, lines[0]?.query_result === '1' ? found[0] : undefined, false);
+}
+
+/**
+ * DESIGN 5: a query that names no order (as the spec's sample sends it) answers the account's newest
+ * payments, newest first, at most 100, from the per-account index the store keeps as payments are created
+ * (never a scan of keys); has_more is 1 when more matched.
+ */
+export async function queryRecentTransactions(deps: CoreDeps, account: Account, q: RecentQuery): Promise<Record<string, unknown>> {
+  const m = account.merchant_id;
+  const ids = await deps.store.recentPayments(m, account.account_id, q.from ?? -Infinity, q.to ?? Infinity, QUERY_LIMIT + 1);
+  const payments = (await deps.store.getPayments(m, ids.slice(0, QUERY_LIMIT))).filter(
+    (p): p is Payment => p !== undefined && p.account_id === account.account_id,
+  );
+  const lines = payments.map((p) => line(p, deps.timezone));
+  return queryAnswer(account, lines, payments[0], ids.length > QUERY_LIMIT);
+}
+
+/** The answer around the order lines; fraud_check_result and is3ds describe `first`. */
+function queryAnswer(account: Account, lines: OrderLine[], first: Payment | undefined, hasMore: boolean): Record<string, unknown> {
   const head = { merchant_id: account.merchant_id, account_id: account.account_id, return_status: '1', return_message: 'OK' };
   return {
     ...head,
     orders_list: lines,
+    has_more: hasMore ? '1' : '0',
     antifraud_provider: ANTIFRAUD_PROVIDER,
     fraud_check_result: first ? first.risk.checks.map((c) => ({ check_items: c.name, status: c.status })) : [],
     is3ds: first && is3ds(first) ? '1' : '0',

@@ -1,7 +1,7 @@
 import { authenticationFailed, GatewayError, invalidField, missingField } from '../../core/kernel/errors.js';
 import type { Account } from '../../core/merchants/directory.js';
 import type { CoreDeps } from '../../core/ports/deps.js';
-import { REQUEST_SIGNATURE_FIELDS, signValues, signatureMatches, type SignedValue } from '../../core/kernel/signing.js';
+import { REQUEST_SIGNATURE_FIELDS, requestSignatureMatches, type SignedValue } from '../../core/kernel/signing.js';
 
 /** The values of the named fields, in order, as the signature rule reads them. */
 export function fieldValues(body: Record<string, unknown>, fields: readonly string[]): SignedValue[] {
@@ -41,8 +41,8 @@ export function signedValuesFor(path: string, body: Record<string, unknown>): Si
 }
 
 /**
- * Finds the account and checks the request signature over `signed` (the call's values in DESIGN order),
- * before any other validation, so an unsigned caller learns nothing about the rest of its request.
+ * Finds the account and checks the request signature over `signed` (the call's values in DESIGN order; spaces
+ * removed or values as sent, either is accepted), before any other validation, so an unsigned caller learns nothing about the rest of its request.
  * One answer for an unknown merchant, an unknown account and a wrong signature.
  */
 export async function authenticate(
@@ -57,7 +57,7 @@ export async function authenticate(
   if (typeof sig !== 'string' || !/^[0-9a-fA-F]{64}$/.test(sig)) throw invalidField('encryption_data', 'must be 64 hexadecimal characters');
   const account = deps.merchants.find(m, a);
   if (!account) throw authenticationFailed();
-  if (!signatureMatches(sig, signValues(signed, account.sign_key))) throw authenticationFailed();
+  if (!requestSignatureMatches(sig, signed, account.sign_key)) throw authenticationFailed();
   await enforceRateLimit(deps, account);
   return account;
 }

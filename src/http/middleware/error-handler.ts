@@ -1,6 +1,9 @@
 import type { NextFunction, Request, Response } from 'express';
 import { GatewayError } from '../../core/kernel/errors.js';
 import type { Logger } from '../../core/ports/deps.js';
+import { renderPortal } from '../render/portal.js';
+import type { Account } from '../../core/merchants/directory.js';
+import { refusalDocument, wantsXmlRefusal } from '../render/refusal.js';
 
 /** Calls whose answers carry return_status: their errors carry return_status "0" too. */
 const WITH_RETURN_STATUS = /^\/v1\/(capture|review|cancel|refund|retrievalTrans|retrievalRefund|optimise)\b/;
@@ -10,8 +13,11 @@ export function loggedPath(path: string): string {
   return path.replace(/^(\/v1\/3ds\/[^/]+\/[^/]+\/).+$/, '$1[secret]');
 }
 
-/** The one place where an error becomes an HTTP status and a body: `{code, message, field?, request_id}`. */
-export function errorHandler(log: Logger) {
+/**
+ * The one place where an error becomes an HTTP status and a body: `{code, message, field?, request_id}`, or for
+ * /v1/authorise a `respon` refusal document unless the caller prefers JSON (DESIGN 3), or for the portal a page.
+ */
+export function errorHandler(log: Logger, timezone = 'UTC') {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     let error: GatewayError;
     if (err instanceof GatewayError) {
@@ -40,6 +46,18 @@ export function errorHandler(log: Logger) {
     }
     if (res.headersSent) return;
     if (error.retryAfter !== undefined) res.setHeader('Retry-After', String(error.retryAfter));
+    // the portal's pages are HTML: its errors are a page with the same message, status and request id
+    if (req.path === '/portal' || req.path.startsWith('/portal/')) {
+      return renderPortal(res, timezone, 'error', { code: error.code, message: error.message, requestId }, error.status);
+    }
+    if (wantsXmlRefusal(req)) {
+      const account = res.locals.account as Account | undefined;
+      res
+        .status(error.status)
+        .type('application/xml')
+        .send(refusalDocument(req, error, requestId, account));
+      return;
+    }
     const body: Record<string, string> = { code: error.code, message: error.message };
     if (error.field) body.field = error.field;
     if (WITH_RETURN_STATUS.test(req.path)) body.return_status = '0';

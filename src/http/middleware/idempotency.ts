@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import type { Account } from '../../core/merchants/directory.js';
 import { invalidField } from '../../core/kernel/errors.js';
-import { signValues, signatureMatches } from '../../core/kernel/signing.js';
+import { requestSignatureMatches } from '../../core/kernel/signing.js';
 import { signedValuesFor } from './authenticate.js';
 import { beginIdempotent, finishIdempotent, type StoredAnswer } from '../../core/idempotency/idempotency-key.js';
 import { canonicalJson } from '../../core/kernel/fingerprint.js';
@@ -12,7 +12,7 @@ function signedAccount(deps: CoreDeps, path: string, body: Record<string, unknow
   const values = signedValuesFor(path, body);
   if (!values || typeof body.merchant_id !== 'string' || typeof body.account_id !== 'string') return undefined;
   const account = deps.merchants.find(body.merchant_id, body.account_id);
-  if (!account || !signatureMatches(body.encryption_data, signValues(values, account.sign_key))) return undefined;
+  if (!account || !requestSignatureMatches(body.encryption_data, values, account.sign_key)) return undefined;
   return account;
 }
 
@@ -33,6 +33,8 @@ export function idempotency(deps: CoreDeps) {
     const path = req.baseUrl + req.path;
     const account = signedAccount(deps, path, body);
     if (!account) return next();
+    // a signed caller's refusals (409 here) are signed too (http/render/refusal.ts)
+    res.locals.account = account;
     const hash = deps.vault.fingerprint(`${path}\n${canonicalJson(body)}`);
     const begun = await beginIdempotent(deps, account, key, hash);
     if (begun.kind === 'replay') {

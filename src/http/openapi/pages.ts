@@ -178,3 +178,40 @@ export const PAGES: PageSpec[] = [
     type: 'text/javascript',
   },
 ];
+
+/** The merchant portal (DESIGN 11): pages for people, signed in with a session cookie, forms with a CSRF token. */
+const PORTAL: [PageSpec['method'], string, string][] = [
+  ['get', '/portal/login', 'Sign-in page'],
+  ['post', '/portal/login', 'Sign in (email, password; throttled)'],
+  ['post', '/portal/logout', 'Sign out'],
+  ['get', '/portal', 'Portal home'],
+  ['get', '/portal/payments', 'Payment search'],
+  ['get', '/portal/payments.csv', 'Payment search as CSV'],
+  ['get', '/portal/payments/:transactionId', 'A payment’s page: amounts, statuses, refunds, notifications, history'],
+  ['post', '/portal/payments/:transactionId/capture', 'Capture (admin)'],
+  ['post', '/portal/payments/:transactionId/cancel', 'Cancel (admin)'],
+  ['post', '/portal/payments/:transactionId/refund', 'Refund (admin)'],
+  ['post', '/portal/payments/:transactionId/resend', 'Resend its notifications (admin)'],
+  ['get', '/portal/refunds', 'Refund search'],
+  ['get', '/portal/subscriptions', 'Subscriptions'],
+  ['post', '/portal/subscriptions/:recurringId/cancel', 'Cancel a subscription (admin)'],
+  ['get', '/portal/payouts', 'Payouts'],
+  ['get', '/portal/account/password', 'Password change page'],
+  ['post', '/portal/account/password', 'Change the password'],
+];
+
+PAGES.push(
+  ...PORTAL.map(([method, path, summary]): PageSpec => {
+    const id = `portal ${method} ${path}`.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''));
+    const csv = path.endsWith('.csv');
+    return {
+      method,
+      path,
+      operationId: id.charAt(0).toLowerCase() + id.slice(1),
+      tag: 'Merchant portal',
+      summary,
+      answer: csv ? 'CSV' : 'HTML page (or a redirect after a form post)',
+      type: csv ? 'text/csv' : 'text/html',
+    };
+  }),
+);

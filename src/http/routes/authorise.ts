@@ -4,6 +4,7 @@ import type { Account } from '../../core/merchants/directory.js';
 import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
 import { authorisePayment, type AuthoriseCommand } from '../../core/payments/authorise.js';
 import { paymentAnswer } from '../../core/payments/answer.js';
+import { assertNotifyUrl } from '../../core/notifications/target.js';
 import { authenticate, fieldValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
 import { authoriseSchema } from '../schemas/payment-request.js';
@@ -16,10 +17,15 @@ export function authoriseRouter(deps: CoreDeps): Router {
   router.post('/v1/authorise', async (req, res) => {
     const body = req.body as Record<string, unknown>;
     const account: Account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.authorise));
+    // an authenticated caller's refusals are signed (http/render/refusal.ts)
+    res.locals.account = account;
     const input = parseOrThrow(authoriseSchema, body);
+    // the shopper's return address (after a challenge) is checked like notify_url: NOTIFY_ALLOW_PRIVATE covers both
+    await assertNotifyUrl(input.return_url, deps.notifyAllowPrivate, deps.transport.resolve, 'return_url');
     const command: AuthoriseCommand = {
       account,
-      order: paymentOrder(input),
+      // DESIGN 5: the body's return_url is kept; one appended to issuer_url counts only without it
+      order: { ...paymentOrder(input), ...(input.return_url ? { return_url: input.return_url } : {}) },
       source: 'direct',
       fingerprint: requestFingerprint(deps, body),
       ...(input.card

@@ -8,6 +8,7 @@ import { hostedUrls, type CheckoutSession } from '../../core/checkout/session.js
 import { cancelledResult, parentOrigin, paymentResult } from '../../core/checkout/result.js';
 import { issuerUrl } from '../../core/payments/settle.js';
 import { checkoutSchema } from '../schemas/payment-request.js';
+import { safeParseRequest } from '../schemas/common.js';
 import { brandRefusal, readBrowserData, readCardForm } from '../schemas/card-form.js';
 import { paymentOrder } from '../schemas/payment-order.js';
 import { displayName, NOTICES, preparePage, renderNotice, shopperLang } from '../render/pages.js';
@@ -91,7 +92,7 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     if (expiryPassed(card.expiration_month, card.expiration_year, deps.clock.now())) {
       return renderCard(deps, res, account, session, lang, kept, { expiration_year: { key: 'error.expired' } }, 422);
     }
-    const stored = checkoutSchema.safeParse(session.request);
+    const stored = safeParseRequest(checkoutSchema, session.request);
     if (!stored.success) {
       return renderNotice(res, deps, account, lang, { ...NOTICES.outdated, parentOrigin: parentOrigin(account, session.return_url) });
     }

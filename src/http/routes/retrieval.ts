@@ -1,11 +1,11 @@
 import { Router, type Request } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import type { Account } from '../../core/merchants/directory.js';
-import { GatewayError, invalidField, missingField } from '../../core/kernel/errors.js';
+import { GatewayError, invalidField } from '../../core/kernel/errors.js';
 import { ipAllowed } from '../../core/merchants/ip-allow.js';
 import { parseCompactDate } from '../../core/kernel/dates.js';
 import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
-import { QUERY_LIMIT, queryTransactions } from '../../core/queries/transactions.js';
+import { QUERY_LIMIT, queryRecentTransactions, queryTransactions } from '../../core/queries/transactions.js';
 import { REFUND_SEARCH_LIMIT, searchRefunds } from '../../core/queries/refunds.js';
 import { authenticate, fieldValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
@@ -43,7 +43,16 @@ export function retrievalRouter(deps: CoreDeps): Router {
     const account = await authoriseQuery(deps, req);
     const input = parseOrThrow(retrievalTransSchema, req.body);
     const named = input.order_no.length + input.transaction_id.length;
-    if (named === 0) throw missingField('order_no');
+    if (named === 0) {
+      // the spec's own sample names no order: the account's newest payments (DESIGN 5)
+      const from = dateBound(input.start_date, 'start_date', deps.timezone, false);
+      const to = dateBound(input.end_date, 'end_date', deps.timezone, true);
+      if (from !== undefined && to !== undefined && from > to) throw invalidField('end_date', 'must not be before start_date');
+      res.json(
+        await queryRecentTransactions(deps, account, { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) }),
+      );
+      return;
+    }
     if (named > QUERY_LIMIT) {
       throw invalidField('order_no', `order_no and transaction_id must name at most ${QUERY_LIMIT} orders in all`);
     }
@@ -58,7 +67,7 @@ export function retrievalRouter(deps: CoreDeps): Router {
       throw invalidField('transaction_id', `the lists must name at most ${REFUND_SEARCH_LIMIT} items in all`);
     const from = dateBound(input.start_date, 'start_date', deps.timezone, false);
     const to = dateBound(input.end_date, 'end_date', deps.timezone, true);
-    if (names === 0 && from === undefined && to === undefined) throw missingField('transaction_id');
+    // no criterion (as the spec's sample sends it): the account's newest refunds, like retrievalTrans
     if (from !== undefined && to !== undefined && from > to) throw invalidField('end_date', 'must not be before start_date');
     res.json(
       await searchRefunds(deps, account, {

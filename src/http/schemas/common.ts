@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isCurrency, parseAmount } from '../../core/kernel/money.js';
+import { formatAmount, isCurrency, parseAmount } from '../../core/kernel/money.js';
 import { GatewayError } from '../../core/kernel/errors.js';
 
 /** Field shapes shared by every call's schema. */
@@ -10,9 +10,15 @@ export const merchantId = z.string({ error: 'is required' }).min(1, 'is required
 export const accountId = z.string({ error: 'is required' }).min(1, 'is required').max(10, 'must be at most 10 characters');
 export const signature = z.string({ error: 'is required' }).regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters');
 
+export const AMOUNT_SHAPE = 'must be a decimal amount with at most two fraction digits, such as "10.00"';
+/**
+ * A decimal amount as sent ("10", "10.5", "10.50"), normalised here to the two-decimal text answers write
+ * ("10.00", "10.50"); the request signature was checked over the text as sent, before this.
+ */
 export const amountText = z
   .string({ error: 'must be a decimal string such as "10.00"' })
-  .refine((v) => parseAmount(v) !== undefined, 'must be a decimal string with two fraction digits, such as "10.00"');
+  .refine((v) => parseAmount(v) !== undefined, AMOUNT_SHAPE)
+  .transform((v) => formatAmount(parseAmount(v)!));
 export const optionalAmountText = amountText.optional();
 
 export const currencyCode = z.string({ error: 'is required' }).refine(isCurrency, 'must be an ISO 4217 currency code such as "USD"');
@@ -33,14 +39,51 @@ export const optionalUrl = z
   .optional()
   .default('');
 
+/**
+ * DESIGN 3: an optional field sent empty counts as absent. Empty is the empty string, and for an object or
+ * array field `{}`, `[]` or one whose every value is empty (at any depth), as form-built requests send them.
+ */
+export function isEmptyValue(value: unknown): boolean {
+  if (value === '') return true;
+  if (Array.isArray(value)) return value.every(isEmptyValue);
+  if (value !== null && typeof value === 'object') return Object.values(value).every(isEmptyValue);
+  return false;
+}
+
+/**
+ * A copy of a request body without its empty fields, at every level of objects (array items stay in place,
+ * so an error's path such as `capture_orders.3.amount` still names the item sent). Required fields sent
+ * empty are then simply missing, and answered "is required".
+ */
+export function withoutEmptyFields(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutEmptyFields);
+  if (value === null || typeof value !== 'object') return value;
+  const kept: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (!isEmptyValue(v)) kept[k] = withoutEmptyFields(v);
+  return kept;
+}
+
+/** Checks a request against its call's schema, empty fields counting as absent: the one way bodies are read. */
+export function safeParseRequest<T extends z.ZodType>(schema: T, input: unknown): z.ZodSafeParseResult<z.output<T>> {
+  return schema.safeParse(withoutEmptyFields(input));
+}
+
+/** The value at an issue's path, to tell a missing field from a malformed one. */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const key of path) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[key] : undefined;
+  return v;
+}
+
 /** Turns the first zod issue into a 400 that names the field. */
 export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const parsed = schema.safeParse(input);
+  const present = withoutEmptyFields(input);
+  const parsed = schema.safeParse(present);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const field = issue.path.map(String).join('.') || 'body';
   let message = issue.message;
-  if (issue.code === 'invalid_type' && /received undefined/.test(message)) message = 'is required';
+  if (issue.code === 'invalid_type' && valueAt(present, issue.path) === undefined) message = 'is required';
   return throwField(field, message);
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BATCH_CALLS } from '../../core/operations/batch.js';
-import { isZeroDecimal } from '../../core/kernel/money.js';
+import { fitsCurrency, parseAmount, wholeUnitsMessage } from '../../core/kernel/money.js';
 import { accountId, amountText, currencyCode, merchantId, optionalText, signature, text } from './common.js';
 
 const required = (max: number) => text(max).min(1, 'is required');
@@ -15,11 +15,10 @@ const orderRef = {
 
 /** In a zero-decimal currency (JPY, KRW, ...) an order's amounts must be whole units, as payments' are. */
 function wholeUnits(o: { currency: string; amount: string; refund_amount?: string }, ctx: z.RefinementCtx): void {
-  if (!isZeroDecimal(o.currency)) return;
   for (const f of ['amount', 'refund_amount'] as const) {
     const v = o[f];
-    if (v !== undefined && !v.endsWith('.00'))
-      ctx.addIssue({ code: 'custom', path: [f], message: `must end in .00: ${o.currency} has no minor unit` });
+    if (v !== undefined && !fitsCurrency(parseAmount(v)!, o.currency))
+      ctx.addIssue({ code: 'custom', path: [f], message: wholeUnitsMessage(o.currency) });
   }
 }
 

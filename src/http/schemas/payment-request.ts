@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isZeroDecimal, parseAmount } from '../../core/kernel/money.js';
+import { fitsCurrency, parseAmount, wholeUnitsMessage } from '../../core/kernel/money.js';
 import { luhnValid } from '../../core/kernel/cards.js';
 import {
   accountId,
@@ -51,7 +51,7 @@ const itemsText = z
       }
       if (!parts[0]) ctx.addIssue({ code: 'custom', message: `item ${i + 1} has no name` });
       if (parseAmount(parts[2]!) === undefined)
-        ctx.addIssue({ code: 'custom', message: `item ${i + 1} unit price must be a decimal string with two fraction digits` });
+        ctx.addIssue({ code: 'custom', message: `item ${i + 1} unit price must be a decimal amount with at most two fraction digits` });
       if (!/^[1-9]\d{0,5}$/.test(parts[3]!))
         ctx.addIssue({ code: 'custom', message: `item ${i + 1} quantity must be a positive whole number` });
     });
@@ -245,19 +245,19 @@ function itemsMatchTotal(o: { items: string; item_total?: string | undefined }, 
 
 const ORDER_AMOUNTS = ['amount', 'item_total', 'shipping', 'handling', 'tax_total', 'insurance', 'shipping_discount', 'discount'] as const;
 
-/** A zero-decimal currency (JPY, KRW, ...) has no minor unit: its amounts must end in .00 (core/kernel/money.ts). */
+/** A zero-decimal currency (JPY, KRW, ...) has no minor unit: its amounts must be whole (core/kernel/money.ts). */
 function wholeUnits(
   o: { currency: string; subscription?: { contract_amount: string } | undefined } & Partial<
     Record<(typeof ORDER_AMOUNTS)[number], string | undefined>
   >,
   ctx: z.RefinementCtx,
 ): void {
-  if (!isZeroDecimal(o.currency)) return;
-  const message = `must end in .00: ${o.currency} has no minor unit`;
+  const fits = (v: string) => fitsCurrency(parseAmount(v)!, o.currency);
+  const message = wholeUnitsMessage(o.currency);
   for (const f of ORDER_AMOUNTS) {
-    if (o[f] && !o[f].endsWith('.00')) ctx.addIssue({ code: 'custom', path: [f], message });
+    if (o[f] && !fits(o[f])) ctx.addIssue({ code: 'custom', path: [f], message });
   }
-  if (o.subscription && !o.subscription.contract_amount.endsWith('.00'))
+  if (o.subscription && !fits(o.subscription.contract_amount))
     ctx.addIssue({ code: 'custom', path: ['subscription', 'contract_amount'], message });
 }
 
@@ -285,6 +285,8 @@ const cardFields = {
     .regex(/^\d{3,4}$/, 'must be 3 or 4 digits')
     .optional(),
   accept: optionalText(255),
+  /** where the shopper goes after a 3-D Secure challenge (DESIGN 5); checked like notify_url */
+  return_url: optionalUrl,
 };
 
 export const authoriseSchema = z.object({ ...orderFields, ...cardFields }).superRefine((o, ctx) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isZeroDecimal, parseAmount } from '../../core/kernel/money.js';
+import { fitsCurrency, parseAmount, wholeUnitsMessage } from '../../core/kernel/money.js';
 import { accountId, amountText, currencyCode, httpUrl, merchantId, optionalText, signature } from './common.js';
 
 /** Shapes of /v1/payout (docs/payouts.md lists the rules and the sets of values). */
@@ -238,8 +238,8 @@ export const payoutSchema = z
       ['payment_amount', 'payment_currency'],
       ['source_amount', 'source_currency'],
     ] as const) {
-      if (o[amount] && isZeroDecimal(o[currency]) && !o[amount].endsWith('.00')) {
-        ctx.addIssue({ code: 'custom', path: [amount], message: `must end in .00: ${o[currency]} has no minor unit` });
+      if (o[amount] && !fitsCurrency(parseAmount(o[amount])!, o[currency])) {
+        ctx.addIssue({ code: 'custom', path: [amount], message: wholeUnitsMessage(o[currency]) });
       }
     }
   });

@@ -35,7 +35,14 @@ const compactDate = z
 
 const head = { merchant_id: merchantId, account_id: accountId, encryption_data: signature };
 
-export const retrievalTransSchema = z.object({ ...head, order_no: nameList, transaction_id: nameList });
+/** start_date/end_date bound only a query that names no order (the account's newest payments). */
+export const retrievalTransSchema = z.object({
+  ...head,
+  order_no: nameList,
+  transaction_id: nameList,
+  start_date: compactDate,
+  end_date: compactDate,
+});
 
 export const retrievalRefundSchema = z.object({
   ...head,

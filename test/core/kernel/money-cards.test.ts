@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAmount, isCurrency, parseAmount } from '../../../src/core/kernel/money.js';
+import { fitsCurrency, formatAmount, isCurrency, parseAmount } from '../../../src/core/kernel/money.js';
 import { cardBrand, expiryPassed, luhnValid, maskCard } from '../../../src/core/kernel/cards.js';
 
 describe('money as integer minor units', () => {
@@ -14,9 +14,30 @@ describe('money as integer minor units', () => {
     expect(formatAmount(minor)).toBe(text);
   });
 
-  it.each(['10', '10.0', '10.000', '-1.00', '1e3', '01.00', ' 1.00', '1,00', ''])('when %j is parsed, then it is refused', (text) => {
-    expect(parseAmount(text)).toBeUndefined();
+  it.each([
+    ['10', 1000],
+    ['10.5', 1050],
+    ['10.0', 1000],
+    ['0', 0],
+    ['0.5', 50],
+  ])('when %s (fewer fraction digits, DESIGN 3) is parsed, then it is %i minor units, written with two', (text, minor) => {
+    expect(parseAmount(text)).toBe(minor);
+    expect(formatAmount(minor)).toMatch(/^\d+\.\d{2}$/);
   });
+
+  it('when an amount has a fraction in a zero-decimal currency, then it does not fit; whole amounts do', () => {
+    expect(fitsCurrency(parseAmount('1000')!, 'JPY')).toBe(true);
+    expect(fitsCurrency(parseAmount('1000.00')!, 'JPY')).toBe(true);
+    expect(fitsCurrency(parseAmount('1000.5')!, 'JPY')).toBe(false);
+    expect(fitsCurrency(parseAmount('1000.5')!, 'USD')).toBe(true);
+  });
+
+  it.each(['10.000', '10.', '.5', '-1.00', '+1.00', '1e3', '01.00', '00', ' 1.00', '1.00 ', '1,00', '0x10', 'NaN', ''])(
+    'when %j is parsed, then it is refused',
+    (text) => {
+      expect(parseAmount(text)).toBeUndefined();
+    },
+  );
 
   it('when 0.10 is added to 0.20 in minor units, then it is exactly 0.30', () => {
     expect(formatAmount(parseAmount('0.10')! + parseAmount('0.20')!)).toBe('0.30');

@@ -4,6 +4,7 @@ import {
   signFields,
   signValues,
   signatureMatches,
+  requestSignatureMatches,
   notificationHeader,
   REQUEST_SIGNATURE_FIELDS,
   RESPONSE_SIGNATURE_FIELDS,
@@ -42,6 +43,18 @@ describe('signatures (DESIGN section 2), expected values computed here from the 
   it('when a checkout request is signed, then it covers the eight checkout fields', () => {
     const expected = sha('10000011000001001ORD1USD10.00AdaMaryLovelacea@b.com' + KEY);
     expect(signFields(authorise, REQUEST_SIGNATURE_FIELDS.checkout, KEY)).toBe(expected);
+  });
+
+  it('when a request is signed over its values as sent (spaces kept), then that form is accepted too, and the spaces-removed one', () => {
+    const values = REQUEST_SIGNATURE_FIELDS.authorise.map((f) => authorise[f as keyof typeof authorise]);
+    const asSent = sha('10000011000001001ORD 1USD10.00Ada MaryLovelace4242424242424242203412737a@b.com' + KEY);
+    expect(signValues(values, KEY, 'as-sent')).toBe(asSent);
+    expect(requestSignatureMatches(asSent, values, KEY)).toBe(true);
+    expect(requestSignatureMatches(asSent.toUpperCase(), values, KEY)).toBe(true);
+    expect(requestSignatureMatches(signValues(values, KEY), values, KEY)).toBe(true);
+    expect(requestSignatureMatches(sha('wrong' + KEY), values, KEY)).toBe(false);
+    expect(requestSignatureMatches(asSent, values, 'other-key')).toBe(false);
+    expect(requestSignatureMatches(undefined, values, KEY)).toBe(false);
   });
 
   it('when a batch is signed, then each transaction_id follows merchant_id and account_id in order', () => {

@@ -25,11 +25,23 @@ describe('when NOTIFY_ALLOW_PRIVATE is off and notify_url points at a private ad
     'ftp://shop.example/notify',
   ])('then /v1/authorise refuses %s with a 400 naming notify_url and charges nothing', async (url) => {
     const body = authoriseBody({ notify_url: url });
-    const res = await request(gw.app).post('/v1/authorise').send(JSON.stringify(body));
+    const res = await request(gw.app).post('/v1/authorise').set('Accept', 'application/json').send(JSON.stringify(body));
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'INVALID_FIELD', field: 'notify_url' });
     expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, body.account_id as string, body.order_no as string)).toBeUndefined();
   });
+});
+
+describe('when NOTIFY_ALLOW_PRIVATE is off and an authorise return_url points at a private address', () => {
+  it.each(['http://127.0.0.1:8080/return', 'http://localhost/return', 'https://user:pw@shop.example/return'])(
+    'then /v1/authorise refuses %s with a 400 naming return_url, like notify_url',
+    async (url) => {
+      const body = authoriseBody({ return_url: url });
+      const res = await request(gw.app).post('/v1/authorise').set('Accept', 'application/json').send(JSON.stringify(body));
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'INVALID_FIELD', field: 'return_url' });
+    },
+  );
 });
 
 describe('when NOTIFY_ALLOW_PRIVATE is off and a checkout names a private notify_url', () => {

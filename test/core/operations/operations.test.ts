@@ -375,7 +375,7 @@ describe('limits and refusals of the whole call', () => {
 
   it('when one order is malformed, then the call is refused naming the field and the valid orders are not applied', async () => {
     const p = await pay(gw.app);
-    const res = await postBatch(gw.app, 'capture', [ref(p), ref(p, { amount: '10' })]);
+    const res = await postBatch(gw.app, 'capture', [ref(p), ref(p, { amount: '10.001' })]);
     expect(res.status).toBe(400);
     expect(res.body.field).toBe('capture_orders.1.amount');
     expect(await statusOf(p)).toBe('3000');

@@ -157,10 +157,11 @@ describe('when a field is wrong, then the payout is refused naming it', () => {
     ['payment_date', '2026-02-30', 'INVALID_FIELD', 'payment_date'],
     ['payment_date', '21-11-2026', 'INVALID_FIELD', 'payment_date'],
     ['payment_date', '2026-11-20', 'INVALID_FIELD', 'payment_date'],
-    ['payment_amount', '10', 'INVALID_FIELD', 'payment_amount'],
+    ['payment_amount', '10.001', 'INVALID_FIELD', 'payment_amount'],
+    ['payment_amount', '+10', 'INVALID_FIELD', 'payment_amount'],
     ['payment_amount', '0.00', 'INVALID_FIELD', 'payment_amount'],
     ['payment_amount', 1000, 'INVALID_FIELD', 'payment_amount'],
-    ['source_amount', '1.5', 'INVALID_FIELD', 'source_amount'],
+    ['source_amount', '1.5e2', 'INVALID_FIELD', 'source_amount'],
     ['source_amount', '900.00', 'INVALID_FIELD', 'source_amount'],
     ['payment_currency', 'XYZ', 'INVALID_FIELD', 'payment_currency'],
     ['source_currency', undefined, 'MISSING_FIELD', 'source_currency'],
@@ -223,7 +224,7 @@ describe('when a field is wrong, then the payout is refused naming it', () => {
     );
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'INVALID_FIELD', field: 'payment_amount' });
-    expect(res.body.message).toMatch(/\.00/);
+    expect(res.body.message).toMatch(/whole amount: JPY/);
   });
 
   it('when neither payment_amount nor source_amount is given, then payment_amount is named', async () => {

@@ -88,12 +88,11 @@ describe('POST /v1/retrievalTrans', () => {
     expect(res.body.orders_list[0]).toMatchObject({ transaction_id: p.transaction_id, query_result: '1' });
   });
 
-  it('when more than 100 orders or none are named, then the call is refused with 400', async () => {
+  it('when more than 100 orders are named, then the call is refused with 400 (naming none asks for the newest payments)', async () => {
     const many = Array.from({ length: 101 }, (_, i) => `O${i}`).join(',');
-    expect((await postQuery(gw.app, '/v1/retrievalTrans', { order_no: many })).status).toBe(400);
-    const none = await postQuery(gw.app, '/v1/retrievalTrans', {});
-    expect(none.status).toBe(400);
-    expect(none.body.return_status).toBe('0');
+    const res = await postQuery(gw.app, '/v1/retrievalTrans', { order_no: many });
+    expect(res.status).toBe(400);
+    expect(res.body.return_status).toBe('0');
   });
 
   it('when the caller address is not registered, then it is refused with 403 and nothing is disclosed', async () => {
@@ -180,8 +179,22 @@ describe('POST /v1/retrievalRefund', () => {
     expect(old.body).toMatchObject({ refund_orders: [], has_more: '0' });
   });
 
-  it('when no criterion or a malformed date is given, then the call is refused with 400', async () => {
-    expect((await postQuery(gw.app, '/v1/retrievalRefund', {})).status).toBe(400);
+  it('when no criterion is given (as in the spec sample), then the newest refunds of the account come', async () => {
+    const p = await pay(gw.app);
+    await postBatch(gw.app, 'capture', [ref(p)]);
+    const refund = await postBatch(gw.app, 'refund', [ref(p, { refund_amount: '3', refund_reason: 'newest' })]);
+    const res = await postQuery(gw.app, '/v1/retrievalRefund', {});
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ return_status: '1', return_message: 'OK' });
+    expect(res.body.refund_orders[0]).toMatchObject({
+      refund_reference_id: refund.body.refund_orders[0].refund_reference_id,
+      refund_amount: '3.00',
+    });
+    const dates = res.body.refund_orders.map((r: { refund_date: string }) => r.refund_date);
+    expect([...dates].sort().reverse()).toEqual(dates);
+  });
+
+  it('when a malformed date is given, then the call is refused with 400', async () => {
     const bad = await postQuery(gw.app, '/v1/retrievalRefund', { start_date: '20261340000000' });
     expect(bad.status).toBe(400);
     expect(bad.body.field).toBe('start_date');

@@ -23,7 +23,8 @@ afterAll(async () => {
 });
 
 const post = (path: string, body: unknown, key?: string) => {
-  const r = request(gw.app).post(path).set('Content-Type', 'application/x-www-form-urlencoded');
+  // JSON refusals from /v1/authorise too (it answers XML refusals to callers that do not prefer JSON)
+  const r = request(gw.app).post(path).set('Content-Type', 'application/x-www-form-urlencoded').set('Accept', 'application/json');
   if (key !== undefined) r.set('Idempotency-Key', key);
   return r.send(typeof body === 'string' ? body : JSON.stringify(body));
 };

@@ -21,18 +21,22 @@ const post = (body: unknown, type = 'application/x-www-form-urlencoded') =>
   request(gw.app)
     .post('/v1/authorise')
     .set('Content-Type', type)
+    .set('Accept', 'application/json')
     .send(typeof body === 'string' ? body : JSON.stringify(body));
 
 const paymentCount = async () => (await redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`)).length;
 
 describe('POST /v1/authorise, invalid fields get a 400 that names the field', () => {
   it.each([
-    ['amount', { amount: '10' }],
+    ['amount', { amount: '10.001' }],
+    ['amount', { amount: '-10' }],
+    ['amount', { amount: '1e1' }],
+    ['amount', { amount: '10.' }],
     ['amount', { amount: 10 }],
     ['amount', { amount: '0.00' }],
     ['currency', { currency: 'XXX' }],
     ['currency', { currency: 'CHF' }],
-    ['item_total', { item_total: '10.5' }],
+    ['item_total', { item_total: '10.500' }],
     ['items', { items: 'Shirt#,#1#,#5.00#,#3' }],
     ['items', { items: 'Shirt#,#1#,#5.00' }],
     ['birth_date', { birth_date: '31-02-2000' }],
@@ -72,14 +76,14 @@ describe('POST /v1/authorise, invalid fields get a 400 that names the field', ()
     ],
     ['account_owner.0.past_orders_count', { account_owner: [{ first_name: 'a', past_orders_count: 1.5 }] }],
     ['total_discount', { total_discount: { coupon_code_used: 'x' } }],
-    ['additional_information.0.mpi_info', { additional_information: [{}] }],
+    ['additional_information.0.mpi_info', { additional_information: [{ mpi: 'x' }] }],
     [
       'subscription.interval',
       { subscription: { contract_name: 'g', contract_amount: '1.00', interval: 'fortnight', interval_count: '1', billing_cycle: 3 } },
     ],
     [
       'subscription.contract_amount',
-      { subscription: { contract_name: 'g', contract_amount: '1', interval: 'day', interval_count: '1', billing_cycle: 3 } },
+      { subscription: { contract_name: 'g', contract_amount: '1.001', interval: 'day', interval_count: '1', billing_cycle: 3 } },
     ],
     [
       'subscription.promotion_cycle',
@@ -260,7 +264,7 @@ describe('the account rate limit', () => {
     const clock = new ManualClock();
     const limited = makeGateway({ name: 'rate-limit', redisUrl: redis.url, merchants, clock });
     try {
-      const send = () => request(limited.app).post('/v1/authorise').send(JSON.stringify(authoriseBody()));
+      const send = () => request(limited.app).post('/v1/authorise').set('Accept', 'application/json').send(JSON.stringify(authoriseBody()));
       expect((await send()).status).toBe(200);
       expect((await send()).status).toBe(200);
       const third = await send();

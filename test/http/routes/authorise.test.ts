@@ -29,7 +29,11 @@ afterAll(async () => {
 });
 
 async function authorise(body: Record<string, unknown>, contentType = 'application/x-www-form-urlencoded') {
-  const res = await request(gw.app).post('/v1/authorise').set('Content-Type', contentType).send(JSON.stringify(body));
+  const res = await request(gw.app)
+    .post('/v1/authorise')
+    .set('Content-Type', contentType)
+    .set('Accept', 'application/json')
+    .send(JSON.stringify(body));
   return { res, doc: res.status === 200 ? xml.parse(res.text).respon : undefined };
 }
 

@@ -217,7 +217,7 @@ describe('when a session has expired or was cancelled', () => {
     const sessionId = s.card.split('/').pop()!;
     const stored = (await gw.deps.store.getCheckoutSession(MERCHANT_ID, sessionId))!;
     // as if a rule had become stricter after the session was opened
-    const outdated = { ...stored, request: { ...stored.request, amount: '10' } };
+    const outdated = { ...stored, request: { ...stored.request, amount: '10.001' } };
     expect(
       await gw.deps.store.commit({
         merchantId: MERCHANT_ID,

@@ -1,0 +1,67 @@
+import type { NextFunction, Request, Response } from 'express';
+import { parse as parseCookies, serialize } from 'cookie';
+import type { CoreDeps } from '../../core/ports/deps.js';
+import { GatewayError } from '../../core/kernel/errors.js';
+import { csrfMatches, resumeSession, type PortalSession } from '../../core/portal/sessions.js';
+
+export const SESSION_COOKIE = 'portal_session';
+/** the sign-in form's own CSRF token (double submit: cookie and hidden field), before any session exists */
+export const LOGIN_COOKIE = 'portal_login';
+
+/** Strict headers of every portal page: own scripts and styles only (none inline), no framing, nothing cached. */
+export function portalHeaders(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader(
+    'Content-Security-Policy',
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Referrer-Policy', 'same-origin');
+  next();
+}
+
+/** `Secure` when the gateway is reached over https (BASE_URL https, or https seen through a trusted proxy). */
+export function setPortalCookie(deps: CoreDeps, req: Request, res: Response, name: string, value: string, clear = false): void {
+  res.append(
+    'Set-Cookie',
+    serialize(name, value, {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: req.secure || deps.baseUrl.startsWith('https:'),
+      path: '/portal',
+      ...(clear ? { maxAge: 0 } : {}),
+    }),
+  );
+}
+
+export function readCookie(req: Request, name: string): string | undefined {
+  return parseCookies(req.headers.cookie ?? '')[name];
+}
+
+export function sessionOf(res: Response): PortalSession {
+  const s = res.locals.portalSession as PortalSession | undefined;
+  if (!s) throw new GatewayError('PORTAL_FORBIDDEN', 'not signed in');
+  return s;
+}
+
+/**
+ * Every portal page but sign-in: a live session, or the sign-in page (a GET is sent there; a POST without a
+ * session is refused). Every POST must carry the session's CSRF token in `_csrf`.
+ */
+export function requirePortalSession(deps: CoreDeps) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const cookie = readCookie(req, SESSION_COOKIE);
+    const session = await resumeSession(deps, cookie);
+    if (!session) {
+      if (cookie) setPortalCookie(deps, req, res, SESSION_COOKIE, '', true);
+      if (req.method === 'GET') return res.redirect(303, `/portal/login${cookie ? '?expired=1' : ''}`);
+      throw new GatewayError('PORTAL_FORBIDDEN', 'not signed in, or the session has ended; sign in again');
+    }
+    res.locals.portalSession = session;
+    if (req.method === 'POST' && !csrfMatches(session, (req.body as Record<string, unknown>)._csrf)) {
+      deps.log.warn({ merchant_id: session.merchant_id, user: session.email, path: req.path }, 'portal form without a valid CSRF token');
+      throw new GatewayError('CSRF_FAILED', '_csrf: the form is missing its security token or it is out of date; reload the page', '_csrf');
+    }
+    next();
+  };
+}

@@ -1,0 +1,57 @@
+import { Router, type Request, type Response } from 'express';
+import type { CoreDeps } from '../../../core/ports/deps.js';
+import { cancelByHand, captureByHand, refundByHand, requireAdmin, resendByHand, type ActionResult } from '../../../core/portal/actions.js';
+import { sessionOf } from '../../middleware/portal.js';
+import { parseOrThrow } from '../../schemas/common.js';
+import { captureForm, fieldErrors, refundForm, resendForm } from '../../schemas/portal.js';
+import { showPaymentPage } from './payment.js';
+
+/** After an action: back to the payment's page (a GET, so a reload repeats nothing), which shows the result. */
+function backToPayment(res: Response, transactionId: string, r: ActionResult): void {
+  res.redirect(303, `/portal/payments/${encodeURIComponent(transactionId)}?done=${encodeURIComponent(r.audit.id)}`);
+}
+
+const formValues = (req: Request): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(req.body as Record<string, unknown>).filter(([k, v]) => k !== '_csrf' && typeof v === 'string'),
+  ) as Record<string, string>;
+
+/** POST /portal/payments/<id>/{capture,cancel,refund,resend}: admins only, through the same core as /v1. */
+export function portalActionsRouter(deps: CoreDeps): Router {
+  const router = Router();
+
+  router.post('/portal/payments/:transactionId/capture', async (req, res) => {
+    const id = req.params.transactionId;
+    requireAdmin(sessionOf(res));
+    const parsed = captureForm.safeParse(req.body);
+    if (!parsed.success) {
+      return showPaymentPage(deps, res, id, { form: 'capture', errors: fieldErrors(parsed.error), values: formValues(req), status: 400 });
+    }
+    backToPayment(res, id, await captureByHand(deps, sessionOf(res), id, parsed.data.amount));
+  });
+
+  router.post('/portal/payments/:transactionId/cancel', async (req, res) => {
+    const id = req.params.transactionId;
+    backToPayment(res, id, await cancelByHand(deps, sessionOf(res), id));
+  });
+
+  router.post('/portal/payments/:transactionId/refund', async (req, res) => {
+    const id = req.params.transactionId;
+    requireAdmin(sessionOf(res));
+    const parsed = refundForm.safeParse(req.body);
+    if (!parsed.success) {
+      return showPaymentPage(deps, res, id, { form: 'refund', errors: fieldErrors(parsed.error), values: formValues(req), status: 400 });
+    }
+    const { refund_amount, refund_reason } = parsed.data;
+    backToPayment(res, id, await refundByHand(deps, sessionOf(res), id, refund_amount, refund_reason));
+  });
+
+  router.post('/portal/payments/:transactionId/resend', async (req, res) => {
+    const id = req.params.transactionId;
+    requireAdmin(sessionOf(res));
+    const { notify_id } = parseOrThrow(resendForm, req.body);
+    backToPayment(res, id, await resendByHand(deps, sessionOf(res), id, notify_id));
+  });
+
+  return router;
+}

@@ -1,0 +1,23 @@
+import { Router } from 'express';
+import type { CoreDeps } from '../../../core/ports/deps.js';
+import { portalHeaders, requirePortalSession } from '../../middleware/portal.js';
+import { portalLoginRouter } from './login.js';
+import { portalPaymentsRouter } from './payments.js';
+import { portalPaymentRouter } from './payment.js';
+import { portalActionsRouter } from './actions.js';
+import { portalExportRouter } from './export.js';
+import { portalOtherRouter } from './other.js';
+
+/** The merchant portal (DESIGN 11) at /portal: sign-in is open, every other page needs a session. */
+export function portalRouter(deps: CoreDeps): Router {
+  const router = Router();
+  router.use('/portal', portalHeaders);
+  router.use(portalLoginRouter(deps));
+  router.use('/portal', requirePortalSession(deps));
+  router.use(portalPaymentsRouter(deps));
+  router.use(portalExportRouter(deps));
+  router.use(portalPaymentRouter(deps));
+  router.use(portalActionsRouter(deps));
+  router.use(portalOtherRouter(deps));
+  return router;
+}

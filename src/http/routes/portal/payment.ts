@@ -1,0 +1,62 @@
+import { Router, type Response } from 'express';
+import type { CoreDeps } from '../../../core/ports/deps.js';
+import { paymentStory } from '../../../core/portal/story.js';
+import { orderStatusOf, PaymentStatus as S } from '../../../core/payments/payment.js';
+import { resultInfoOf } from '../../../core/kernel/result-codes.js';
+import { GatewayError } from '../../../core/kernel/errors.js';
+import { sessionOf } from '../../middleware/portal.js';
+import { renderPortal } from '../../render/portal.js';
+
+export interface PaymentPageForm {
+  /** which form the errors and values belong to */
+  form?: 'capture' | 'refund';
+  errors?: Record<string, string>;
+  values?: Record<string, string>;
+  status?: number;
+}
+
+/** Renders /portal/payments/<id>: the payment's whole story, and for admins the forms its status allows. */
+export async function showPaymentPage(deps: CoreDeps, res: Response, transactionId: string, form: PaymentPageForm = {}): Promise<void> {
+  const session = sessionOf(res);
+  const story = await paymentStory(deps, session.merchant_id, transactionId);
+  if (!story) throw new GatewayError('NOT_FOUND', 'transaction_id: no such payment');
+  const p = story.payment;
+  const admin = session.role === 'admin';
+  const capturable = p.status === S.AUTHORISED;
+  const refundable = p.status === S.CAPTURED || p.status === S.PARTLY_REFUNDED;
+  const doneId = typeof res.req.query.done === 'string' ? res.req.query.done : '';
+  const done = story.actions.find((a) => a.id === doneId);
+  renderPortal(
+    res,
+    deps.timezone,
+    'payment',
+    {
+      active: 'payments',
+      story,
+      p,
+      orderStatus: orderStatusOf(p.status),
+      resultInfo: resultInfoOf(p.result_code),
+      can: {
+        capture: admin && capturable,
+        cancel: admin && (capturable || p.status === S.HELD),
+        refund: admin && refundable,
+        resend: admin,
+      },
+      viewer: !admin,
+      form: form.form ?? '',
+      errors: form.errors ?? {},
+      values: form.values ?? {},
+      notice: done ? { ok: done.ok, result: done.result } : undefined,
+    },
+    form.status ?? 200,
+  );
+}
+
+/** GET /portal/payments/<transaction_id>. Another merchant's transaction is not found, like an unknown one. */
+export function portalPaymentRouter(deps: CoreDeps): Router {
+  const router = Router();
+  router.get('/portal/payments/:transactionId', async (req, res) => {
+    await showPaymentPage(deps, res, req.params.transactionId);
+  });
+  return router;
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { isEmptyValue, parseOrThrow, withoutEmptyFields } from '../../../src/http/schemas/common.js';
+import { captureSchema } from '../../../src/http/schemas/operations.js';
+
+describe('empty fields count as absent (DESIGN 3)', () => {
+  it('when a value is "", {}, [] or an object or array of empty values, then it is empty; anything else is not', () => {
+    for (const v of ['', {}, [], { a: '' }, { a: { b: '', c: [] } }, [{ x: '' }], ['']])
+      expect(isEmptyValue(v), JSON.stringify(v)).toBe(true);
+    for (const v of [' ', '0', 0, false, null, { a: '', b: 'x' }, [{ x: 'y' }], ['', 'a']])
+      expect(isEmptyValue(v), JSON.stringify(v)).toBe(false);
+  });
+
+  it('when a body has empty fields at several levels, then they are dropped and array items keep their place', () => {
+    const body = {
+      card: '',
+      note: 'kept',
+      subscription: { contract_name: '', contract_amount: '' },
+      cart_items: [{ basic_item_data: { name: 'x', type: '' } }, { basic_item_data: { name: 'y' } }],
+      flags: [],
+      zero: 0,
+    };
+    expect(withoutEmptyFields(body)).toEqual({
+      note: 'kept',
+      cart_items: [{ basic_item_data: { name: 'x' } }, { basic_item_data: { name: 'y' } }],
+      zero: 0,
+    });
+    expect(body.card).toBe('');
+  });
+
+  it('when a required field of an array item is sent empty, then the 400 names that item and field as missing', () => {
+    const body = {
+      merchant_id: '1000001',
+      account_id: '1000001001',
+      encryption_data: 'a'.repeat(64),
+      capture_orders: [
+        { transaction_id: 'T1', order_no: 'O1', currency: 'USD', amount: '1.00' },
+        { transaction_id: 'T2', order_no: '', currency: 'USD', amount: '1.00' },
+      ],
+    };
+    expect(() => parseOrThrow(captureSchema, body)).toThrow('capture_orders.1.order_no: is required');
+  });
+});
