@@ -11,7 +11,8 @@ import { freePort, startRedis, type RedisServer } from '../test/support/redis.js
 /**
  * npm run bench: measures POST /v1/authorise (approved sandbox card, a fresh order_no per request) on a real
  * Redis with appendfsync always, and in the same run a bare Express route parsing a 2 KB JSON body, then
- * prints req/s, p50 and p99 of both and their ratio; then POST /v1/capture of 50 authorised orders per call. Absolute figures vary on shared machines; the ratio is
+ * prints req/s, p50 and p99 of both and their ratio; then POST /v1/capture of 50 authorised orders per call;
+ * then authorise again on a gateway with METRICS_ALLOW=off, to print what the Prometheus series cost. Absolute figures vary on shared machines; the ratio is
  * the comparable number.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -249,6 +250,7 @@ async function startGateway(
   name: string,
   merchantsFile: string,
   logLevel: string,
+  extraEnv: Record<string, string> = {},
 ): Promise<{ port: number; child: ChildProcess; redis: RedisServer }> {
   const redis = await startRedis(name);
   const port = await freePort();
@@ -261,6 +263,7 @@ async function startGateway(
       VAULT_KEY: 'b'.repeat(64),
       MERCHANTS_FILE: merchantsFile,
       LOG_LEVEL: logLevel,
+      ...extraEnv,
     },
     `http://127.0.0.1:${port}/readyz`,
   );
@@ -288,6 +291,7 @@ async function main(): Promise<void> {
   // does not land in another's figures
   const first = await startGateway('bench-authorise', merchants, logLevel);
   let second: Awaited<ReturnType<typeof startGateway>> | undefined;
+  let third: Awaited<ReturnType<typeof startGateway>> | undefined;
   try {
     console.log(
       `\n${CONNECTIONS} connections, ${DURATION} s per scenario after a 2 s warm-up; Redis with appendfsync always; gateway LOG_LEVEL=${logLevel}\n`,
@@ -301,13 +305,29 @@ async function main(): Promise<void> {
     second = await startGateway('bench-capture', merchants, logLevel);
     const orders = await authorisedOrders(`http://127.0.0.1:${second.port}/v1/authorise`, CAPTURE_CALLS * 50);
     const capture = await measureCapture(`http://127.0.0.1:${second.port}/v1/capture`, captureBodies(orders), second.child.pid!);
-    print([baseline, authorise, capture]);
+    second.child.kill('SIGTERM');
+    // the same authorise scenario with metrics off (METRICS_ALLOW=off): the price of the Prometheus series
+    third = await startGateway('bench-no-metrics', merchants, logLevel, { METRICS_ALLOW: 'off' });
+    const noMetricsPool = bodyPool(authoriseBody, Number(process.env.BENCH_POOL ?? 120_000));
+    const authoriseOff = await measure(
+      'POST /v1/authorise, metrics off',
+      `http://127.0.0.1:${third.port}/v1/authorise`,
+      noMetricsPool,
+      third.child.pid!,
+    );
+    print([baseline, authorise, authoriseOff, capture]);
+    const cost = 1 - authorise.rps / authoriseOff.rps;
+    const cpuCost = authorise.cpuPerRequest / authoriseOff.cpuPerRequest - 1;
+    console.log(
+      `\ncost of metrics on authorise: ${(cost * 100).toFixed(1)} % of req/s, ${(cpuCost * 100).toFixed(1)} % of server CPU per request (aim < 5 %)`,
+    );
     console.log(`\nauthorise / baseline req/s: ${(authorise.rps / baseline.rps).toFixed(2)}  (aim >= 0.50; p99 aim < 25 ms)`);
     console.log(`capture of 50 orders: p99 ${capture.p99.toFixed(1)} ms over ${capture.total} calls (aim < 30 ms)`);
     console.log(`transactions stored by the authorise scenario: ${txns} (answers counted in its measured window: ${authorise.total})`);
+    if (authoriseOff.non2xx > 0 || authoriseOff.errors > 0) process.exitCode = 1;
     if (authorise.non2xx > 0 || authorise.errors > 0 || capture.non2xx > 0 || capture.errors > 0) process.exitCode = 1;
   } finally {
-    for (const g of [first, second]) {
+    for (const g of [first, second, third]) {
       if (!g) continue;
       g.child.kill('SIGTERM');
       await g.redis.stop();
