@@ -98,7 +98,12 @@ describe('the SDK against a running gateway', () => {
     const resend = await c.resendNotifications({ order_no: withNotify.order_no });
     expect(resend.return_status).toBe('1');
 
-    const checkout = await c.checkout({ order_no: `SDK-${randomUUID()}`, currency: 'USD', amount: '5.00', return_url: `${url}/healthz` });
+    const checkout = await c.checkout({
+      order_no: `SDK-${randomUUID()}`,
+      currency: 'USD',
+      amount: '5.00',
+      return_url: 'https://shop.example/thanks',
+    });
     expect(checkout.checkout_url).toMatch(/^http:\/\/gateway\.test\/v1\/checkout\//);
 
     const { merchant_id: _m, account_id: _a, ...payoutFields } = samplePayout();
