@@ -45,8 +45,7 @@ export class SandboxConnector implements CardConnector {
 
   /** Acts once per reference: the first recorded answer wins, also between processes. */
   private async once<T extends NonNullable<AcquirerStatus>>(reference: string, act: () => T): Promise<T['outcome']> {
-    const kept = await this.ledger.ledgerLookup(reference);
-    if (kept) return (JSON.parse(kept) as T).outcome;
+    // one round trip: the put-if-absent answers the first record, whether it is this one or an earlier one
     const first = await this.ledger.ledgerRecord(reference, JSON.stringify(act()));
     return (JSON.parse(first) as T).outcome;
   }
@@ -85,8 +84,6 @@ export class SandboxConnector implements CardConnector {
 
   async capture(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome> {
     if (failsFor(amount, currency)) return { ok: false, message: 'sandbox: capture refused (amount cents 13)' };
-    const kept = await this.ledger.ledgerLookup(reference);
-    if (kept) return (JSON.parse(kept) as { outcome: OperationOutcome }).outcome;
     // one capture per authorisation: another reference for the same authorisation is a second capture
     const first = await this.ledger.ledgerRecord(`${connectorRef}#capture`, reference);
     const outcome: OperationOutcome =
