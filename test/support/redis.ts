@@ -36,9 +36,21 @@ function redisBinary(): string {
 /**
  * Starts a real redis-server of our own on a free loopback port, with its data (RDB and append-only file,
  * fsync on every write) under test-artifacts/redis/<name>, where the card-data scan reads it after the suite.
+ * `firstPort` (tests of this helper) is tried before a free one.
  */
-export async function startRedis(name: string, extraArgs: string[] = []): Promise<RedisServer> {
-  const port = await freePort();
+export async function startRedis(name: string, extraArgs: string[] = [], firstPort?: number): Promise<RedisServer> {
+  // a free port can be taken by another test process between freePort() and redis-server's bind; then our
+  // server exits and the probe would reach the other process's Redis, and two tests would share (and flush)
+  // one store. The probe checks the answering server is our child, and a lost port is tried again.
+  for (let attempt = 1; ; attempt++) {
+    const started = await spawnRedis(name, extraArgs, attempt === 1 ? firstPort : undefined);
+    if (started) return started;
+    if (attempt >= 5) throw new Error(`redis-server ${name} did not start: its port was taken ${attempt} times`);
+  }
+}
+
+async function spawnRedis(name: string, extraArgs: string[], wanted?: number): Promise<RedisServer | undefined> {
+  const port = wanted ?? (await freePort());
   const dir = join(REDIS_DIR, `${name}-${port}`);
   mkdirSync(dir, { recursive: true });
   const child: ChildProcess = spawn(
@@ -73,9 +85,19 @@ export async function startRedis(name: string, extraArgs: string[] = []): Promis
   probe.on('error', () => undefined);
   const started = Date.now();
   for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      probe.disconnect();
+      return undefined;
+    }
     try {
       await probe.connect();
-      await probe.ping();
+      const info = await probe.info('server');
+      if (!new RegExp(`^process_id:${child.pid}\\r?$`, 'm').test(info)) {
+        // another process's server holds the port: ours cannot bind it
+        probe.disconnect();
+        child.kill('SIGKILL');
+        return undefined;
+      }
       break;
     } catch {
       probe.disconnect();
