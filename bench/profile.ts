@@ -12,6 +12,8 @@ export interface ProfileSummary {
   totalMs: number;
   functions: { name: string; where: string; ms: number; share: number }[];
   packages: { name: string; ms: number; share: number }[];
+  /** our src/ (dist/) by file */
+  files: { name: string; ms: number; share: number }[];
 }
 
 /** Which package a script belongs to: node_modules/<pkg> (scoped too), node internals, our src/, or V8's own. */
@@ -41,6 +43,7 @@ export function summariseProfile(
   }
   const fns = new Map<string, { name: string; where: string; us: number }>();
   const pkgs = new Map<string, number>();
+  const files = new Map<string, number>();
   let total = 0;
   for (const [id, us] of selfUs) {
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
@@ -54,6 +57,10 @@ export function summariseProfile(
     fns.set(key, f);
     const pkg = packageOf(url, functionName);
     pkgs.set(pkg, (pkgs.get(pkg) ?? 0) + us);
+    if (pkg === 'our src/') {
+      const file = where.replace(/:\d+$/, '');
+      files.set(file, (files.get(file) ?? 0) + us);
+    }
   }
   const share = (us: number) => (total > 0 ? us / total : 0);
   return {
@@ -63,6 +70,10 @@ export function summariseProfile(
       .slice(0, top)
       .map((f) => ({ name: f.name, where: f.where, ms: f.us / 1000, share: share(f.us) })),
     packages: [...pkgs.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, us]) => ({ name, ms: us / 1000, share: share(us) })),
+    files: [...files.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([name, us]) => ({ name, ms: us / 1000, share: share(us) })),
@@ -88,6 +99,8 @@ export function printProfiles(dir: string, title: string, window: { fromMs: numb
   for (const f of s.functions) console.log(`  ${pct(f.share)} ${f.ms.toFixed(0).padStart(7)} ms  ${f.name}  ${f.where}`);
   console.log('by package:');
   for (const p of s.packages) console.log(`  ${pct(p.share)} ${p.ms.toFixed(0).padStart(7)} ms  ${p.name}`);
+  console.log('our src/ by file:');
+  for (const f of s.files.slice(0, 10)) console.log(`  ${pct(f.share)} ${f.ms.toFixed(0).padStart(7)} ms  ${f.name}`);
 }
 
 /** One summary of several processes' (a cluster's workers), top 15 of each list. */
@@ -114,6 +127,10 @@ function mergeSummaries(all: ProfileSummary[]): ProfileSummary {
     packages: add(
       all.flatMap((s) => s.packages),
       (p) => p.name,
+    ),
+    files: add(
+      all.flatMap((s) => s.files),
+      (f) => f.name,
     ),
   };
 }

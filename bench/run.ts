@@ -18,7 +18,7 @@ import { soak } from './soak.js';
  *                                and packages by self time
  *   npm run bench -- --soak      the soak alone, BENCH_SOAK payments (default 100000)
  */
-const CAPTURE_CALLS = Number(process.env.BENCH_CAPTURE_CALLS ?? 200);
+const CAPTURE_CALLS = Number(process.env.BENCH_CAPTURE_CALLS ?? 100);
 const POOL = Number(process.env.BENCH_POOL ?? 120_000);
 const args = new Set(process.argv.slice(2));
 
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
     );
     rows.push(authorise2);
     await two.stop();
-    const soaked = await soak(await gateway('bench-soak', { memProbe: true }), Number(process.env.BENCH_SOAK ?? 5000));
+    const soaked = await soak(await gateway('bench-soak', { memProbe: true }), Number(process.env.BENCH_SOAK ?? 3000));
     print(rows);
     const base = rows[0]!;
     console.log(
