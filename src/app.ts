@@ -10,6 +10,8 @@ import { authoriseRouter } from './http/routes/authorise.js';
 import { operationsRouter } from './http/routes/operations.js';
 import { retrievalRouter } from './http/routes/retrieval.js';
 import { idempotency } from './http/middleware/idempotency.js';
+import { strictSignature } from './http/middleware/request-signature.js';
+import { authThrottle, countAuthFailures } from './http/middleware/auth-throttle.js';
 import { subscriptionsRouter } from './http/routes/subscriptions.js';
 import { notificationsRouter } from './http/routes/notifications.js';
 import { payoutRouter } from './http/routes/payout.js';
@@ -81,7 +83,9 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(helmet());
   app.use(pageAssetsRouter(deps));
   app.use(healthRouter(deps.store, options.isShuttingDown ?? (() => false)));
+  app.use(authThrottle(deps));
   app.use(gatewayBody);
+  app.use(strictSignature(deps));
   app.use('/v1', idempotency(deps));
   app.use(authoriseRouter(deps));
   app.use(operationsRouter(deps));
@@ -95,6 +99,7 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(portalRouter(deps));
   if (options.development) app.use(exampleShopRouter(deps));
   app.use(notFound);
+  app.use(countAuthFailures(deps));
   app.use(errorHandler(deps.log, deps.timezone));
   return app;
 }

@@ -73,6 +73,7 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     timezone: config.timezone,
     log,
     notifyAllowPrivate: config.notifyAllowPrivate,
+    authFailuresPerMinute: config.authFailuresPerMinute,
     pendingResolveMs: config.pendingResolveMs,
     transport: overrides.transport ?? httpNotificationTransport,
   };

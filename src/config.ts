@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import { hashPasswordSync } from './core/portal/password.js';
 import { z } from 'zod';
 import { buildRateTable, DEFAULT_RATES, type RateTable } from './core/payouts/fx.js';
+import type { ServerLimits } from './http/server.js';
 import { DEFAULT_VAULT_KEY_ID, VAULT_KEY_ID_PATTERN, type VaultKey } from './core/payments/vault.js';
 import {
   merchantsFileSchema,
@@ -50,6 +51,12 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().default('production'),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(65_000),
+  MAX_CONNECTIONS: z.coerce.number().int().min(0).default(1024),
+  /** failed authentications a client address may make a minute before it is refused (429) */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(300),
   PENDING_RESOLVE_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
   WORKERS: z
     .string()
@@ -71,6 +78,9 @@ export interface Config {
   logLevel: string;
   development: boolean;
   shutdownGraceMs: number;
+  serverLimits: ServerLimits;
+  /** 0: no limit */
+  authFailuresPerMinute: number;
   /** PENDING_RESOLVE_SECONDS: an outcome not recorded this long after its claim is resolved by recovery */
   pendingResolveMs: number;
   /** WORKERS: gateway processes under one node:cluster primary (`auto`: one per available core) */
@@ -213,6 +223,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('WORKERS: more than one worker needs REDIS_URL (the embedded store is per process)');
   if (workers > 1 && !e.MERCHANTS_FILE)
     throw new ConfigError('WORKERS: more than one worker needs MERCHANTS_FILE (the demo merchant is made per process)');
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('HEADERS_TIMEOUT_MS: must not be greater than REQUEST_TIMEOUT_MS');
+  }
   const vaultKeys = configured.length > 0 ? configured : [{ id: DEFAULT_VAULT_KEY_ID, key: randomBytes(32) }];
   const { directory, fromFile, demoPortal } = loadMerchants(e.MERCHANTS_FILE);
   return {
@@ -228,6 +241,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     development: e.NODE_ENV === 'development',
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    serverLimits: {
+      headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: e.MAX_CONNECTIONS,
+    },
+    authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     pendingResolveMs: Math.round(e.PENDING_RESOLVE_SECONDS * 1000),
     workers,
     merchants: directory,

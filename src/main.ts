@@ -6,6 +6,7 @@ import { createLogger, flushLogger } from './logger.js';
 import { backgroundJobs, composeCore } from './compose.js';
 import { startJobs } from './core/jobs/runner.js';
 import { createApp } from './app.js';
+import { createGatewayServer } from './http/server.js';
 import type { CoreDeps } from './core/ports/deps.js';
 
 function printDemoMerchant(config: Config): void {
@@ -50,13 +51,13 @@ async function main(): Promise<void> {
 
   let shuttingDown = false;
   const app = createApp(deps, { trustProxy: config.trustProxy, isShuttingDown: () => shuttingDown, development: config.development });
-  const server: Server = app.listen(config.port, config.host, () => {
+  const server: Server = createGatewayServer(app, config.serverLimits);
+  server.listen(config.port, config.host, () => {
     log.info(
       { port: config.port, host: config.host, store: config.redisUrl ? 'redis' : 'memory', base_url: config.baseUrl },
       'gateway listening',
     );
   });
-  server.keepAliveTimeout = 65_000;
   const jobs = startJobs(backgroundJobs(deps, config), log);
 
   const shutdown = (signal: string): void => {

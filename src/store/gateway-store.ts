@@ -35,6 +35,15 @@ export const keys = {
   payoutRequest: (m: string, account: string, requestId: string) => `gw:{${m}}:payoutreq:${account}:${requestId.toLowerCase()}`,
   balance: (m: string, account: string, currency: string) => `gw:{${m}}:balance:${account}:${currency}`,
   calls: (m: string, account: string, windowStart: number) => `gw:{${m}}:calls:${account}:${windowStart}`,
+  /** /v1/checkout calls of one account in one window (its own limit, docs/security.md) */
+  checkoutCalls: (m: string, account: string, windowStart: number) => `gw:{${m}}:checkout-calls:${account}:${windowStart}`,
+  /** the one open checkout session of an order */
+  checkoutOrder: (m: string, account: string, orderNo: string) => `gw:{${m}}:checkout-order:${account}:${orderNo}`,
+  /** a strict request signature already accepted (each is accepted once) */
+  usedSignature: (m: string, account: string, mac: string) => `gw:{${m}}:sig:${account}:${mac}`,
+  /** failed authentications of one client address; not a merchant's key (the caller is not known) */
+  authFailures: (ip: string, windowStart: number) => `gw:{auth}:fail:${ip}:${windowStart}`,
+  authBlocked: (ip: string) => `gw:{auth}:blocked:${ip}`,
   /** an account's transaction ids scored by creation time (portal search, newest payments) */
   paymentsByTime: (m: string, account: string) => `gw:{${m}}:pay-by-time:${account}`,
   portalSession: (m: string, id: string) => `gw:{${m}}:portal-session:${id}`,
@@ -107,6 +116,11 @@ export class KvGatewayStore implements GatewayStore {
       const key = keys.checkout(m, next.session_id);
       conditions.push({ key, version: expected });
       writes.push({ op: 'put', key, data: encode(next), ttlMs });
+    }
+    for (const o of change.checkoutOrders ?? []) {
+      const key = keys.checkoutOrder(m, o.accountId, o.orderNo);
+      conditions.push({ key, version: o.expected });
+      writes.push({ op: 'put', key, data: o.sessionId, ttlMs: o.ttlMs });
     }
     for (const d of change.due ?? []) {
       const key = keys.due(m, d.queue);
@@ -219,6 +233,11 @@ export class KvGatewayStore implements GatewayStore {
     return decode<CheckoutSession>(await this.kv.get(keys.checkout(m, sessionId)));
   }
 
+  async checkoutOfOrder(m: string, account: string, orderNo: string): Promise<{ sessionId: string; version: number } | undefined> {
+    const v = await this.kv.get(keys.checkoutOrder(m, account, orderNo));
+    return v && { sessionId: v.data, version: v.version };
+  }
+
   async getOutbox(m: string, id: string): Promise<OutboxRecord | undefined> {
     return decode<OutboxRecord>(await this.kv.get(keys.outbox(m, id)));
   }
@@ -265,6 +284,27 @@ export class KvGatewayStore implements GatewayStore {
 
   async countCall(m: string, account: string, windowMs: number, windowStart: number): Promise<number> {
     return this.kv.countInWindow(keys.calls(m, account, windowStart), windowMs * 2);
+  }
+
+  async countCheckout(m: string, account: string, windowMs: number, windowStart: number): Promise<number> {
+    return this.kv.countInWindow(keys.checkoutCalls(m, account, windowStart), windowMs * 2);
+  }
+
+  async acceptOnce(m: string, account: string, mac: string, ttlMs: number): Promise<boolean> {
+    const key = keys.usedSignature(m, account, mac);
+    return (await this.kv.commit([{ key, version: 0 }], [{ op: 'put', key, data: '1', ttlMs }])).ok;
+  }
+
+  async countAuthFailure(ip: string, windowMs: number, windowStart: number): Promise<number> {
+    return this.kv.countInWindow(keys.authFailures(ip, windowStart), windowMs * 2);
+  }
+
+  async blockAuth(ip: string, ttlMs: number): Promise<void> {
+    await this.kv.commit([], [{ op: 'put', key: keys.authBlocked(ip), data: '1', ttlMs }]);
+  }
+
+  async authBlocked(ip: string): Promise<boolean> {
+    return (await this.kv.get(keys.authBlocked(ip))) !== undefined;
   }
 
   async ledgerRecord(reference: string, data: string): Promise<string> {

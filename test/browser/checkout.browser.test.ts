@@ -69,7 +69,8 @@ beforeAll(async () => {
     merchantPages(() => shop.origin),
     shopPort,
   );
-  stranger = await serveLoopback(merchantPages(() => stranger.origin));
+  // a page on a foreign origin that frames a checkout whose return addresses are the shop's own (return_domains rule)
+  stranger = await serveLoopback(merchantPages(() => shop.origin));
   browser = await launchBrowser();
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
 });

@@ -6,8 +6,9 @@ import { authorisePayment, type CardInput, type PaymentOrder } from '../payments
 import type { PaymentResult } from '../payments/settle.js';
 import type { BrowserInfo } from '../ports/card-connector.js';
 import { assertNotifyUrl } from '../notifications/target.js';
+import { returnUrlAllowed } from '../merchants/return-origins.js';
 import { loadingFormFields } from './form.js';
-import { hostedUrls, SETTLED_SESSION_TTL_MS, type CheckoutSession } from './session.js';
+import { formSignature, hostedUrls, SETTLED_SESSION_TTL_MS, type CheckoutSession } from './session.js';
 
 export interface NewCheckout {
   account: Account;
@@ -20,50 +21,102 @@ export interface NewCheckout {
   sourceIp: string;
 }
 
-/** Stores a pending session for a checked, signed checkout request; the loading form is built from it. */
+/**
+ * Opens the one checkout session of an order (account, order_no): the same signed request again answers the
+ * open session; other content while it is open is refused (409) and nothing is stored. Once the session has
+ * expired or was cancelled, the merchant may open a new one.
+ */
 export async function openCheckout(deps: CoreDeps, c: NewCheckout): Promise<CheckoutSession> {
   const { account, order } = c;
+  await limitCheckouts(deps, account);
+  for (const [field, url] of [
+    ['return_url', c.returnUrl],
+    ['cancel_url', c.cancelUrl],
+  ] as const) {
+    if (url && !returnUrlAllowed(account, url))
+      throw invalidField(field, "must be on the account's website, storefront_domains or return_domains");
+  }
   if (account.currencies.length > 0 && !account.currencies.includes(order.currency)) {
     throw invalidField('currency', `is not enabled for this account (${account.currencies.join(', ')})`);
   }
   // checked now, as /v1/authorise does: at the card submit it could only be shown to the shopper
   await assertNotifyUrl(order.notify_url, deps.notifyAllowPrivate, deps.transport.resolve);
-  const used = await deps.store.findPaymentByOrder(account.merchant_id, account.account_id, order.order_no);
-  if (used && used.fingerprint !== c.fingerprint) {
-    throw new GatewayError('ORDER_CONFLICT', 'order_no: was already used for a different payment request', 'order_no');
+  const m = account.merchant_id;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const used = await deps.store.findPaymentByOrder(m, account.account_id, order.order_no);
+    if (used && used.fingerprint !== c.fingerprint) {
+      throw new GatewayError('ORDER_CONFLICT', 'order_no: was already used for a different payment request', 'order_no');
+    }
+    const indexed = await deps.store.checkoutOfOrder(m, account.account_id, order.order_no);
+    const open = indexed && (await deps.store.getCheckoutSession(m, indexed.sessionId));
+    if (open && open.state !== 'cancelled' && (open.state === 'paying' || deps.clock.now() < open.expires_at)) {
+      if (open.fingerprint === c.fingerprint) return open;
+      throw new GatewayError('ORDER_CONFLICT', 'order_no: has an open checkout session with different content', 'order_no');
+    }
+    const session = newSession(deps, c);
+    const ttlMs = session.expires_at - session.created_at;
+    const ok = await deps.store.commit({
+      merchantId: m,
+      checkoutSessions: [{ next: session, expected: 0, ttlMs }],
+      checkoutOrders: [
+        { accountId: account.account_id, orderNo: order.order_no, sessionId: session.session_id, expected: indexed?.version ?? 0, ttlMs },
+      ],
+    });
+    if (ok) return { ...session, version: 1 };
+    // another request opened (or replaced) the order's session meanwhile: answer against that one
   }
+  throw new GatewayError('STORE_UNAVAILABLE', 'could not store the checkout session; try again');
+}
+
+/** Each session is stored for its whole life: an account's sessions a minute are bounded (docs/security.md). */
+async function limitCheckouts(deps: CoreDeps, account: Account): Promise<void> {
+  const limit = account.checkout_rate_per_minute;
+  if (limit <= 0) return;
   const now = deps.clock.now();
-  const ttlMs = account.checkout_ttl_minutes * 60_000;
-  const sessionId = deps.ids.opaque('cs');
-  const urls = hostedUrls(deps.baseUrl, account.merchant_id, sessionId);
-  const session: CheckoutSession = {
+  const windowStart = now - (now % 60_000);
+  const count = await deps.store.countCheckout(account.merchant_id, account.account_id, 60_000, windowStart);
+  if (count > limit) {
+    const wait = Math.ceil((windowStart + 60_000 - now) / 1000);
+    throw new GatewayError('RATE_LIMITED', `more than ${limit} checkout sessions a minute for this account`, undefined, wait);
+  }
+}
+
+function newSession(deps: CoreDeps, c: NewCheckout): CheckoutSession {
+  const now = deps.clock.now();
+  return {
     version: 0,
-    session_id: sessionId,
-    merchant_id: account.merchant_id,
-    account_id: account.account_id,
-    order_no: order.order_no,
-    currency: order.currency,
-    amount: order.amount,
+    session_id: deps.ids.opaque('cs'),
+    merchant_id: c.account.merchant_id,
+    account_id: c.account.account_id,
+    order_no: c.order.order_no,
+    currency: c.order.currency,
+    amount: c.order.amount,
     request: c.request,
     fingerprint: c.fingerprint,
-    form: loadingFormFields({
-      account,
-      request: c.request,
-      resultUrl: urls.result,
-      cancelUrl: urls.cancel,
-      sourceIp: c.sourceIp,
-      timezone: deps.timezone,
-      checkoutToken: sessionId,
-    }),
+    source_ip: c.sourceIp,
     return_url: c.returnUrl,
     cancel_url: c.cancelUrl,
     state: 'open',
     created_at: now,
-    expires_at: now + ttlMs,
+    expires_at: now + c.account.checkout_ttl_minutes * 60_000,
   };
-  const ok = await deps.store.commit({ merchantId: account.merchant_id, checkoutSessions: [{ next: session, expected: 0, ttlMs }] });
-  if (!ok) throw new GatewayError('STORE_UNAVAILABLE', 'could not store the checkout session; try again');
-  return { ...session, version: 1 };
+}
+
+/**
+ * The loading page's hidden fields, derived from the stored session (the order is stored once). The
+ * merchant's signature is replaced by the session's form value (formSignature).
+ */
+export function sessionForm(deps: Pick<CoreDeps, 'baseUrl' | 'timezone'>, account: Account, s: CheckoutSession): Record<string, string> {
+  const urls = hostedUrls(deps.baseUrl, s.merchant_id, s.session_id);
+  return loadingFormFields({
+    account,
+    request: { ...s.request, encryption_data: formSignature(account.sign_key, s.session_id) },
+    resultUrl: urls.result,
+    cancelUrl: urls.cancel,
+    sourceIp: s.source_ip ?? '',
+    timezone: deps.timezone,
+    checkoutToken: s.session_id,
+  });
 }
 
 /** Where a session stands, as its pages see it. The payment, once one exists, decides over the session. */

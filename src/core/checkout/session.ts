@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { Minor } from '../kernel/money.js';
 
 /**
@@ -16,8 +17,8 @@ export interface CheckoutSession {
   request: Record<string, unknown>;
   /** the request's fingerprint: the payment made from this session is idempotent on it */
   fingerprint: string;
-  /** the loading page's hidden fields as rendered; a form post that disagrees with them is refused */
-  form: Record<string, string>;
+  /** the merchant's caller address, shown in the loading form (source_request_ip) */
+  source_ip: string;
   /** the merchant's own addresses, where the result page sends the shopper at the end */
   return_url: string;
   cancel_url: string;
@@ -35,4 +36,14 @@ export const SETTLED_SESSION_TTL_MS = 24 * 3_600_000;
 export function hostedUrls(baseUrl: string, merchantId: string, sessionId: string) {
   const root = `${baseUrl}/v1/checkout/${encodeURIComponent(merchantId)}/${encodeURIComponent(sessionId)}`;
   return { card: root, pay: `${root}/pay`, cancel: `${root}/cancel`, result: `${root}/result` };
+}
+
+/**
+ * The value the loading form carries as `encryption_data` and `signInfo`: an HMAC of the session id under
+ * the account's key, never the merchant's own signature. The page reaches the shopper's browser; had it
+ * carried the merchant's signature, anyone could sign a new /v1/checkout for the same order with other
+ * unsigned terms. This value cannot pass as a request signature: it is not SHA-256 over any field list.
+ */
+export function formSignature(signKey: string, sessionId: string): string {
+  return createHmac('sha256', signKey).update(`checkout-form:${sessionId}`, 'utf8').digest('hex');
 }

@@ -15,12 +15,18 @@ export type Begin = { kind: 'run'; version: number } | { kind: 'replay'; answer:
  * write; a repeat with the same request gets the kept answer; another request under the key, or a repeat
  * while the first still runs, is refused (409).
  */
-export async function beginIdempotent(deps: CoreDeps, account: Account, key: string, requestHash: string): Promise<Begin> {
+export async function beginIdempotent(
+  deps: CoreDeps,
+  account: Account,
+  key: string,
+  requestHash: string,
+  ttlMs = IDEMPOTENCY_TTL_MS,
+): Promise<Begin> {
   const m = account.merchant_id;
   for (let attempt = 0; attempt < 3; attempt++) {
     const now = deps.clock.now();
     const rec = await deps.store.getIdempotency(m, account.account_id, key);
-    const live = rec && rec.created_at + IDEMPOTENCY_TTL_MS > now;
+    const live = rec && rec.created_at + ttlMs > now;
     if (live) {
       if (rec.request_hash !== requestHash) {
         throw new GatewayError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key: was already used for a different request', 'Idempotency-Key');
@@ -44,7 +50,7 @@ export async function beginIdempotent(deps: CoreDeps, account: Account, key: str
     const expected = rec?.version ?? 0;
     const claimed = await deps.store.commit({
       merchantId: m,
-      idempotency: [{ accountId: account.account_id, key, next, expected, ttlMs: IDEMPOTENCY_TTL_MS }],
+      idempotency: [{ accountId: account.account_id, key, next, expected, ttlMs }],
     });
     if (claimed) return { kind: 'run', version: expected + 1 };
   }
@@ -59,6 +65,7 @@ export async function finishIdempotent(
   requestHash: string,
   version: number,
   answer: StoredAnswer | null,
+  ttlMs = IDEMPOTENCY_TTL_MS,
 ): Promise<void> {
   const now = deps.clock.now();
   const next: IdempotencyRecord | null = answer && {
@@ -71,7 +78,7 @@ export async function finishIdempotent(
   };
   await deps.store.commit({
     merchantId: account.merchant_id,
-    idempotency: [{ accountId: account.account_id, key, next, expected: version, ttlMs: IDEMPOTENCY_TTL_MS }],
+    idempotency: [{ accountId: account.account_id, key, next, expected: version, ttlMs }],
   });
 }
 

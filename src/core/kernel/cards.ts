@@ -61,3 +61,18 @@ export function expiryPassed(expMonth: string, expYear: string, now: number): bo
   const firstOfNextMonth = Date.UTC(y, m, 1);
   return firstOfNextMonth <= now;
 }
+
+/** A run of 12 to 19 digits, single spaces or dashes allowed between them, not part of a longer run. */
+const DIGIT_RUN = /(?<![\d])\d(?:[ -]?\d){11,18}(?![\d])/g;
+
+/**
+ * Masks card numbers typed into free text (a name, an order number, a refund reason): every Luhn-valid run
+ * of 12 to 19 digits becomes first 6, `***`, last 4, so the text can be stored, logged and notified.
+ */
+export function maskCardNumbers(text: string): string {
+  if (!/\d{4}/.test(text.replace(/[ -]/g, ''))) return text;
+  return text.replace(DIGIT_RUN, (run) => {
+    const digits = run.replace(/[ -]/g, '');
+    return luhnValid(digits) ? maskCard(digits) : run;
+  });
+}

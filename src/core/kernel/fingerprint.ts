@@ -1,15 +1,41 @@
 import type { CoreDeps } from '../ports/deps.js';
 
-/** JSON with keys sorted at every level, so the same request always has the same fingerprint. */
+/**
+ * JSON with keys sorted at every level, so the same request always has the same fingerprint. Iterative
+ * (an explicit stack, not recursion), so no nesting depth can overflow the call stack.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
+  const out: string[] = [];
+  // a pending item is either a value to write or a piece of text (separators, closing brackets, keys)
+  const stack: ({ text: string } | { value: unknown })[] = [{ value }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if ('text' in item) {
+      out.push(item.text);
+      continue;
+    }
+    const v = item.value;
+    if (Array.isArray(v)) {
+      out.push('[');
+      stack.push({ text: ']' });
+      for (let i = v.length - 1; i >= 0; i--) {
+        stack.push({ value: v[i] });
+        if (i > 0) stack.push({ text: ',' });
+      }
+    } else if (v && typeof v === 'object') {
+      const record = v as Record<string, unknown>;
+      const names = Object.keys(record).sort();
+      out.push('{');
+      stack.push({ text: '}' });
+      for (let i = names.length - 1; i >= 0; i--) {
+        stack.push({ value: record[names[i]!] });
+        stack.push({ text: `${i > 0 ? ',' : ''}${JSON.stringify(names[i])}:` });
+      }
+    } else {
+      out.push(JSON.stringify(v) ?? 'null');
+    }
   }
-  return JSON.stringify(value) ?? 'null';
+  return out.join('');
 }
 
 /**

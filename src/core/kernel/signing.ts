@@ -93,3 +93,46 @@ export function notificationHeader(body: string, signKey: string, unixSeconds: n
   const mac = createHmac('sha256', signKey).update(`${unixSeconds}.${body}`, 'utf8').digest('hex');
   return `t=${unixSeconds},v1=${mac}`;
 }
+
+/** Strict request signatures (docs/security.md): how far the header's time may be from the gateway's clock. */
+export const STRICT_TOLERANCE_SECONDS = 300;
+
+/**
+ * The MAC of a strict request signature: lower-case hex HMAC-SHA256, keyed by the account's sign_key, of
+ * `<t>.<METHOD>.<path>.<raw body>`. Method and path bind it to one call; t bounds its life; the raw body
+ * covers every field, not only the ones DESIGN 2 lists.
+ */
+export function requestMac(signKey: string, unixSeconds: number, method: string, path: string, rawBody: string): string {
+  return createHmac('sha256', signKey).update(`${unixSeconds}.${method.toUpperCase()}.${path}.${rawBody}`, 'utf8').digest('hex');
+}
+
+/** The header a strict account sends: `t=<unix seconds>,v1=<requestMac>` (the helper merchants' tests use). */
+export function requestSignatureHeader(signKey: string, unixSeconds: number, method: string, path: string, rawBody: string): string {
+  return `t=${unixSeconds},v1=${requestMac(signKey, unixSeconds, method, path, rawBody)}`;
+}
+
+export type StrictCheck = { ok: true; mac: string } | { ok: false; reason: string };
+
+/** Checks an X-Signature header against the request; says why it failed (for the log, not the caller). */
+export function verifyRequestSignature(
+  header: string | undefined,
+  signKey: string,
+  nowSeconds: number,
+  method: string,
+  path: string,
+  rawBody: string,
+): StrictCheck {
+  if (!header) return { ok: false, reason: 'no X-Signature header' };
+  let t: number | undefined;
+  const macs: string[] = [];
+  for (const part of header.split(',')) {
+    const [name, value] = part.trim().split('=', 2) as [string, string | undefined];
+    if (name === 't' && value && /^\d{1,12}$/.test(value)) t = Number(value);
+    else if (name === 'v1' && value) macs.push(value);
+  }
+  if (t === undefined || macs.length === 0) return { ok: false, reason: 'X-Signature is not t=<unix seconds>,v1=<hex>' };
+  if (Math.abs(nowSeconds - t) > STRICT_TOLERANCE_SECONDS) return { ok: false, reason: 'X-Signature time is outside the tolerance' };
+  const expected = requestMac(signKey, t, method, path, rawBody);
+  const mac = macs.find((m) => signatureMatches(m, expected));
+  return mac ? { ok: true, mac: expected } : { ok: false, reason: 'X-Signature does not match the request' };
+}

@@ -41,6 +41,10 @@ const accountSchema = z.object({
   sign_key: z.string().min(8, 'must be at least 8 characters'),
   website: z.string().default(''),
   storefront_domains: z.array(z.url()).default([]),
+  /** further origins (besides website and storefront_domains) that return_url and cancel_url may use */
+  return_domains: z.array(z.url()).default([]),
+  /** strict: every call also carries an X-Signature header over method, path, time and raw body */
+  signature_mode: z.enum(['compat', 'strict']).default('compat'),
   allowed_ips: z.array(ipOrCidr).default([]),
   capture_mode: z.enum(['manual', 'auto']).default('manual'),
   currencies: z.array(z.string().refine(isCurrency, 'is not an ISO 4217 currency')).default([]),
@@ -52,6 +56,8 @@ const accountSchema = z.object({
   checkout_ttl_minutes: z.number().int().min(1).max(1440).default(30),
   /** calls per second allowed for this account; 0 = unlimited */
   rate_limit_per_second: z.number().int().min(0).default(0),
+  /** /v1/checkout calls per minute allowed for this account (each stores a session); 0 = unlimited */
+  checkout_rate_per_minute: z.number().int().min(0).default(120),
   /** opening balance (minor units per currency) of the deposit account that funds payouts */
   deposit_balance: z.record(z.string(), z.number().int().min(0)).default({}),
   /** card brands the hosted card page accepts; empty: every brand */

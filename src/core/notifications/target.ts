@@ -43,14 +43,35 @@ function v6Groups(ip: string): number[] {
   return [...h, ...fill, ...t].map((g) => parseInt(g || '0', 16));
 }
 
+const v4Of = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/**
+ * The IPv4 addresses an IPv6 address carries, which a packet to it may reach: IPv4-compatible (::a.b.c.d),
+ * IPv4-mapped (::ffff:a.b.c.d), SIIT (::ffff:0:a.b.c.d), NAT64 (64:ff9b::/96), 6to4 (2002:AABB:CCDD::/16)
+ * and Teredo (2001:0::/32: its server, and its client XOR 0xffffffff).
+ */
+export function embeddedV4(g: readonly number[]): string[] {
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zero(0, 5) && (g[5] === 0 || g[5] === 0xffff)) return [v4Of(g[6]!, g[7]!)]; // compatible, mapped
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return [v4Of(g[6]!, g[7]!)]; // SIIT
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return [v4Of(g[6]!, g[7]!)]; // NAT64 well-known prefix
+  if (g[0] === 0x2002) return [v4Of(g[1]!, g[2]!)]; // 6to4
+  if (g[0] === 0x2001 && g[1] === 0) return [v4Of(g[2]!, g[3]!), v4Of(g[6]! ^ 0xffff, g[7]! ^ 0xffff)]; // Teredo
+  return [];
+}
+
 function blockedV6(ip: string): boolean {
   const g = v6Groups(ip);
-  const allZeroUpTo = (n: number) => g.slice(0, n).every((x) => x === 0);
-  if (allZeroUpTo(7) && (g[7] === 0 || g[7] === 1)) return true; // :: and ::1
-  if (allZeroUpTo(5) && g[5] === 0xffff) return blockedV4(`${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`); // v4-mapped
-  if (g[0] === 0x64 && g[1] === 0xff9b) return true; // NAT64 could reach private v4
+  if (g.length !== 8 || g.some((x) => !Number.isInteger(x) || x < 0 || x > 0xffff)) return true;
+  if (g.slice(0, 7).every((x) => x === 0) && (g[7] === 0 || g[7] === 1)) return true; // :: and ::1
+  const carried = embeddedV4(g);
+  if (carried.length > 0) return carried.some(blockedV4);
   const first = g[0]!;
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00; // ULA, link-local, multicast
+  if (first === 0x64 && g[1] === 0xff9b) return true; // 64:ff9b:1::/48, local-use NAT64: any network
+  if (first === 0x100 && g[1] === 0 && g[2] === 0 && g[3] === 0) return true; // 100::/64 discard
+  if (first === 0x2001 && g[1] === 0xdb8) return true; // documentation
+  if (first === 0x2001 && g[1]! < 0x200) return true; // 2001::/23 IETF protocol assignments (Teredo above)
+  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xffc0) === 0xfec0 || (first & 0xff00) === 0xff00; // ULA, link-local, site-local, multicast
 }
 
 /** True when the address is not a public unicast address. */

@@ -11,6 +11,7 @@ import type { SubscriptionTerms } from '../subscriptions/contract.js';
 import { RESULT } from '../kernel/result-codes.js';
 import { issuerUrl, settleAuthorisation, type PaymentResult } from './settle.js';
 import { assertNotifyUrl } from '../notifications/target.js';
+import { returnUrlAllowed } from '../merchants/return-origins.js';
 import { acquirerAmount } from '../kernel/money.js';
 import { acquirerReference, commitMarked, isStale, newClaim, resolveDue, takeClaim } from './claim.js';
 import { resolveStaleClaim } from '../jobs/recovery.js';
@@ -121,6 +122,10 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
     throw invalidField('currency', `is not enabled for this account (${account.currencies.join(', ')})`);
   }
   await assertNotifyUrl(order.notify_url, deps.notifyAllowPrivate, deps.transport.resolve);
+  // a direct payment's own return address must be on the account's origins (a checkout's is its result page)
+  if (cmd.source === 'direct' && order.return_url && !returnUrlAllowed(account, order.return_url)) {
+    throw invalidField('return_url', "must be on the account's website, storefront_domains or return_domains");
+  }
   const connector = connectorFor(deps, account);
   // No read before the write: the order_no claim in the create step finds a repeat (one round trip less).
   const card = await resolveCard(deps, cmd);

@@ -32,6 +32,8 @@ export interface CoreDeps {
   log: Logger;
   /** NOTIFY_ALLOW_PRIVATE: notify_url may point at loopback/private addresses (tests, local development) */
   notifyAllowPrivate: boolean;
+  /** AUTH_FAILURES_PER_MINUTE: failed authentications a client address may make a minute (0: no limit) */
+  authFailuresPerMinute: number;
   /** PENDING_RESOLVE_SECONDS: a claim older than this is resumed by recovery (DESIGN 10) */
   pendingResolveMs: number;
   /** sends notifications (and resolves their hosts) */

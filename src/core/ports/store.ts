@@ -27,6 +27,8 @@ export interface ChangeSet {
   outbox?: { next: OutboxRecord; expected: number }[];
   /** hosted checkout sessions; ttlMs: how long the store keeps the record */
   checkoutSessions?: { next: CheckoutSession; expected: number; ttlMs: number }[];
+  /** the one open checkout session of an order: its id, with the version read (0 to create) */
+  checkoutOrders?: { accountId: string; orderNo: string; sessionId: string; expected: number; ttlMs: number }[];
   /** add (at = time) or remove (at = null) a member of a due queue */
   due?: { queue: DueQueue; member: string; at: number | null }[];
   /** accepted refunds, indexed per account by refund date and by refund_reference_id */
@@ -86,6 +88,17 @@ export interface GatewayStore extends AcquirerLedger {
   getIdempotency(merchantId: string, accountId: string, key: string): Promise<IdempotencyRecord | undefined>;
   /** Counts a call against a window (rate limits); returns the count so far in this window. */
   countCall(merchantId: string, accountId: string, windowMs: number, windowStart: number): Promise<number>;
+  /** The open checkout session of an order, as indexed when it was opened. */
+  checkoutOfOrder(merchantId: string, accountId: string, orderNo: string): Promise<{ sessionId: string; version: number } | undefined>;
+  /** Counts a /v1/checkout call against the account's checkout window; returns the count so far. */
+  countCheckout(merchantId: string, accountId: string, windowMs: number, windowStart: number): Promise<number>;
+  /** Records a strict request signature; false when it was already accepted within ttlMs (a replay). */
+  acceptOnce(merchantId: string, accountId: string, mac: string, ttlMs: number): Promise<boolean>;
+  /** Counts a failed authentication from a client address; returns the count so far in this window. */
+  countAuthFailure(ip: string, windowMs: number, windowStart: number): Promise<number>;
+  /** Refuses authentications from a client address for ttlMs. */
+  blockAuth(ip: string, ttlMs: number): Promise<void>;
+  authBlocked(ip: string): Promise<boolean>;
   /** Payments of an account created with from <= time <= to, newest first (ties: higher id first), at most limit. */
   paymentsByTime(merchantId: string, accountId: string, from: number, to: number, limit: number): Promise<PaymentIndexEntry[]>;
   getPortalSession(merchantId: string, id: string): Promise<PortalSession | undefined>;

@@ -1,22 +1,59 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { GatewayError } from '../../core/kernel/errors.js';
 
-export const BODY_LIMIT = '1mb';
-const BODY_LIMIT_BYTES = 1024 * 1024;
+/** Batch calls carry up to 100 orders; every other call is one order or a lookup. */
+export const BATCH_BODY_LIMIT = 1024 * 1024;
+export const BODY_LIMIT = 64 * 1024;
+/** Deeper JSON is refused before it is parsed: no call has more than four levels, so 32 is generous. */
+export const MAX_JSON_DEPTH = 32;
+
+const BATCH_PATHS = new Set(['/v1/capture', '/v1/review', '/v1/cancel', '/v1/refund']);
+
+/** The body limit of a path, in bytes (docs/security.md lists them). */
+export function bodyLimitFor(path: string): number {
+  return BATCH_PATHS.has(path) ? BATCH_BODY_LIMIT : BODY_LIMIT;
+}
+
+const kb = (bytes: number): string => `${bytes / 1024} KB`;
+
+/**
+ * The nesting depth of a JSON text, counted in one pass without parsing (brackets inside strings do not
+ * count), stopping as soon as it passes `max`: a deeply nested body costs no more than its length.
+ */
+export function jsonDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
 
 /**
  * DESIGN section 3: merchants send a JSON text whatever the declared content type. The raw body is read
- * (at most 1 MB) and taken as JSON when it starts with `{` or `[`, otherwise as form fields.
+ * and taken as JSON when it starts with `{` or `[`, otherwise as form fields. Errors never quote the body:
+ * it may hold card data.
  */
 export function parseBodyText(text: string): Record<string, unknown> {
   const trimmed = text.replace(/^\uFEFF/, '').trim();
   if (trimmed === '') return {};
   if (trimmed[0] === '{' || trimmed[0] === '[') {
+    if (jsonDepthExceeds(trimmed, MAX_JSON_DEPTH)) {
+      throw new GatewayError('INVALID_BODY', `body: is nested deeper than ${MAX_JSON_DEPTH} levels`, 'body');
+    }
     let value: unknown;
     try {
       value = JSON.parse(trimmed);
-    } catch (err) {
-      throw new GatewayError('INVALID_BODY', `body: is not valid JSON (${(err as Error).message})`, 'body');
+    } catch {
+      throw new GatewayError('INVALID_BODY', 'body: is not valid JSON', 'body');
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw new GatewayError('INVALID_BODY', 'body: must be a JSON object', 'body');
@@ -28,7 +65,17 @@ export function parseBodyText(text: string): Record<string, unknown> {
   return fields;
 }
 
-const readRaw = express.raw({ type: () => true, limit: BODY_LIMIT });
+const readers = new Map<number, ReturnType<typeof express.raw>>();
+function rawReader(limit: number): ReturnType<typeof express.raw> {
+  let reader = readers.get(limit);
+  if (!reader) readers.set(limit, (reader = express.raw({ type: () => true, limit })));
+  return reader;
+}
+
+/** The raw body text of a POST, kept for strict request signatures (docs/security.md). */
+export function rawBodyOf(res: Response): string {
+  return typeof res.locals.rawBody === 'string' ? res.locals.rawBody : '';
+}
 
 /**
  * The common case read directly: a declared Content-Length within the limit and no Content-Encoding. The
@@ -36,7 +83,7 @@ const readRaw = express.raw({ type: () => true, limit: BODY_LIMIT });
  * the authorise path; every other request (chunked, compressed, too large, no length) still goes through
  * express.raw, so its errors and its decompression stay as they were.
  */
-function readDeclared(req: Request, length: number, next: NextFunction): void {
+function readDeclared(req: Request, length: number, accept: (raw: string) => void, next: NextFunction): void {
   const chunks: Buffer[] = [];
   let received = 0;
   let done = false;
@@ -48,12 +95,7 @@ function readDeclared(req: Request, length: number, next: NextFunction): void {
     req.removeListener('aborted', onFail);
     req.removeListener('error', onFail);
     if (err) return next(err);
-    try {
-      req.body = parseBodyText(Buffer.concat(chunks, received).toString('utf8'));
-      next();
-    } catch (e) {
-      next(e);
-    }
+    accept(Buffer.concat(chunks, received).toString('utf8'));
   };
   const onData = (chunk: Buffer) => {
     received += chunk.length;
@@ -75,26 +117,30 @@ export function gatewayBody(req: Request, res: Response, next: NextFunction): vo
     next();
     return;
   }
-  const declared = req.headers['content-length'];
-  const encoding = req.headers['content-encoding'];
-  const length = declared !== undefined && /^\d{1,7}$/.test(declared) ? Number(declared) : -1;
-  if (length >= 0 && length <= BODY_LIMIT_BYTES && req.headers['transfer-encoding'] === undefined && (!encoding || encoding === 'identity'))
-    return readDeclared(req, length, next);
-  readRaw(req, res, (err?: unknown) => {
-    if (err) {
-      const type = (err as { type?: string }).type;
-      if (type === 'entity.too.large') return next(new GatewayError('BODY_TOO_LARGE', `body: must be at most ${BODY_LIMIT}`, 'body'));
-      if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-        return next(new GatewayError('UNSUPPORTED_MEDIA_TYPE', 'body: unsupported encoding or charset', 'body'));
-      }
-      return next(new GatewayError('INVALID_BODY', 'body: could not be read', 'body'));
-    }
+  const limit = bodyLimitFor(req.path);
+  const accept = (raw: string): void => {
     try {
-      const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+      res.locals.rawBody = raw;
       req.body = parseBodyText(raw);
       next();
     } catch (e) {
       next(e);
     }
+  };
+  const declared = req.headers['content-length'];
+  const encoding = req.headers['content-encoding'];
+  const length = declared !== undefined && /^\d{1,8}$/.test(declared) ? Number(declared) : -1;
+  if (length >= 0 && length <= limit && req.headers['transfer-encoding'] === undefined && (!encoding || encoding === 'identity'))
+    return readDeclared(req, length, accept, next);
+  rawReader(limit)(req, res, (err?: unknown) => {
+    if (err) {
+      const type = (err as { type?: string }).type;
+      if (type === 'entity.too.large') return next(new GatewayError('BODY_TOO_LARGE', `body: must be at most ${kb(limit)}`, 'body'));
+      if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+        return next(new GatewayError('UNSUPPORTED_MEDIA_TYPE', 'body: unsupported encoding or charset', 'body'));
+      }
+      return next(new GatewayError('INVALID_BODY', 'body: could not be read', 'body'));
+    }
+    accept(Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '');
   });
 }

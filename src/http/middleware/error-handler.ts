@@ -23,7 +23,7 @@ export function errorHandler(log: Logger, timezone = 'UTC') {
     if (err instanceof GatewayError) {
       error = err;
     } else if ((err as { type?: string })?.type === 'entity.too.large') {
-      error = new GatewayError('BODY_TOO_LARGE', 'body: must be at most 1mb', 'body');
+      error = new GatewayError('BODY_TOO_LARGE', 'body: is over the size limit of this call', 'body');
     } else if (err instanceof URIError) {
       // the router could not decode a path segment (a stray %): the address names no page
       error = new GatewayError('NOT_FOUND', `no such endpoint: ${req.method} ${loggedPath(req.path)}`);

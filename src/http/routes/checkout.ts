@@ -2,11 +2,12 @@ import { Router, type Request, type Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { invalidField } from '../../core/kernel/errors.js';
 import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
-import { openCheckout } from '../../core/checkout/hosted.js';
+import { openCheckout, sessionForm } from '../../core/checkout/hosted.js';
 import { hostedUrls } from '../../core/checkout/session.js';
 import { authenticate, fieldValues } from '../middleware/authenticate.js';
-import { parseOrThrow } from '../schemas/common.js';
-import { checkoutSchema } from '../schemas/payment-request.js';
+import { boundExtraFields, parseOrThrow } from '../schemas/common.js';
+import { maskFreeText } from '../schemas/free-text.js';
+import { checkoutFieldNames, checkoutSchema } from '../schemas/payment-request.js';
 import { paymentOrder, requestFingerprint } from '../schemas/payment-order.js';
 import { NOTICES, renderNotice, shopperLang } from '../render/pages.js';
 import { pageAssets, assetTag } from '../render/assets.js';
@@ -25,7 +26,10 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
       throw invalidField(f, 'is not accepted by /v1/checkout; the shopper enters the card on the hosted page');
   }
   const input = parseOrThrow(checkoutSchema, body);
-  const { accept: _accept, ...request } = body;
+  boundExtraFields(body, checkoutFieldNames);
+  const { accept: _accept, ...sent } = body;
+  // the session keeps the request as sent (the loading form echoes it), card numbers in free text masked
+  const request = maskFreeText(sent);
   const session = await openCheckout(deps, {
     account,
     order: paymentOrder(input),
@@ -52,7 +56,7 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
     t: (k: MessageKey) => t(lang, k),
     asset: (name: string) => assetTag(assets, deps.baseUrl, name),
     action: `${deps.baseUrl}/v1/checkout`,
-    fields: Object.entries(session.form),
+    fields: Object.entries(sessionForm(deps, account, session)),
   });
 }
 
@@ -68,8 +72,9 @@ async function openFromForm(deps: CoreDeps, req: Request, res: Response): Promis
   const found = await findSession(deps, body.merchant_id, body.checkout_token);
   if (!found) return renderNotice(res, deps, undefined, shopperLang(req, body), NOTICES.unknown);
   const { session, account } = found;
+  const form = sessionForm(deps, account, session);
   for (const [name, value] of Object.entries(body)) {
-    const expected = session.form[name];
+    const expected = form[name];
     if (expected !== undefined && sameLines(expected) !== sameLines(value))
       return renderNotice(res, deps, account, shopperLang(req, session.request), NOTICES.changed);
   }

@@ -7,6 +7,8 @@ import { formatAmount } from '../../i18n/index.js';
 import { answerChallenge } from '../../core/payments/authorise.js';
 import { paymentResult, parentOrigin } from '../../core/checkout/result.js';
 import { httpUrl } from '../schemas/common.js';
+import { returnUrlAllowed } from '../../core/merchants/return-origins.js';
+import { checkNotifyTarget } from '../../core/notifications/target.js';
 import { displayName, preparePage, renderNotice, shopperLang, NOTICES } from '../render/pages.js';
 import { renderResult } from '../render/result-page.js';
 
@@ -36,6 +38,20 @@ function appended(current: string | undefined, offered: unknown): string {
   if (current) return '';
   const v = s(offered);
   return v && httpUrl.safeParse(v).success ? v : '';
+}
+
+/** An appended return address counts only on one of the account's own origins; others are ignored. */
+function appendedReturn(account: Account, current: string | undefined, offered: unknown): string {
+  const v = appended(current, offered);
+  return v && returnUrlAllowed(account, v) ? v : '';
+}
+
+/** An appended notify_url is checked like a signed one (SSRF rules) when it is given; a refused one is ignored. */
+async function appendedNotify(deps: CoreDeps, current: string | undefined, offered: unknown): Promise<string> {
+  const v = appended(current, offered);
+  if (!v) return '';
+  const check = await checkNotifyTarget(v, deps.notifyAllowPrivate, deps.transport.resolve, 'accept');
+  return check.ok ? v : '';
 }
 
 /** The shopper's language: a checkout payment's order says it; a direct payment has only the browser's. */
@@ -74,8 +90,8 @@ export function threedsRouter(deps: CoreDeps): Router {
       amount: formatAmount(lang, p.amount, p.currency),
       card: p.card?.masked ?? '',
       action: req.originalUrl.split('?')[0],
-      returnUrl: appended(p.return_url, req.query.return_url),
-      notifyUrl: appended(p.notify_url, req.query.notify_url),
+      returnUrl: appendedReturn(account, p.return_url, req.query.return_url),
+      notifyUrl: await appendedNotify(deps, p.notify_url, req.query.notify_url),
       error: '',
     });
   });
@@ -86,12 +102,11 @@ export function threedsRouter(deps: CoreDeps): Router {
     const { payment, account } = found;
     const body = req.body as Record<string, unknown>;
     const code = s(body.code).trim();
+    const returnUrl = appendedReturn(account, payment.return_url, body.return_url);
     const withAddresses: Payment = {
       ...payment,
-      notify_url: payment.notify_url || appended(payment.notify_url, body.notify_url),
-      ...(payment.return_url || !appended(payment.return_url, body.return_url)
-        ? {}
-        : { return_url: appended(payment.return_url, body.return_url) }),
+      notify_url: payment.notify_url || (await appendedNotify(deps, payment.notify_url, body.notify_url)),
+      ...(returnUrl ? { return_url: returnUrl } : {}),
     };
     const result = await answerChallenge(deps, account, withAddresses, code);
     await finish(deps, req, res, account, result.payment);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { formatAmount, isCurrency, parseAmount } from '../../core/kernel/money.js';
 import { GatewayError } from '../../core/kernel/errors.js';
+import { maskFreeText } from './free-text.js';
 
 /** Field shapes shared by every call's schema. */
 export const text = (max = 255) => z.string({ error: 'must be a string' }).max(max, `must be at most ${max} characters`);
@@ -75,11 +76,14 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
-/** Turns the first zod issue into a 400 that names the field. */
+/**
+ * Checks a request against its schema; the first zod issue becomes a 400 that names the field. Card
+ * numbers typed into free-text fields come out masked (schemas/free-text.ts).
+ */
 export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   const present = withoutEmptyFields(input);
   const parsed = schema.safeParse(present);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return maskFreeText(parsed.data);
   const issue = parsed.error.issues[0]!;
   const field = issue.path.map(String).join('.') || 'body';
   let message = issue.message;
@@ -89,4 +93,18 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.
 
 function throwField(field: string, message: string): never {
   throw new GatewayError(message === 'is required' ? 'MISSING_FIELD' : 'INVALID_FIELD', `${field}: ${message}`, field);
+}
+
+/**
+ * Fields outside a call's schema are kept (the checkout form echoes every request field), but bounded: at
+ * most `maxCount`, each a string, number or boolean of at most `maxLength` characters.
+ */
+export function boundExtraFields(body: Record<string, unknown>, known: ReadonlySet<string>, maxCount = 32, maxLength = 1024): void {
+  let count = 0;
+  for (const [name, value] of Object.entries(body)) {
+    if (known.has(name)) continue;
+    if (++count > maxCount) throwField(name, `is one field too many: at most ${maxCount} fields outside the documented ones`);
+    if (value !== null && typeof value === 'object') throwField(name, 'must be text (an undocumented field)');
+    if (String(value).length > maxLength) throwField(name, `must be at most ${maxLength} characters`);
+  }
 }

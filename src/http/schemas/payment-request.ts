@@ -313,3 +313,6 @@ export const checkoutSchema = z
     itemsMatchTotal(o, ctx);
   });
 export type CheckoutRequest = z.output<typeof checkoutSchema>;
+
+/** The documented fields of /v1/checkout (others are bounded: schemas/common.ts boundExtraFields). */
+export const checkoutFieldNames: ReadonlySet<string> = new Set([...Object.keys(checkoutSchema.shape), 'accept']);

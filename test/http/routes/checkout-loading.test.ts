@@ -157,14 +157,17 @@ describe('when a merchant posts a signed checkout request', () => {
       to_pass_page: '0',
     });
 
+    // the merchant's signature never reaches the page: the form carries the session's own value instead
+    expect(form.encryption_data).toMatch(/^[0-9a-f]{64}$/);
+    expect(form.encryption_data).not.toBe(body.encryption_data);
     for (const [field, value] of Object.entries(body)) {
-      if (field === 'return_url' || field === 'cancel_url') continue;
+      if (field === 'return_url' || field === 'cancel_url' || field === 'encryption_data') continue;
       expect(form[field], field).toBe(typeof value === 'string' ? value : JSON.stringify(value));
     }
 
     const b = body as Record<string, string>;
     const expected: Record<string, string> = {
-      signInfo: b.encryption_data!,
+      signInfo: form.encryption_data!,
       merNo: MERCHANT_ID,
       gatewayNo: ACCOUNT_ID,
       orderNo: b.order_no!,
@@ -219,7 +222,9 @@ describe('when a merchant posts a signed checkout request', () => {
 
     const all = new URLSearchParams(form.allParams);
     for (const [field, value] of Object.entries(body))
-      expect(all.get(field), `allParams ${field}`).toBe(typeof value === 'string' ? value : JSON.stringify(value));
+      if (field !== 'encryption_data')
+        expect(all.get(field), `allParams ${field}`).toBe(typeof value === 'string' ? value : JSON.stringify(value));
+    expect(all.get('encryption_data')).toBe(form.encryption_data);
     expect(all.get('return_url')).toBe('https://shop.example/return');
   });
 

@@ -329,7 +329,10 @@ describe('when the hosted pages are framed', () => {
     expect(page.headers['x-frame-options']).toBeUndefined();
     expect(page.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
 
-    const other = await openSession({ account_id: AUTO_ACCOUNT_ID }, AUTO_SIGN_KEY);
+    const other = await openSession(
+      { account_id: AUTO_ACCOUNT_ID, return_url: 'https://auto.example/return', cancel_url: 'https://auto.example/cancel' },
+      AUTO_SIGN_KEY,
+    );
     const denied = await request(gw.app).get(other.card);
     expect(denied.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(denied.headers['x-frame-options']).toBe('DENY');
@@ -349,50 +352,52 @@ describe('when a hosted page address carries a percent-escape that does not deco
   });
 });
 
-describe('when the merchant opened two sessions for the same signed order and the shopper paid in one', () => {
-  it('then the other session shows that payment instead of asking for a card, and charges nothing more', async () => {
+describe('when the merchant posts the same signed order twice and the shopper pays', () => {
+  it('then both answers name one session, which shows that payment afterwards and charges nothing more', async () => {
     const first = await openSession();
     const res = await request(gw.app).post('/v1/checkout').set('Accept', 'application/json').send(JSON.stringify(first.body));
     expect(res.status).toBe(200);
-    const second = path(res.body.checkout_url as string);
-    expect(second).not.toBe(first.card);
+    expect(path(res.body.checkout_url as string)).toBe(first.card);
     const paid = await request(gw.app).post(first.pay).type('form').send(cardForm());
     expect(path(paid.headers.location)).toBe(first.result);
     const before = (await paymentKeys()).length;
 
-    const page = await request(gw.app).get(second);
+    const again = await request(gw.app).post('/v1/checkout').set('Accept', 'application/json').send(JSON.stringify(first.body));
+    expect(path(again.body.checkout_url as string)).toBe(first.card);
+    const page = await request(gw.app).get(first.card);
     expect(page.status).toBe(303);
-    expect(path(page.headers.location)).toBe(`${second}/result`);
-    const result = await request(gw.app).get(`${second}/result`);
+    expect(path(page.headers.location)).toBe(first.result);
+    const result = await request(gw.app).get(first.result);
     expect(result.text).toContain('Payment successful');
     expect(signedRedirect(result.text).searchParams.get('order_status')).toBe('1');
-    const again = await request(gw.app).post(`${second}/pay`).type('form').send(cardForm(CARDS.approvedMastercard));
-    expect(path(again.headers.location)).toBe(`${second}/result`);
+    const repay = await request(gw.app).post(first.pay).type('form').send(cardForm(CARDS.approvedMastercard));
+    expect(path(repay.headers.location)).toBe(first.result);
     expect((await paymentKeys()).length).toBe(before);
   });
 });
 
-describe('when two sessions carry the same order_no with different order details and one of them was paid', () => {
-  it('then the other shows a clear page (409) instead of the card form or a JSON error, and charges nothing', async () => {
-    const first = await openSession();
-    const second = await openSession({ order_no: first.body.order_no, amount: '20.00', item_total: undefined, items: undefined });
-    expect((await request(gw.app).get(second.card)).status).toBe(200);
-    await request(gw.app).post(first.pay).type('form').send(cardForm());
+describe('when the order_no of an open session is paid by another request (a direct payment)', () => {
+  it('then the session shows a clear page (409) instead of the card form or a JSON error, and charges nothing', async () => {
+    const session = await openSession();
+    const direct = await request(gw.app)
+      .post('/v1/authorise')
+      .send(JSON.stringify(authoriseBody({ order_no: session.body.order_no, amount: '20.00', item_total: undefined, items: undefined })));
+    expect(direct.status).toBe(200);
     const before = (await paymentKeys()).length;
 
-    const page = await request(gw.app).get(second.card);
+    const page = await request(gw.app).get(session.card);
     expect(page.status).toBe(409);
     expect(page.type).toBe('text/html');
     expect(page.text).toContain('Order already paid');
     expect(page.text).not.toContain('card-form');
-    const pay = await request(gw.app).post(second.pay).type('form').send(cardForm(CARDS.approvedMastercard));
+    const pay = await request(gw.app).post(session.pay).type('form').send(cardForm(CARDS.approvedMastercard));
     expect(pay.status).toBe(409);
     expect(pay.type).toBe('text/html');
     expect(pay.text).toContain('Nothing was charged');
-    expect((await request(gw.app).get(second.result)).status).toBe(409);
+    expect((await request(gw.app).get(session.result)).status).toBe(409);
     expect((await paymentKeys()).length).toBe(before);
-    const paid = await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, first.body.order_no as string);
-    expect(paid?.amount).toBe(1000);
+    const paid = await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, session.body.order_no as string);
+    expect(paid?.amount).toBe(2000);
     expect(paid?.card?.last4).toBe('4242');
   });
 });

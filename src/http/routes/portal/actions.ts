@@ -5,6 +5,7 @@ import { sessionOf } from '../../middleware/portal.js';
 import { parseOrThrow } from '../../schemas/common.js';
 import { captureForm, fieldErrors, refundForm, resendForm } from '../../schemas/portal.js';
 import { showPaymentPage } from './payment.js';
+import { maskCardNumbers } from '../../../core/kernel/cards.js';
 
 /** After an action: back to the payment's page (a GET, so a reload repeats nothing), which shows the result. */
 function backToPayment(res: Response, transactionId: string, r: ActionResult): void {
@@ -43,7 +44,8 @@ export function portalActionsRouter(deps: CoreDeps): Router {
       return showPaymentPage(deps, res, id, { form: 'refund', errors: fieldErrors(parsed.error), values: formValues(req), status: 400 });
     }
     const { refund_amount, refund_reason } = parsed.data;
-    backToPayment(res, id, await refundByHand(deps, sessionOf(res), id, refund_amount, refund_reason));
+    // a card number typed into the reason is masked, as in /v1/refund (docs/security.md)
+    backToPayment(res, id, await refundByHand(deps, sessionOf(res), id, refund_amount, maskCardNumbers(refund_reason)));
   });
 
   router.post('/portal/payments/:transactionId/resend', async (req, res) => {

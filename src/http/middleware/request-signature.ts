@@ -1,0 +1,33 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { CoreDeps } from '../../core/ports/deps.js';
+import { authenticationFailed } from '../../core/kernel/errors.js';
+import { STRICT_TOLERANCE_SECONDS, verifyRequestSignature } from '../../core/kernel/signing.js';
+import { signedValuesFor } from './authenticate.js';
+import { rawBodyOf } from './body.js';
+
+/**
+ * Strict signing (signature_mode "strict", docs/security.md): every merchant call of the account must
+ * also carry `X-Signature: t=,v1=`, an HMAC over method, path, time and raw body, within 300 s of the
+ * gateway's clock and accepted once. DESIGN 2's body signature is still checked by the route.
+ * The loading page's form post (checkout_token) and the hosted pages come from the shopper, not the merchant.
+ */
+export function strictSignature(deps: CoreDeps) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const body = req.body as Record<string, unknown>;
+    if (req.method !== 'POST' || signedValuesFor(req.path, body) === undefined) return next();
+    if (req.path === '/v1/checkout' && body.checkout_token !== undefined) return next();
+    if (typeof body.merchant_id !== 'string' || typeof body.account_id !== 'string') return next();
+    const account = deps.merchants.find(body.merchant_id, body.account_id);
+    if (!account || account.signature_mode !== 'strict') return next();
+    const nowSeconds = Math.floor(deps.clock.now() / 1000);
+    const check = verifyRequestSignature(req.get('x-signature'), account.sign_key, nowSeconds, req.method, req.path, rawBodyOf(res));
+    let reason = check.ok ? '' : check.reason;
+    if (check.ok && !(await deps.store.acceptOnce(account.merchant_id, account.account_id, check.mac, 2 * STRICT_TOLERANCE_SECONDS * 1000)))
+      reason = 'X-Signature was already accepted once (a replay)';
+    if (reason) {
+      deps.log.info({ request_id: res.locals.requestId, merchant_id: account.merchant_id, reason }, 'strict signature refused');
+      throw authenticationFailed();
+    }
+    next();
+  };
+}

@@ -1,0 +1,53 @@
+import { maskCardNumbers } from '../../core/kernel/cards.js';
+
+/**
+ * Request fields that hold free text a person typed, at any level of a body. A card number found in one is
+ * masked before anything stores, logs or notifies it (docs/security.md); the card field itself is not free
+ * text, and identifiers such as bank account numbers are left as sent.
+ */
+export const FREE_TEXT_FIELDS: ReadonlySet<string> = new Set([
+  'first_name',
+  'last_name',
+  'order_no',
+  'note',
+  'custom',
+  'document',
+  'items',
+  'remark',
+  'refund_reason',
+  'shopper_id',
+  'billing_address',
+  'billing_city',
+  'billing_state',
+  'delivery_firstname',
+  'delivery_lastname',
+  'delivery_address',
+  'delivery_city',
+  'delivery_state',
+  'contract',
+  'contract_name',
+  'reason',
+  'reference',
+  'client_data',
+  'company_name',
+  'name',
+  'street',
+  'street_address',
+  'complement',
+  'productId',
+  'category',
+  'coupon_code_used',
+  'cardholder',
+]);
+
+/** The value with card numbers masked in every free-text field, at any depth (bodies are at most 32 deep). */
+export function maskFreeText<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v: unknown) => maskFreeText(v)) as T;
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value))
+      out[k] = FREE_TEXT_FIELDS.has(k) && typeof v === 'string' ? maskCardNumbers(v) : maskFreeText(v);
+    return out as T;
+  }
+  return value;
+}

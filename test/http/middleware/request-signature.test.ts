@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { createHmac } from 'node:crypto';
+import request from 'supertest';
+import type { Express } from 'express';
+import { ManualClock } from '../../../src/core/kernel/clock.js';
+import { authoriseBody, MERCHANT_ID, SIGN_KEY, testMerchants } from '../../support/gateway.js';
+import { batchBody, pay, postBatch, ref, type Paid } from '../../support/operations.js';
+import { redisWorld } from '../../support/redis-world.js';
+import { XMLParser } from 'fast-xml-parser';
+
+const world = redisWorld('request-signature');
+const clock = new ManualClock();
+
+/** The strict header as docs/security.md writes it: HMAC-SHA256 of "<t>.<METHOD>.<path>.<raw body>". */
+function header(path: string, text: string, t = Math.floor(clock.now() / 1000), key = SIGN_KEY): string {
+  return `t=${t},v1=${createHmac('sha256', key).update(`${t}.POST.${path}.${text}`).digest('hex')}`;
+}
+
+function strictMerchants() {
+  const file = testMerchants();
+  (file.merchants[0]!.accounts[0]! as unknown as Record<string, unknown>).signature_mode = 'strict';
+  return file;
+}
+
+const post = (app: Express, path: string, text: string, signature?: string) => {
+  const r = request(app).post(path).type('form');
+  if (signature !== undefined) r.set('X-Signature', signature);
+  return r.send(text);
+};
+
+async function strictPay(app: Express): Promise<Paid> {
+  const text = JSON.stringify(authoriseBody({ items: undefined, item_total: undefined }));
+  const res = await post(app, '/v1/authorise', text, header('/v1/authorise', text));
+  expect(res.status).toBe(200);
+  const doc = new XMLParser({ parseTagValue: false }).parse(res.text).respon;
+  return { transaction_id: doc.transaction_id, order_no: doc.order_no, currency: doc.currency, amount: doc.amount, order_status: '1' };
+}
+
+describe('when an account signs strictly (finding 2)', () => {
+  it('then a call without X-Signature is 401, even with a valid body signature', async () => {
+    const gw = world.gateway('strict-missing', clock, { merchants: strictMerchants() });
+    const res = await post(gw.app, '/v1/authorise', JSON.stringify(authoriseBody()));
+    expect(res.status).toBe(401);
+  });
+
+  it("then a capture body's signature works once, for capture only, and not after 300 s", async () => {
+    const gw = world.gateway('strict-replay', clock, { merchants: strictMerchants() });
+    const p = await strictPay(gw.app);
+    const capture = JSON.stringify(batchBody('capture', [ref(p)]));
+    const captureSig = header('/v1/capture', capture);
+    const first = await post(gw.app, '/v1/capture', capture, captureSig);
+    expect(first.status).toBe(200);
+    expect(first.body.capture_orders[0].capture_status).toBe('1');
+    expect((await post(gw.app, '/v1/capture', capture, captureSig)).status).toBe(401);
+
+    // DESIGN 2 signs batch bodies over ids only: the refund body carries the very same encryption_data
+    const refund = batchBody('refund', [ref(p, { refund_amount: '1.00', refund_reason: 'r' })]);
+    expect(refund.encryption_data).toBe(JSON.parse(capture).encryption_data);
+    const refundText = JSON.stringify(refund);
+    expect((await post(gw.app, '/v1/refund', refundText, captureSig)).status).toBe(401);
+    expect((await post(gw.app, '/v1/refund', refundText, header('/v1/capture', refundText))).status).toBe(401);
+    const stale = header('/v1/refund', refundText, Math.floor(clock.now() / 1000) - 301);
+    expect((await post(gw.app, '/v1/refund', refundText, stale)).status).toBe(401);
+    expect((await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id))?.refunded).toBe(0);
+
+    const fresh = await post(gw.app, '/v1/refund', refundText, header('/v1/refund', refundText));
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.refund_orders[0].refund_status).toBe('1');
+    expect((await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id))?.refunded).toBe(100);
+  });
+});
+
+describe('when an account signs as DESIGN 2 does (compat) and a refund body is replayed (finding 2)', () => {
+  it('then an identical refund body within 10 minutes answers the first result and refunds once', async () => {
+    const gw = world.gateway('compat-refund-replay', clock);
+    const p = await pay(gw.app);
+    await postBatch(gw.app, 'capture', [ref(p)]);
+    const order = ref(p, { refund_amount: '2.00', refund_reason: 'damaged' });
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await postBatch(gw.app, 'refund', [order]));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+    expect(answers.slice(1).every((a) => a.headers['idempotent-replayed'] === 'true')).toBe(true);
+    expect((await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id))?.refunded).toBe(200);
+
+    clock.advance(10 * 60_000 + 1);
+    const later = await postBatch(gw.app, 'refund', [order]);
+    expect(later.body.refund_orders[0].refund_reference_id).toBe(`${p.transaction_id}-02`);
+    expect((await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id))?.refunded).toBe(400);
+  });
+});

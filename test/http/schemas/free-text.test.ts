@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import request from 'supertest';
+import { XMLParser } from 'fast-xml-parser';
+import { ManualClock } from '../../../src/core/kernel/clock.js';
+import { maskCardNumbers } from '../../../src/core/kernel/cards.js';
+import { authoriseBody, MERCHANT_ID } from '../../support/gateway.js';
+import { checkoutBody } from '../../support/checkout.js';
+import { postBatch, ref } from '../../support/operations.js';
+import { redisWorld } from '../../support/redis-world.js';
+import { LOG_DIR } from '../../support/paths.js';
+
+const world = redisWorld('free-text');
+const clock = new ManualClock();
+
+/** Card numbers (Luhn-valid) that a shopper or an operator might type into free text. */
+const TYPED = ['4000 0566 5566 5556', '5105-1051-0510-5100', '378282246310005', '6011111111111117'];
+const digits = (s: string) => s.replace(/\D/g, '');
+
+/** Every value stored under the merchant's keys, as one text. */
+async function storedText(): Promise<string> {
+  const client = world.redis.client();
+  const out: string[] = [];
+  for (const key of await client.keys(`gw:{${MERCHANT_ID}}:*`)) {
+    const type = await client.type(key);
+    if (type === 'hash') out.push(JSON.stringify(await client.hgetall(key)));
+    else if (type === 'zset') out.push((await client.zrange(key, '0', '-1')).join(' '));
+    else if (type === 'string') out.push((await client.get(key)) ?? '');
+  }
+  return out.join('\n');
+}
+
+describe('when card numbers are typed into free-text fields (finding 9)', () => {
+  it('then runs of 12 to 19 digits that pass Luhn are masked, and other numbers are kept', () => {
+    expect(maskCardNumbers('call 4000 0566 5566 5556 now')).toBe('call 400005***5556 now');
+    expect(maskCardNumbers('ORD-4242424242424242')).toBe('ORD-424242***4242');
+    expect(maskCardNumbers('invoice 1234567890123 and 4242424242424241')).toBe('invoice 1234567890123 and 4242424242424241');
+    expect(maskCardNumbers('4242424242424242424242')).toBe('4242424242424242424242'); // 22 digits: not a card number
+  });
+
+  it('then a payment, a refund and a checkout store, answer and log them masked', async () => {
+    const gw = world.gateway('free-text', clock);
+    const [a, b, c, d] = TYPED as [string, string, string, string];
+    const orderNo = `ORD-${digits(a)}-${Date.now()}`;
+    const res = await request(gw.app)
+      .post('/v1/authorise')
+      .send(
+        JSON.stringify(
+          authoriseBody({ order_no: orderNo, first_name: `Ada ${b}`, note: `card ${c}`, items: undefined, item_total: undefined }),
+        ),
+      );
+    expect(res.status).toBe(200);
+    const doc = new XMLParser({ parseTagValue: false }).parse(res.text).respon;
+    expect(doc.order_no).toBe(orderNo.replace(digits(a), '400005***5556'));
+    expect(doc.note).toBe('card 378282***0005');
+    const paid = { transaction_id: doc.transaction_id, order_no: doc.order_no, currency: 'USD', amount: '10.00', order_status: '1' };
+    await postBatch(gw.app, 'capture', [ref(paid)]);
+    const refund = await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '1.00', refund_reason: `typed ${d} by mistake` })]);
+    expect(refund.body.refund_orders[0]).toMatchObject({ refund_status: '1', refund_reason: 'typed 601111***1117 by mistake' });
+    const checkout = await request(gw.app)
+      .post('/v1/checkout')
+      .set('Accept', 'application/json')
+      .send(JSON.stringify(checkoutBody({ last_name: b, note: c })));
+    expect(checkout.status).toBe(200);
+
+    const stored = await storedText();
+    const log = readFileSync(join(LOG_DIR, 'free-text.log'), 'utf8');
+    for (const typed of TYPED) {
+      expect(stored).not.toContain(digits(typed));
+      expect(stored).not.toContain(typed);
+      expect(log).not.toContain(digits(typed));
+    }
+    expect(stored).toContain('601111***1117');
+  });
+});
