@@ -50,14 +50,17 @@ async function cardPageScenario(gw: Gateway): Promise<Figures> {
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: checkoutBody(),
   });
-  const { checkout_url } = (await res.json()) as { checkout_url: string };
+  const answer = (await res.json()) as { checkout_url?: string };
+  if (!answer.checkout_url) throw new Error(`no checkout session for the card page: ${res.status} ${JSON.stringify(answer)}`);
+  const checkout_url = answer.checkout_url;
   const path = new URL(checkout_url).pathname;
   return measure('GET card page', `${gw.url}${path}`, { method: 'GET', accept: 'text/html' }, gw.child.pid!);
 }
 
 function merchantsFile(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'gw-bench-')), 'merchants.json');
-  const account = { account_id: A, sign_key: SIGN_KEY, currencies: ['USD'] };
+  // the checkout's return and cancel addresses must be on the account's own origin
+  const account = { account_id: A, sign_key: SIGN_KEY, currencies: ['USD'], website: 'https://shop.example' };
   writeFileSync(file, JSON.stringify({ merchants: [{ merchant_id: M, name: 'Bench Shop', accounts: [account] }] }));
   return file;
 }
