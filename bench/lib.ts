@@ -186,6 +186,8 @@ export interface GatewayOptions {
   profileDir?: string;
   /** preload bench/mem-probe.mjs: the process answers IPC messages with its memory use */
   memProbe?: boolean;
+  /** more environment for the gateway */
+  env?: Record<string, string>;
 }
 
 /** A gateway process (dist/main.js, as npm start runs it) on its own real Redis. */
@@ -207,6 +209,7 @@ export async function startGateway(name: string, merchantsFile: string, logLevel
       MERCHANTS_FILE: merchantsFile,
       LOG_LEVEL: logLevel,
       WORKERS: String(o.workers ?? 1),
+      ...o.env,
     },
     `http://127.0.0.1:${port}/readyz`,
     o.memProbe,

@@ -12,7 +12,7 @@ import { soak } from './soak.js';
  * npm run bench: in one run, against the same bare Express baseline (a route parsing a 2 KB JSON body),
  * POST /v1/authorise (approved sandbox card, a fresh order_no per request) on a real Redis with appendfsync
  * always, the checkout loading page, the hosted card page, captures of 50 orders at 1 and at 8 connections,
- * authorise with WORKERS=2, and a short soak. Absolute figures vary on shared machines; ratios are comparable.
+ * authorise with WORKERS=2, authorise with METRICS_ALLOW=off (the metrics' cost), and a short soak. Absolute figures vary on shared machines; ratios are comparable.
  *
  *   npm run bench -- --profile   baseline and authorise only, the gateway under the V8 profiler: top functions
  *                                and packages by self time
@@ -140,6 +140,16 @@ async function main(): Promise<void> {
     );
     rows.push(authorise2);
     await two.stop();
+    // the same authorise scenario with metrics off (METRICS_ALLOW=off): the price of the Prometheus series
+    const off = await gateway('bench-no-metrics', { env: { METRICS_ALLOW: 'off' } });
+    const authoriseOff = await measure(
+      'POST /v1/authorise, metrics off',
+      `${off.url}/v1/authorise`,
+      { body: bodyPool(authoriseBody, POOL) },
+      off.child.pid!,
+    );
+    rows.push(authoriseOff);
+    await off.stop();
     const soaked = await soak(await gateway('bench-soak', { memProbe: true }), Number(process.env.BENCH_SOAK ?? 3000));
     print(rows);
     const base = rows[0]!;
@@ -151,6 +161,11 @@ async function main(): Promise<void> {
     console.log(`capture of 50 orders at 1 connection: p99 ${capture1.p99.toFixed(1)} ms over ${capture1.total} calls (aim < 30 ms)`);
     console.log(
       `authorise with 2 workers / 1 worker req/s: ${(authorise2.rps / authorise.rps).toFixed(2)}  (the load generator shares the cores)`,
+    );
+    const cost = 1 - authorise.rps / authoriseOff.rps;
+    const cpuCost = authorise.cpuPerRequest / authoriseOff.cpuPerRequest - 1;
+    console.log(
+      `cost of metrics on authorise: ${(cost * 100).toFixed(1)} % of req/s, ${(cpuCost * 100).toFixed(1)} % of server CPU per request (aim < 5 %)`,
     );
     console.log(`transactions stored by the authorise scenario: ${txns} (answers counted in its measured window: ${authorise.total})`);
     if (!soaked || rows.some((r) => r.non2xx > 0 || r.errors > 0)) process.exitCode = 1;

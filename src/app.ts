@@ -19,6 +19,12 @@ import { checkoutRouter } from './http/routes/checkout.js';
 import { hostedPagesRouter } from './http/routes/hosted-pages.js';
 import { threedsRouter } from './http/routes/threeds.js';
 import { exampleShopRouter } from './http/routes/example-shop.js';
+import { PrometheusMetrics } from './metrics/prometheus.js';
+import { httpMetrics } from './http/middleware/metrics.js';
+import { metricsRouter } from './http/routes/metrics.js';
+import { optimiseRouter } from './http/routes/optimise.js';
+import { docsRouter } from './http/routes/docs.js';
+import { frontDoorRouter } from './http/routes/front-door.js';
 import { pageAssetsRouter } from './http/routes/page-assets.js';
 import { portalRouter } from './http/routes/portal/index.js';
 
@@ -31,6 +37,10 @@ export interface AppOptions {
   isShuttingDown?: () => boolean;
   /** serves the merchant example shop under /examples (NODE_ENV=development only) */
   development?: boolean;
+  /** METRICS_ALLOW: who may read /metrics (default loopback) */
+  metricsAllow?: readonly string[];
+  /** the store in use, named on the front door page */
+  store?: 'redis' | 'memory';
 }
 
 /** Tags every request with an id (echoed in X-Request-Id and in error bodies) and logs its outcome. */
@@ -68,6 +78,8 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.set('views', VIEWS_DIR);
   app.set('view engine', 'ejs');
   app.use(requestLog(deps));
+  const metrics = deps.metrics instanceof PrometheusMetrics ? deps.metrics : undefined;
+  if (metrics) app.use(httpMetrics(app, metrics));
   // merchants' pages load embed.js, and the loading page (served by the merchant) its script and styles
   app.use(
     '/public',
@@ -84,6 +96,9 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(pageAssetsRouter(deps));
   app.use(healthRouter(deps.store, options.isShuttingDown ?? (() => false)));
   app.use(authThrottle(deps));
+  if (metrics) app.use(metricsRouter(metrics, options.metricsAllow ?? ['127.0.0.1', '::1']));
+  app.use(docsRouter(deps.baseUrl));
+  app.use(frontDoorRouter({ baseUrl: deps.baseUrl, store: options.store ?? 'memory', development: options.development ?? false }));
   app.use(gatewayBody);
   app.use(strictSignature(deps));
   app.use('/v1', idempotency(deps));
@@ -93,6 +108,7 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(subscriptionsRouter(deps));
   app.use(notificationsRouter(deps));
   app.use(payoutRouter(deps));
+  app.use(optimiseRouter(deps));
   app.use(checkoutRouter(deps));
   app.use(hostedPagesRouter(deps));
   app.use(threedsRouter(deps));

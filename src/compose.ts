@@ -16,6 +16,9 @@ import { httpNotificationTransport } from './outbound/http-transport.js';
 import { deliveryJob, type NotificationTransport } from './core/notifications/delivery.js';
 import { subscriptionChargeJob } from './core/subscriptions/charges.js';
 import { challengeExpiryJob } from './core/payments/challenge-expiry.js';
+import { noMetrics } from './core/ports/metrics.js';
+import { meteredJob } from './core/jobs/metered.js';
+import { PrometheusMetrics } from './metrics/prometheus.js';
 import { recoveryJob } from './core/jobs/recovery.js';
 
 /** The store the configuration asks for: Redis when REDIS_URL is set, else the embedded in-memory store. */
@@ -76,12 +79,13 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     authFailuresPerMinute: config.authFailuresPerMinute,
     pendingResolveMs: config.pendingResolveMs,
     transport: overrides.transport ?? httpNotificationTransport,
+    metrics: config.metricsAllow ? new PrometheusMetrics({ store, merchants: config.merchants, clock }) : noMetrics,
   };
 }
 
 /** The background jobs main starts (each issue's sweeps and workers are listed here). */
 export function backgroundJobs(deps: CoreDeps, _config: Config): BackgroundJob[] {
-  return [
+  const jobs = [
     authExpiryJob(deps),
     deliveryJob(deps),
     subscriptionChargeJob(deps),
@@ -89,4 +93,5 @@ export function backgroundJobs(deps: CoreDeps, _config: Config): BackgroundJob[]
     challengeExpiryJob(deps),
     recoveryJob(deps),
   ];
+  return jobs.map((job) => meteredJob(job, deps.metrics));
 }

@@ -6,6 +6,7 @@ import { hashPasswordSync } from './core/portal/password.js';
 import { z } from 'zod';
 import { buildRateTable, DEFAULT_RATES, type RateTable } from './core/payouts/fx.js';
 import type { ServerLimits } from './http/server.js';
+import { addressBits } from './core/merchants/ip-allow.js';
 import { DEFAULT_VAULT_KEY_ID, VAULT_KEY_ID_PATTERN, type VaultKey } from './core/payments/vault.js';
 import {
   merchantsFileSchema,
@@ -57,12 +58,29 @@ const envSchema = z.object({
   MAX_CONNECTIONS: z.coerce.number().int().min(0).default(1024),
   /** failed authentications a client address may make a minute before it is refused (429) */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(300),
+  METRICS_ALLOW: z.string().default('127.0.0.1,::1'),
   PENDING_RESOLVE_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
   WORKERS: z
     .string()
     .default('1')
     .refine((v) => v === 'auto' || (/^[1-9]\d{0,2}$/.test(v) && Number(v) <= 256), 'must be a whole number from 1 to 256, or auto'),
 });
+
+/** METRICS_ALLOW: addresses or CIDR blocks that may read /metrics, comma-separated; `off` turns metrics off. */
+function parseMetricsAllow(raw: string): string[] | null {
+  if (raw.trim() === 'off') return null;
+  const rules = raw
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
+  for (const rule of rules) {
+    const [addr, prefix] = rule.split('/') as [string, string | undefined];
+    const max = addr.includes(':') ? 128 : 32;
+    if (addressBits(addr) === undefined || (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= max)))
+      throw new ConfigError(`METRICS_ALLOW: ${rule} is not an address or CIDR block (or write off)`);
+  }
+  return rules;
+}
 
 export interface Config {
   port: number;
@@ -90,6 +108,8 @@ export interface Config {
   /** the demo merchant's portal admin (no MERCHANTS_FILE): a password made at start and printed */
   demoPortal?: { email: string; password: string };
   fxRates: RateTable;
+  /** callers allowed to read /metrics; null: metrics are off */
+  metricsAllow: string[] | null;
 }
 
 function parseKeyBytes(raw: string, setting: string): Buffer {
@@ -254,5 +274,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     merchantsFromFile: fromFile,
     ...(demoPortal ? { demoPortal } : {}),
     fxRates: loadRates(e.FX_RATES_FILE),
+    metricsAllow: parseMetricsAllow(e.METRICS_ALLOW),
   };
 }

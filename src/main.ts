@@ -50,7 +50,13 @@ async function main(): Promise<void> {
   printDemoMerchant(config);
 
   let shuttingDown = false;
-  const app = createApp(deps, { trustProxy: config.trustProxy, isShuttingDown: () => shuttingDown, development: config.development });
+  const app = createApp(deps, {
+    trustProxy: config.trustProxy,
+    isShuttingDown: () => shuttingDown,
+    development: config.development,
+    metricsAllow: config.metricsAllow ?? [],
+    store: config.redisUrl ? 'redis' : 'memory',
+  });
   const server: Server = createGatewayServer(app, config.serverLimits);
   server.listen(config.port, config.host, () => {
     log.info(

@@ -26,6 +26,7 @@ describe('configuration (DESIGN section 1)', () => {
     expect(c.merchantsFromFile).toBe(false);
     expect(c.merchants.all()).toHaveLength(1);
     expect(c.workers).toBe(1);
+    expect(c.metricsAllow).toEqual(['127.0.0.1', '::1']);
   });
 
   it('when WORKERS is auto, then there is one worker per available core', async () => {
@@ -46,6 +47,8 @@ describe('configuration (DESIGN section 1)', () => {
     [{ VAULT_KEY: 'short' }, /^VAULT_KEY/],
     [{ BASE_URL: 'not a url' }, /^BASE_URL/],
     [{ MERCHANTS_FILE: '/nonexistent/merchants.json' }, /^MERCHANTS_FILE: cannot read/],
+    [{ METRICS_ALLOW: '127.0.0.1,not-an-address' }, /^METRICS_ALLOW: not-an-address/],
+    [{ METRICS_ALLOW: '10.0.0.0/33' }, /^METRICS_ALLOW: 10\.0\.0\.0\/33/],
     [{ VAULT_KEYS: `k1${'ab'.repeat(32)}` }, /^VAULT_KEYS: entry 1 must be <key id>:<key>/],
     [{ VAULT_KEYS: `k1:${'ab'.repeat(32)},k.2:${'cd'.repeat(32)}` }, /^VAULT_KEYS: entry 2 must be/],
     [{ VAULT_KEYS: `k1:${'ab'.repeat(32)},` }, /^VAULT_KEYS: entry 2 must be/],

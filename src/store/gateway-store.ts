@@ -44,6 +44,8 @@ export const keys = {
   /** failed authentications of one client address; not a merchant's key (the caller is not known) */
   authFailures: (ip: string, windowStart: number) => `gw:{auth}:fail:${ip}:${windowStart}`,
   authBlocked: (ip: string) => `gw:{auth}:blocked:${ip}`,
+  /** authorisation counters of an account: fields `<dimension>:tried` and `<dimension>:approved` */
+  approvals: (m: string, account: string) => `gw:{${m}}:approvals:${account}`,
   /** an account's transaction ids scored by creation time (portal search, newest payments) */
   paymentsByTime: (m: string, account: string) => `gw:{${m}}:pay-by-time:${account}`,
   portalSession: (m: string, id: string) => `gw:{${m}}:portal-session:${id}`,
@@ -305,6 +307,29 @@ export class KvGatewayStore implements GatewayStore {
 
   async authBlocked(ip: string): Promise<boolean> {
     return (await this.kv.get(keys.authBlocked(ip))) !== undefined;
+  }
+
+  dueCount(m: string, queue: DueQueue): Promise<number> {
+    return this.kv.count(keys.due(m, queue));
+  }
+
+  async countAuthorisation(m: string, account: string, dimensions: readonly string[], approved: boolean): Promise<void> {
+    const fields = dimensions.flatMap((d) => (approved ? [`${d}:tried`, `${d}:approved`] : [`${d}:tried`]));
+    await this.kv.incrementCounters(keys.approvals(m, account), fields);
+  }
+
+  async authorisationCounts(m: string, account: string): Promise<Map<string, { tried: number; approved: number }>> {
+    const raw = await this.kv.counters(keys.approvals(m, account));
+    const out = new Map<string, { tried: number; approved: number }>();
+    for (const [field, n] of Object.entries(raw)) {
+      const cut = field.lastIndexOf(':');
+      const dim = field.slice(0, cut);
+      const entry = out.get(dim) ?? { tried: 0, approved: 0 };
+      if (field.slice(cut + 1) === 'approved') entry.approved = n;
+      else entry.tried = n;
+      out.set(dim, entry);
+    }
+    return out;
   }
 
   async ledgerRecord(reference: string, data: string): Promise<string> {

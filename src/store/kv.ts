@@ -37,6 +37,12 @@ export interface KvStore {
   range(key: string, min: number, max: number, limit: number, reverse?: boolean): Promise<ScoredMember[]>;
   /** Adds one to a counter that lives windowMs from its first increment; returns the new count. */
   countInWindow(key: string, windowMs: number): Promise<number>;
+  /** How many members a sorted set holds (0 when it does not exist). */
+  count(key: string): Promise<number>;
+  /** Adds `by` to each named field of a hash of counters (created as needed); not part of any commit. */
+  incrementCounters(key: string, fields: readonly string[], by?: number): Promise<void>;
+  /** Every field of a hash of counters. */
+  counters(key: string): Promise<Record<string, number>>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

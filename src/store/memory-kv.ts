@@ -10,7 +10,8 @@ interface Entry {
 export class MemoryKv implements KvStore {
   private records = new Map<string, Entry>();
   private sets = new Map<string, Map<string, number>>();
-  private counters = new Map<string, { count: number; expiresAt: number }>();
+  private windows = new Map<string, { count: number; expiresAt: number }>();
+  private hashes = new Map<string, Map<string, number>>();
 
   private live(key: string): Entry | undefined {
     const e = this.records.get(key);
@@ -74,13 +75,27 @@ export class MemoryKv implements KvStore {
 
   async countInWindow(key: string, windowMs: number): Promise<number> {
     const now = Date.now();
-    const c = this.counters.get(key);
+    const c = this.windows.get(key);
     if (!c || c.expiresAt <= now) {
-      this.counters.set(key, { count: 1, expiresAt: now + windowMs });
+      this.windows.set(key, { count: 1, expiresAt: now + windowMs });
       return 1;
     }
     c.count += 1;
     return c.count;
+  }
+
+  async count(key: string): Promise<number> {
+    return this.sets.get(key)?.size ?? 0;
+  }
+
+  async incrementCounters(key: string, fields: readonly string[], by = 1): Promise<void> {
+    let hash = this.hashes.get(key);
+    if (!hash) this.hashes.set(key, (hash = new Map()));
+    for (const f of fields) hash.set(f, (hash.get(f) ?? 0) + by);
+  }
+
+  async counters(key: string): Promise<Record<string, number>> {
+    return Object.fromEntries(this.hashes.get(key) ?? []);
   }
 
   async ping(): Promise<void> {}

@@ -149,6 +149,35 @@ export class RedisKv implements KvStore {
     }
   }
 
+  async count(key: string): Promise<number> {
+    try {
+      return await this.client.zcard(key);
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+
+  async incrementCounters(key: string, fields: readonly string[], by = 1): Promise<void> {
+    try {
+      // one key, so one MULTI is atomic on a cluster too
+      const multi = this.client.multi();
+      for (const f of fields) multi.hincrby(key, f, by);
+      await multi.exec();
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+
+  async counters(key: string): Promise<Record<string, number>> {
+    let raw: Record<string, string>;
+    try {
+      raw = await this.client.hgetall(key);
+    } catch (err) {
+      throw unavailable(err);
+    }
+    return Object.fromEntries(Object.entries(raw).map(([f, v]) => [f, Number(v)]));
+  }
+
   async ping(): Promise<void> {
     try {
       await this.client.ping();

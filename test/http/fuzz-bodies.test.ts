@@ -245,10 +245,14 @@ describe('when 10,000 generated bodies are sent to every POST route', () => {
     expect(reachedCore).toBeGreaterThan(200);
     for (const path of [...SIGNED_ROUTES.map(([p]) => p), ...browserRoutes()]) expect(seen.get(path), path).toBeGreaterThan(50);
 
-    const started = performance.now();
-    const health = await fetch(`${origin}/healthz`);
-    const ms = performance.now() - started;
-    expect(health.status).toBe(200);
-    expect(ms).toBeLessThan(50);
+    // the event loop is free again: the median of five health calls (one sample on a shared machine is noise)
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      const health = await fetch(`${origin}/healthz`);
+      times.push(performance.now() - started);
+      expect(health.status).toBe(200);
+    }
+    expect(times.sort((x, y) => x - y)[2]).toBeLessThan(50);
   }, 300_000);
 });

@@ -126,6 +126,33 @@ describe.each([
     expect(await kv.countInWindow(k, 10_000)).toBe(2);
   });
 
+  it('when a sorted set gains and loses members, then count follows it (0 for none)', async () => {
+    const kv = make();
+    const k = key('zcount');
+    expect(await kv.count(k)).toBe(0);
+    await kv.commit(
+      [],
+      [
+        { op: 'zadd', key: k, score: 1, member: 'a' },
+        { op: 'zadd', key: k, score: 2, member: 'b' },
+        { op: 'zadd', key: k, score: 3, member: 'a' },
+      ],
+    );
+    expect(await kv.count(k)).toBe(2);
+    await kv.commit([], [{ op: 'zrem', key: k, member: 'a' }]);
+    expect(await kv.count(k)).toBe(1);
+  });
+
+  it('when counters are incremented, then each field adds up and reads back as numbers', async () => {
+    const kv = make();
+    const k = key('counters');
+    expect(await kv.counters(k)).toEqual({});
+    await kv.incrementCounters(k, ['card:tried', 'card:approved']);
+    await kv.incrementCounters(k, ['card:tried']);
+    await kv.incrementCounters(k, ['card|VISA:tried'], 5);
+    expect(await kv.counters(k)).toEqual({ 'card:tried': 2, 'card:approved': 1, 'card|VISA:tried': 5 });
+  });
+
   it('when 100 writers race with compare-and-set and retry, then no update is lost', async () => {
     const kv = make();
     const k = key('race');

@@ -85,7 +85,11 @@ export function makeGateway(opts: GatewayOptions): TestGateway {
   mkdirSync(LOG_DIR, { recursive: true });
   const log = createLogger('debug', pino.destination({ dest: join(LOG_DIR, `${opts.name}.log`), sync: true }));
   const deps = composeCore(config, log, opts);
-  const app = createApp(deps, { trustProxy: config.trustProxy });
+  const app = createApp(deps, {
+    trustProxy: config.trustProxy,
+    metricsAllow: config.metricsAllow ?? [],
+    store: config.redisUrl ? 'redis' : 'memory',
+  });
   return { app, deps, config, close: () => deps.store.close() };
 }
 

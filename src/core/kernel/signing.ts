@@ -42,6 +42,7 @@ export const RESPONSE_SIGNATURE_FIELDS = {
   cancelsubscription: ['merchant_id', 'account_id', 'recurring_id', 'cancel_status'],
   payout: ['merchant_id', 'account_id', 'request_id', 'status'],
   notification: ['merchant_id', 'account_id', 'notify_type', 'notify_id', 'order_no'],
+  optimise: ['merchant_id', 'account_id', 'return_status'],
   /** a payout has no order_no: its request_id takes that place (DESIGN 2) */
 } as const;
 

@@ -36,6 +36,24 @@ const riskSchema = z
   })
   .default({ review_score: 70, reject_score: 90, high_amount_minor: 0 });
 
+/**
+ * A payment method the account offers, as /v1/optimise lists it. Availability: the order's currency,
+ * billing country and amount must fit (an empty list or 0 means no restriction). `weight` is the account's
+ * own preference (0 to 100), one part of the score; measured approval rates are the other.
+ */
+const paymentMethodSchema = z.object({
+  pm_id: z.string().min(1).max(32),
+  apm_type: z.string().min(1).max(32),
+  name: z.string().min(1).max(64),
+  brands: z.array(z.string().min(1).max(32)).default([]),
+  currencies: z.array(z.string().refine(isCurrency, 'is not an ISO 4217 currency')).default([]),
+  countries: z.array(z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter country code')).default([]),
+  min_amount_minor: z.number().int().min(0).default(0),
+  max_amount_minor: z.number().int().min(0).default(0),
+  weight: z.number().int().min(0).max(100).default(50),
+});
+export type PaymentMethodSettings = z.infer<typeof paymentMethodSchema>;
+
 const accountSchema = z.object({
   account_id: z.string().min(1).max(10),
   sign_key: z.string().min(8, 'must be at least 8 characters'),
@@ -60,6 +78,8 @@ const accountSchema = z.object({
   checkout_rate_per_minute: z.number().int().min(0).default(120),
   /** opening balance (minor units per currency) of the deposit account that funds payouts */
   deposit_balance: z.record(z.string(), z.number().int().min(0)).default({}),
+  /** methods /v1/optimise ranks; empty: the card method of `routing` (pm_id, apm_type) */
+  payment_methods: z.array(paymentMethodSchema).default([]),
   /** card brands the hosted card page accepts; empty: every brand */
   card_brands: z.array(z.enum(CARD_BRANDS)).default([]),
   /** display name, accent colour and logo of the hosted pages */

@@ -60,7 +60,7 @@ export interface DeliveryOptions {
   intervalMs?: number;
 }
 
-type Deps = Pick<CoreDeps, 'store' | 'clock' | 'merchants' | 'log' | 'notifyAllowPrivate' | 'transport'>;
+type Deps = Pick<CoreDeps, 'store' | 'clock' | 'merchants' | 'log' | 'notifyAllowPrivate' | 'transport' | 'metrics'>;
 
 /**
  * The delivery worker over the outbox. Several gateway processes run it at once: each notification is
@@ -112,6 +112,7 @@ async function deliverOne(deps: Deps, merchantId: string, notifyId: string, rand
     next = { ...base, status: giveUp ? 'failed' : 'pending', attempts, next_attempt_at: at, last_error: result.error, version: 0 };
   }
   const saved = await deps.store.commit({ merchantId, outbox: [{ next, expected: rec.version + 1 }] });
+  deps.metrics.notificationAttempt(result.ok ? 'delivered' : next.status === 'failed' ? 'gave_up' : 'failed');
   deps.log.info(
     {
       notify_id: rec.notify_id,

@@ -178,6 +178,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
     notify_url: order.notify_url,
     ...(order.return_url ? { return_url: order.return_url } : {}),
     shopper_email: order.shopper_email,
+    ...(order.billing_country ? { billing_country: order.billing_country } : {}),
     created_at: now,
     updated_at: now,
     ...(cmd.meta ? { meta: cmd.meta } : {}),

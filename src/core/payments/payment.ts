@@ -99,6 +99,8 @@ export interface Payment {
   /** the shopper's return address (checkout, or appended to issuer_url) */
   return_url?: string;
   shopper_email: string;
+  /** the order's billing_country, for the approval rates by country (/v1/optimise) */
+  billing_country?: string;
   recurring_id?: string;
   created_at: number;
   updated_at: number;

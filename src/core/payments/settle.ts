@@ -12,6 +12,7 @@ import { moveTo } from './transitions.js';
 import { RESULT, type ResultKey } from '../kernel/result-codes.js';
 import { paymentNotification } from '../notifications/outbox.js';
 import { contractOnApproval } from '../subscriptions/contract.js';
+import { recordSettled } from './measure.js';
 
 export interface PaymentResult {
   payment: Payment;
@@ -162,6 +163,7 @@ export async function settleAuthorisation(
   }
   next = { ...next, version: payment.version + 1 };
   if (contract) contract = { ...contract, version: 1 };
+  if (outcome.kind !== 'challenge') await recordSettled(deps, next);
   deps.log.debug(
     { transaction_id: next.transaction_id, merchant_id: m, status: next.status, result_code: next.result_code },
     'payment settled',

@@ -6,6 +6,7 @@ import type { MerchantDirectory } from '../merchants/directory.js';
 import type { GatewayStore } from './store.js';
 import type { CardVault } from '../payments/vault.js';
 import type { NotificationTransport } from '../notifications/delivery.js';
+import type { GatewayMetrics } from './metrics.js';
 
 /** The part of a logger the core uses (pino satisfies it). */
 export interface Logger {
@@ -38,4 +39,6 @@ export interface CoreDeps {
   pendingResolveMs: number;
   /** sends notifications (and resolves their hosts) */
   transport: NotificationTransport;
+  /** what happened, for the operator's metrics (noMetrics when METRICS_ALLOW=off) */
+  metrics: GatewayMetrics;
 }

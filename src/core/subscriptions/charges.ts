@@ -12,6 +12,7 @@ import { contractNotificationFields, outboxRecord, paymentNotificationFields } f
 import { chargeAmount, chargeQueueAt, dueAt } from './contract.js';
 import { connectorFor } from '../payments/authorise.js';
 import { authorisationState } from '../payments/settle.js';
+import { recordSettled } from '../payments/measure.js';
 import { acquirerAmount } from '../kernel/money.js';
 import { acquirerReference, isStale, newClaim, outcomeMark, withoutClaim, type PaymentClaim } from '../payments/claim.js';
 import { resolveStaleClaim } from '../jobs/recovery.js';
@@ -273,6 +274,7 @@ async function executeCharge(deps: Deps, c: Contract, charge: ContractCharge): P
       change.outbox = [{ next: outboxRecord(deps, account, 'subscription_charge', charged.notify_url, fields), expected: 0 }];
     }
     if (await deps.store.commit(change)) {
+      if (charged) await recordSettled(deps, charged);
       // cancelled (/v1/cancel) while the acquirer was asked: release the authorisation it gave
       if (result === 'skipped' && outcome?.kind === 'approved')
         await connectorFor(deps, account)

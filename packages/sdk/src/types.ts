@@ -1,0 +1,218 @@
+/**
+ * The calls' fields as the interface names them. Amounts are decimal strings ("10.00"). Requests list the
+ * fields a merchant usually sends; any other field of the interface may be added (the index signature).
+ * merchant_id, account_id and encryption_data are filled in by the client.
+ */
+type Extra = Record<string, unknown>;
+
+export interface OrderRequest extends Extra {
+  order_no: string;
+  currency: string;
+  amount: string;
+  first_name?: string;
+  last_name?: string;
+  shopper_email?: string;
+  notify_url?: string;
+  billing_country?: string;
+  open3d?: 'do3DS' | 'no3DS';
+  token_flag?: 'YES' | 'NO';
+  token_id?: string;
+  subscription?: Extra;
+}
+
+export interface AuthoriseRequest extends OrderRequest {
+  card?: string;
+  expiration_month?: string;
+  expiration_year?: string;
+  security_code?: string;
+  return_url?: string;
+}
+
+export interface CheckoutRequest extends OrderRequest {
+  return_url?: string;
+  cancel_url?: string;
+  default_lang?: string;
+}
+
+export interface OrderRef {
+  transaction_id: string;
+  order_no: string;
+  currency: string;
+  amount: string;
+}
+
+export type CaptureOrder = OrderRef;
+export type CancelOrder = OrderRef;
+export interface ReviewOrder extends OrderRef {
+  review_flag: '0' | '1';
+}
+export interface RefundOrder extends OrderRef {
+  refund_amount: string;
+  refund_reason?: string;
+}
+
+export interface RetrievalTransRequest extends Extra {
+  order_no?: string | string[];
+  transaction_id?: string | string[];
+  start_date?: string;
+  end_date?: string;
+}
+
+export interface RetrievalRefundRequest extends Extra {
+  transaction_id?: string | string[];
+  order_no?: string | string[];
+  refund_reference_id?: string | string[];
+  start_date?: string;
+  end_date?: string;
+}
+
+export interface CancelSubscriptionRequest extends Extra {
+  recurring_id: string;
+  contract_name?: string;
+}
+
+export interface ResendRequest extends Extra {
+  notify_id?: string;
+  order_no?: string;
+}
+
+export interface PayoutRequest extends Extra {
+  request_id: string;
+  payment_amount?: string;
+  payment_currency: string;
+  source_amount?: string;
+  source_currency: string;
+  beneficiary: Extra;
+  payer: Extra;
+}
+
+export interface PayoutQueryRequest extends Extra {
+  request_id?: string;
+  transaction_id?: string;
+}
+
+export interface OptimiseRequest extends Extra {
+  request_id: string;
+  currency: string;
+  amount: string;
+  billing_country: string;
+  shopper_email?: string;
+  card_bin?: string;
+}
+
+interface Signed {
+  merchant_id: string;
+  account_id: string;
+  encryption_data: string;
+}
+
+interface Processed extends Signed {
+  return_status: '0' | '1';
+  return_message: string;
+}
+
+/** The respon document of /v1/authorise, as its element texts. */
+export interface PaymentAnswer extends Signed {
+  order_no: string;
+  amount: string;
+  currency: string;
+  transaction_id: string;
+  card: string;
+  order_status: '0' | '1' | '2';
+  result_info: string;
+  contract_name: string;
+  recurring_id: string;
+  recurring_deduction_period: string;
+  recurring_deduction_time: string;
+  note: string;
+  token_id: string;
+  connector: string;
+  threeds_result: string;
+  risk_action: 'ACCEPT' | 'REVIEW' | 'REJECT';
+  risk_score: string;
+  risk_reasons: { name: string; status: string }[];
+  issuer_url?: string;
+}
+
+export interface CheckoutAnswer {
+  checkout_url: string;
+  expires_at: string;
+}
+
+type Rows<X> = (OrderRef & X & { error_message: string })[];
+
+export interface CaptureAnswer extends Processed {
+  capture_orders: Rows<{ capture_status: '0' | '1' }>;
+}
+export interface CancelAnswer extends Processed {
+  cancel_orders: Rows<{ cancel_status: '0' | '1' }>;
+}
+export interface ReviewAnswer extends Processed {
+  review_orders: Rows<{ review_flag: string; review_status: '0' | '1' }>;
+}
+export interface RefundAnswer extends Processed {
+  refund_orders: (OrderRef & {
+    refund_amount: string;
+    refund_reason: string;
+    refund_status: '0' | '1';
+    refund_message: string;
+    refund_reference: string;
+    refund_reference_id: string;
+  })[];
+}
+
+export interface RetrievalTransAnswer extends Processed {
+  has_more?: '0' | '1';
+  orders_list: (OrderRef & {
+    payment_status: string;
+    query_result: '0' | '1';
+    reference_no: string;
+    transaction_date: string;
+    website: string;
+  })[];
+  antifraud_provider: string;
+  fraud_check_result: { check_items: string; status: string }[];
+  is3ds: string;
+}
+
+export interface RetrievalRefundAnswer extends Processed {
+  has_more: '0' | '1';
+  refund_orders: Record<string, string>[];
+}
+
+export interface CancelSubscriptionAnswer extends Signed {
+  recurring_id: string;
+  contract_name: string;
+  cancel_status: '0' | '1';
+  error_message: string;
+}
+
+export interface ResendAnswer extends Processed {
+  notifications: { notify_id: string; notify_type: string; order_no: string; status: string }[];
+}
+
+export interface PayoutAnswer extends Signed, Extra {
+  request_id: string;
+  transaction_id: string;
+  status: string;
+  failure_reason: string;
+  failure_type: string;
+  amount_beneficiary_receives: number;
+  amount_payer_pays: number;
+  fee_amount: number;
+  fee_currency: string;
+}
+
+export interface OptimiseAnswer extends Processed {
+  request_id: string;
+  payment_methods: { pm_id: string; apm_type: string; name: string; brands: string[]; score: number; reasons: string[] }[];
+}
+
+/** A JSON error body of the gateway: a stable code and a message naming the field. */
+export interface ErrorBody {
+  code: string;
+  message: string;
+  field?: string;
+  return_status?: '0';
+  request_id?: string;
+}

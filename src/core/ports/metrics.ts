@@ -1,0 +1,20 @@
+/**
+ * What the core reports to the operator's metrics (DESIGN section 12). The core only says what happened;
+ * the Prometheus adapter (src/metrics/prometheus.ts) turns it into series. Labels stay bounded: a payment
+ * source and a payment_status code, a delivery result, a job name.
+ */
+export interface GatewayMetrics {
+  /** a payment reached a settled status (approved, declined, held, rejected, 3-D Secure failed) */
+  paymentSettled(source: string, status: string): void;
+  /** one notification attempt ended: delivered, failed (retried later) or gave_up (retry window over) */
+  notificationAttempt(result: 'delivered' | 'failed' | 'gave_up'): void;
+  /** one run of a background job ended: ok, partial (some items failed and were put back) or error */
+  jobRun(job: string, result: 'ok' | 'partial' | 'error'): void;
+}
+
+/** Metrics switched off (METRICS_ALLOW=off): every report is dropped. */
+export const noMetrics: GatewayMetrics = {
+  paymentSettled: () => undefined,
+  notificationAttempt: () => undefined,
+  jobRun: () => undefined,
+};

@@ -1,0 +1,207 @@
+import type { z } from 'zod';
+import { REQUEST_SIGNATURE_FIELDS, RESPONSE_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
+import { authoriseSchema, checkoutSchema } from '../schemas/payment-request.js';
+import { cancelSchema, captureSchema, refundSchema, reviewSchema } from '../schemas/operations.js';
+import { retrievalRefundSchema, retrievalTransSchema } from '../schemas/retrieval.js';
+import { cancelSubscriptionSchema, resendSchema } from '../schemas/subscription.js';
+import { payoutQuerySchema, payoutSchema } from '../schemas/payout-request.js';
+import { optimiseSchema } from '../schemas/optimise.js';
+import * as answers from './answers.js';
+
+/** One /v1 call as the OpenAPI document describes it: the zod schema the route checks, its answer, its signatures. */
+export interface CallSpec {
+  path: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  description: string;
+  request: z.ZodType;
+  /** values signed, in order, then sign_key; `transaction_id…` stands for every transaction_id of the array */
+  requestSignature: readonly string[];
+  answer: z.ZodType;
+  answerSignature: readonly string[];
+  /** the answer's media type */
+  answerType: 'application/json' | 'application/xml' | 'text/html';
+  /** HTTP statuses of error answers this call can give, besides 400, 401, 413, 429 and 503 */
+  moreErrors?: number[];
+}
+
+const batch = (array: string) => [...REQUEST_SIGNATURE_FIELDS.batch, `${array}[].transaction_id…`];
+
+export const CALLS: CallSpec[] = [
+  {
+    path: '/v1/authorise',
+    operationId: 'authorise',
+    tag: 'Payments',
+    summary: 'Direct card payment',
+    description:
+      'Authorises (and with capture_mode auto, captures) a card payment, or pays with token_id. Answered by the respon XML ' +
+      'document; refusals are answered as respon documents too, unless Accept prefers application/json. Idempotent on order_no.',
+    request: authoriseSchema,
+    requestSignature: REQUEST_SIGNATURE_FIELDS.authorise,
+    answer: answers.paymentAnswerSchema,
+    answerSignature: RESPONSE_SIGNATURE_FIELDS.payment,
+    answerType: 'application/xml',
+    moreErrors: [409],
+  },
+  {
+    path: '/v1/checkout',
+    operationId: 'checkout',
+    tag: 'Payments',
+    summary: 'Hosted (redirect or iFrame) checkout',
+    description:
+      'Stores the order and answers the self-submitting loading page (text/html); with Accept: application/json it answers ' +
+      '{checkout_url, expires_at} for an iFrame instead. The shopper’s result comes back signed in the return_url query.',
+    request: checkoutSchema,
+    requestSignature: REQUEST_SIGNATURE_FIELDS.checkout,
+    answer: answers.checkoutJsonAnswerSchema,
+    answerSignature: [],
+    answerType: 'application/json',
+    moreErrors: [409],
+  },
+  {
+    path: '/v1/capture',
+    operationId: 'capture',
+    tag: 'Operations',
+    summary: 'Capture authorised payments (at most 50)',
+    description: 'Each order is applied on its own; one order’s failure is its capture_status 0 and error_message.',
+    request: captureSchema,
+    requestSignature: batch('capture_orders'),
+    answer: answers.captureAnswerSchema,
+    answerSignature: RESPONSE_SIGNATURE_FIELDS.batch,
+    answerType: 'application/json',
+    moreErrors: [409],
+  },
+  {
+    path: '/v1/cancel',
+    operationId: 'cancel',
+    tag: 'Operations',
+    summary: 'Cancel (void) authorisations (at most 50)',
+    description: 'amount must equal the payment’s amount.',
+    request: cancelSchema,
+    requestSignature: batch('cancel_orders'),
+    answer: answers.cancelAnswerSchema,
+    answerSignature: RESPONSE_SIGNATURE_FIELDS.batch,
+    answerType: 'application/json',
+    moreErrors: [409],
+  },
+  {
+    path: '/v1/review',
+    operationId: 'review',
+    tag: 'Operations',
+    summary: 'Approve (1) or reject (0) payments held for review (at most 100)',
+    description: 'review_flag 1 moves the payment to 3000 (3100 with capture_mode auto), 0 voids it (4200).',
+    request: reviewSchema,
+    requestSignature: batch('review_orders'),
+    answer: answers.reviewAnswerSchema,
+    answerSignature: RESPONSE_SIGNATURE_FIELDS.batch,
+    answerType: 'application/json',
+    moreErrors: [409],
+  },
+  {
+    path: '/v1/refund',
+    operationId: 'refund',
+    tag: 'Operations',
+    summary: 'Refund captured payments, fully or in parts (at most 50)',
+    description: 'amount is the payment’s amount, refund_amount the amount to refund; refunds of a payment add up to at most its capture.',
+    request: refundSchema,
+    requestSignature: batch('refund_orders'),
+    answer: answers.refundAnswerSchema,
+    answerSignature: RESPONSE_SIGNATURE_FIELDS.batch,
+    answerType: 'application/json',
+    moreErrors: [409],
+  },
+  {
+    path: '/v1/retrievalTrans',
+    operationId: 'retrievalTrans',
+    tag: 'Queries',
+    summary: 'Query payments (caller IP must be in allowed_ips)',
+    description:
+      'Orders named by order_no and/or transaction_id (comma-separated or a JSON array, at most 100 in all); none named: the ' +
+      'account’s latest payments, optionally between start_date and end_date. Form fields or JSON.',
+    request: retrievalTransSchema,
+    requestSignature: REQUEST_SIGNATURE_FIELDS.retrieval,
+    answer: answers.retrievalTransAnswerSchema,
+    answerSignature: RESPONSE_SIGNATURE_FIELDS.batch,
+    answerType: 'application/json',
+    moreErrors: [403],
+  },
+  {
+    path: '/v1/retrievalRefund',
+    operationId: 'retrievalRefund',
+    tag: 'Queries',
+    summary: 'Search refunds',
+    description: 'By transaction_id, order_no or refund_reference_id lists and/or a start_date/end_date range; newest first, at most 100.',
+    request: retrievalRefundSchema,
+    requestSignature: REQUEST_SIGNATURE_FIELDS.retrieval,
+    answer: answers.retrievalRefundAnswerSchema,
+    answerSignature: RESPONSE_SIGNATURE_FIELDS.batch,
+    answerType: 'application/json',
+    moreErrors: [403],
+  },
+  {
+    path: '/v1/cancelsubscription',
+    operationId: 'cancelSubscription',
+    tag: 'Subscriptions',
+    summary: 'Cancel a subscription contract',
+    description: 'The contract becomes Inactived at once; a charge already created for this period is still made unless cancelled.',
+    request: cancelSubscriptionSchema,
+    requestSignature: REQUEST_SIGNATURE_FIELDS.cancelsubscription,
+    answer: answers.cancelSubscriptionAnswerSchema,
+    answerSignature: RESPONSE_SIGNATURE_FIELDS.cancelsubscription,
+    answerType: 'application/json',
+  },
+  {
+    path: '/v1/notifications/resend',
+    operationId: 'resendNotifications',
+    tag: 'Notifications',
+    summary: 'Send notifications again (same notify_id)',
+    description: 'By notify_id, or every notification of an order_no.',
+    request: resendSchema,
+    requestSignature: REQUEST_SIGNATURE_FIELDS.resend,
+    answer: answers.resendAnswerSchema,
+    answerSignature: RESPONSE_SIGNATURE_FIELDS.batch,
+    answerType: 'application/json',
+    moreErrors: [404],
+  },
+  {
+    path: '/v1/payout',
+    operationId: 'payout',
+    tag: 'Payouts',
+    summary: 'Pay out to a beneficiary',
+    description: 'Idempotent on request_id. The answer echoes the request and adds amounts, fees, status and identifiers.',
+    request: payoutSchema,
+    requestSignature: REQUEST_SIGNATURE_FIELDS.payout,
+    answer: answers.payoutAnswerSchema,
+    answerSignature: RESPONSE_SIGNATURE_FIELDS.payout,
+    answerType: 'application/json',
+    moreErrors: [409, 422],
+  },
+  {
+    path: '/v1/payout/query',
+    operationId: 'payoutQuery',
+    tag: 'Payouts',
+    summary: 'A payout’s status',
+    description: 'By request_id and/or transaction_id.',
+    request: payoutQuerySchema,
+    requestSignature: REQUEST_SIGNATURE_FIELDS.payoutQuery,
+    answer: answers.payoutAnswerSchema,
+    answerSignature: RESPONSE_SIGNATURE_FIELDS.payout,
+    answerType: 'application/json',
+    moreErrors: [404],
+  },
+  {
+    path: '/v1/optimise',
+    operationId: 'optimise',
+    tag: 'Payments',
+    summary: 'Optimise payment methods',
+    description:
+      'The payment methods of the account that fit the order, best first, scored from the account’s settings and the approval ' +
+      'rates the gateway measured by method, card brand and country; reasons explain each score.',
+    request: optimiseSchema,
+    requestSignature: REQUEST_SIGNATURE_FIELDS.optimise,
+    answer: answers.optimiseAnswerSchema,
+    answerSignature: RESPONSE_SIGNATURE_FIELDS.optimise,
+    answerType: 'application/json',
+  },
+];

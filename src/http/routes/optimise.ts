@@ -1,0 +1,28 @@
+import { Router } from 'express';
+import type { CoreDeps } from '../../core/ports/deps.js';
+import { parseAmount } from '../../core/kernel/money.js';
+import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
+import { optimisePaymentMethods } from '../../core/optimise/optimise.js';
+import { authenticate, fieldValues } from '../middleware/authenticate.js';
+import { parseOrThrow } from '../schemas/common.js';
+import { optimiseSchema } from '../schemas/optimise.js';
+
+/** POST /v1/optimise: the account's payment methods for an order, best first (JSON). */
+export function optimiseRouter(deps: CoreDeps): Router {
+  const router = Router();
+  router.post('/v1/optimise', async (req, res) => {
+    const body = req.body as Record<string, unknown>;
+    const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.optimise));
+    const input = parseOrThrow(optimiseSchema, body);
+    const answer = await optimisePaymentMethods(deps, account, {
+      request_id: input.request_id,
+      currency: input.currency,
+      amount: parseAmount(input.amount)!,
+      billing_country: input.billing_country,
+      card_bin: input.card_bin,
+    });
+    res.locals.outcome = { request_id: input.request_id, methods: answer.payment_methods.length };
+    res.json(answer);
+  });
+  return router;
+}
