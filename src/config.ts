@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { hashPasswordSync } from './core/portal/password.js';
 import { z } from 'zod';
 import { buildRateTable, DEFAULT_RATES, type RateTable } from './core/payouts/fx.js';
@@ -59,6 +60,10 @@ const envSchema = z.object({
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(300),
   METRICS_ALLOW: z.string().default('127.0.0.1,::1'),
   PENDING_RESOLVE_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
+  WORKERS: z
+    .string()
+    .default('1')
+    .refine((v) => v === 'auto' || (/^[1-9]\d{0,2}$/.test(v) && Number(v) <= 256), 'must be a whole number from 1 to 256, or auto'),
 });
 
 /** METRICS_ALLOW: addresses or CIDR blocks that may read /metrics, comma-separated; `off` turns metrics off. */
@@ -96,6 +101,8 @@ export interface Config {
   authFailuresPerMinute: number;
   /** PENDING_RESOLVE_SECONDS: an outcome not recorded this long after its claim is resolved by recovery */
   pendingResolveMs: number;
+  /** WORKERS: gateway processes under one node:cluster primary (`auto`: one per available core) */
+  workers: number;
   merchants: MerchantDirectory;
   merchantsFromFile: boolean;
   /** the demo merchant's portal admin (no MERCHANTS_FILE): a password made at start and printed */
@@ -230,6 +237,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.REDIS_URL && configured.length === 0) {
     throw new ConfigError('VAULT_KEY: required when REDIS_URL is set (32 bytes, hex or base64), or VAULT_KEYS');
   }
+  const workers = e.WORKERS === 'auto' ? availableParallelism() : Number(e.WORKERS);
+  // each process would otherwise keep its own state: an in-memory store, or a demo portal password
+  if (workers > 1 && !e.REDIS_URL)
+    throw new ConfigError('WORKERS: more than one worker needs REDIS_URL (the embedded store is per process)');
+  if (workers > 1 && !e.MERCHANTS_FILE)
+    throw new ConfigError('WORKERS: more than one worker needs MERCHANTS_FILE (the demo merchant is made per process)');
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
     throw new ConfigError('HEADERS_TIMEOUT_MS: must not be greater than REQUEST_TIMEOUT_MS');
   }
@@ -256,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     pendingResolveMs: Math.round(e.PENDING_RESOLVE_SECONDS * 1000),
+    workers,
     merchants: directory,
     merchantsFromFile: fromFile,
     ...(demoPortal ? { demoPortal } : {}),

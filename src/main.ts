@@ -1,4 +1,6 @@
 import type { Server } from 'node:http';
+import cluster from 'node:cluster';
+import { runPrimary } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, flushLogger } from './logger.js';
 import { backgroundJobs, composeCore } from './compose.js';
@@ -30,6 +32,9 @@ async function main(): Promise<void> {
   try {
     config = loadConfig();
     log = createLogger(config.logLevel);
+    if (config.workers > 1 && cluster.isPrimary) return runPrimary(config.workers, config.shutdownGraceMs, log);
+    // every line a worker logs names it
+    if (cluster.worker) log = log.child({ worker: cluster.worker.id });
     // composing checks what needs the core's parts, such as every account's connector
     deps = composeCore(config, log);
   } catch (err) {

@@ -25,7 +25,18 @@ describe('configuration (DESIGN section 1)', () => {
     expect(c.vaultKeyGenerated).toBe(true);
     expect(c.merchantsFromFile).toBe(false);
     expect(c.merchants.all()).toHaveLength(1);
+    expect(c.workers).toBe(1);
     expect(c.metricsAllow).toEqual(['127.0.0.1', '::1']);
+  });
+
+  it('when WORKERS is auto, then there is one worker per available core', async () => {
+    const { availableParallelism } = await import('node:os');
+    const file = merchantsFile({
+      merchants: [{ merchant_id: '1000002', name: 'Shop', accounts: [{ account_id: '1000002001', sign_key: 'longenough' }] }],
+    });
+    const withRedis = { REDIS_URL: 'redis://127.0.0.1:6379', VAULT_KEY: 'ab'.repeat(32), MERCHANTS_FILE: file };
+    expect(loadConfig({ ...withRedis, WORKERS: 'auto' }).workers).toBe(availableParallelism());
+    expect(loadConfig({ ...withRedis, WORKERS: '3' }).workers).toBe(3);
   });
 
   it.each([
@@ -44,6 +55,13 @@ describe('configuration (DESIGN section 1)', () => {
     [{ VAULT_KEYS: 'k1:short' }, /^VAULT_KEYS: key k1: must be 32 bytes/],
     [{ VAULT_KEYS: `k1:${'ab'.repeat(32)},k1:${'cd'.repeat(32)}` }, /^VAULT_KEYS: key id k1 is listed twice/],
     [{ VAULT_KEYS: `k0:${'ab'.repeat(32)}`, VAULT_KEY: 'cd'.repeat(32) }, /^VAULT_KEYS: key id k0 is VAULT_KEY's id but holds another key/],
+    [{ WORKERS: '0' }, /^WORKERS: must be a whole number from 1 to 256, or auto/],
+    [{ WORKERS: 'many' }, /^WORKERS: must be/],
+    [{ WORKERS: '2' }, /^WORKERS: more than one worker needs REDIS_URL/],
+    [
+      { WORKERS: '2', REDIS_URL: 'redis://127.0.0.1:6379', VAULT_KEY: 'ab'.repeat(32) },
+      /^WORKERS: more than one worker needs MERCHANTS_FILE/,
+    ],
   ])('when %j is set, then the start stops with a message naming it', (env, message) => {
     expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrowError(ConfigError);
     expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrowError(message);

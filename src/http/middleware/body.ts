@@ -77,6 +77,39 @@ export function rawBodyOf(res: Response): string {
   return typeof res.locals.rawBody === 'string' ? res.locals.rawBody : '';
 }
 
+/**
+ * The common case read directly: a declared Content-Length within the limit and no Content-Encoding. The
+ * body-parser stack (content-type and type-is checks, raw-body's stream layers) showed in the profile of
+ * the authorise path; every other request (chunked, compressed, too large, no length) still goes through
+ * express.raw, so its errors and its decompression stay as they were.
+ */
+function readDeclared(req: Request, length: number, accept: (raw: string) => void, next: NextFunction): void {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let done = false;
+  const finish = (err?: GatewayError) => {
+    if (done) return;
+    done = true;
+    req.removeListener('data', onData);
+    req.removeListener('end', onEnd);
+    req.removeListener('aborted', onFail);
+    req.removeListener('error', onFail);
+    if (err) return next(err);
+    accept(Buffer.concat(chunks, received).toString('utf8'));
+  };
+  const onData = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > length) return finish(new GatewayError('INVALID_BODY', 'body: could not be read', 'body'));
+    chunks.push(chunk);
+  };
+  const onEnd = () => finish(received === length ? undefined : new GatewayError('INVALID_BODY', 'body: could not be read', 'body'));
+  const onFail = () => finish(new GatewayError('INVALID_BODY', 'body: could not be read', 'body'));
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('aborted', onFail);
+  req.on('error', onFail);
+}
+
 /** Reads and parses every POST body into req.body; body-reader failures become typed errors. */
 export function gatewayBody(req: Request, res: Response, next: NextFunction): void {
   if (req.method !== 'POST' && req.method !== 'PUT' && req.method !== 'PATCH') {
@@ -85,6 +118,20 @@ export function gatewayBody(req: Request, res: Response, next: NextFunction): vo
     return;
   }
   const limit = bodyLimitFor(req.path);
+  const accept = (raw: string): void => {
+    try {
+      res.locals.rawBody = raw;
+      req.body = parseBodyText(raw);
+      next();
+    } catch (e) {
+      next(e);
+    }
+  };
+  const declared = req.headers['content-length'];
+  const encoding = req.headers['content-encoding'];
+  const length = declared !== undefined && /^\d{1,8}$/.test(declared) ? Number(declared) : -1;
+  if (length >= 0 && length <= limit && req.headers['transfer-encoding'] === undefined && (!encoding || encoding === 'identity'))
+    return readDeclared(req, length, accept, next);
   rawReader(limit)(req, res, (err?: unknown) => {
     if (err) {
       const type = (err as { type?: string }).type;
@@ -94,13 +141,6 @@ export function gatewayBody(req: Request, res: Response, next: NextFunction): vo
       }
       return next(new GatewayError('INVALID_BODY', 'body: could not be read', 'body'));
     }
-    try {
-      const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-      res.locals.rawBody = raw;
-      req.body = parseBodyText(raw);
-      next();
-    } catch (e) {
-      next(e);
-    }
+    accept(Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '');
   });
 }

@@ -1,0 +1,226 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { freePort, startRedis, type RedisServer } from '../test/support/redis.js';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+export const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+
+export interface Figures {
+  name: string;
+  /** server CPU per answered request: a figure that noise on a shared machine moves much less than req/s */
+  cpuPerRequest: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  total: number;
+  /** when the measured run started and ended (epoch ms) */
+  from: number;
+  to: number;
+}
+
+/** Starts a server process and waits until `readyUrl` answers 200 (whatever its log level prints). */
+export async function startServer(args: string[], env: Record<string, string>, readyUrl: string, ipc = false): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const collect = (d: Buffer) => {
+    if (out.length < 10_000) out += d.toString();
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const started = Date.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}): ${out}`);
+    const ok = await fetch(readyUrl).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return child;
+    if (Date.now() - started > 30_000) throw new Error(`server not ready at ${readyUrl}: ${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The process and its descendants (a cluster primary's workers), from /proc. */
+function processTree(root: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+      parents.set(Number(entry), ppid);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) for (const [pid, ppid] of parents) if (ppid === tree[i]) tree.push(pid);
+  return tree;
+}
+
+/** CPU time (user + system) a process and its children have used so far, in microseconds, from /proc. */
+export function cpuMicros(pid: number): number {
+  let ticks = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return (ticks * 1_000_000) / 100;
+}
+
+/** Resident set size of a process, in bytes, from /proc. */
+export function rssBytes(pid: number): number {
+  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) * 1024;
+}
+
+/**
+ * Bodies are made before the clock starts (each used once), so the load generator spends the measured
+ * time sending, not signing: both scenarios then cost the generator the same.
+ */
+export function bodyPool(make: () => string, count: number): () => string {
+  const pool = Array.from({ length: count }, make);
+  let i = 0;
+  return () => {
+    if (i >= pool.length) throw new Error('body pool exhausted: raise BENCH_POOL');
+    return pool[i++]!;
+  };
+}
+
+export interface Load {
+  method?: 'GET' | 'POST';
+  contentType?: string;
+  accept?: string;
+  body?: () => string;
+  connections?: number;
+  /** a fixed number of requests instead of a duration */
+  amount?: number;
+  onResponse?: (status: number, body: string) => void;
+}
+
+/** One scenario: a 2 s warm-up (unless a fixed amount), then the measured run with the server's CPU. */
+export async function measure(name: string, url: string, load: Load, serverPid: number, seconds = DURATION): Promise<Figures> {
+  const { body, method = 'POST' } = load;
+  const headers: Record<string, string> = { 'content-type': load.contentType ?? 'application/x-www-form-urlencoded' };
+  if (load.accept) headers.accept = load.accept;
+  const run = (duration: number, onResponse?: Load['onResponse']) =>
+    autocannon({
+      url,
+      connections: load.connections ?? CONNECTIONS,
+      ...(load.amount ? { amount: load.amount } : { duration }),
+      requests: [
+        {
+          method,
+          headers,
+          ...(body ? { setupRequest: (req: autocannon.Request) => ({ ...req, body: body() }) } : {}),
+          ...(onResponse ? { onResponse } : {}),
+        },
+      ],
+    });
+  if (!load.amount) await run(2); // warm-up: JIT, connection pools
+  const cpuBefore = cpuMicros(serverPid);
+  const from = Date.now();
+  const r = await run(seconds, load.onResponse);
+  const to = Date.now();
+  const cpuPerRequest = (cpuMicros(serverPid) - cpuBefore) / Math.max(1, r.requests.total);
+  return {
+    name,
+    cpuPerRequest,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    total: r.requests.total,
+    from,
+    to,
+  };
+}
+
+/** The table, each row with its req/s and CPU ratio to the baseline (the first row). */
+export function print(rows: Figures[]): void {
+  const base = rows[0]!;
+  const line = (cells: (string | number)[]) => cells.map((c, i) => String(c).padStart(i === 0 ? 0 : 11)).join('');
+  console.log(line(['scenario'.padEnd(40), 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'CPU µs/req', 'rps ratio', 'CPU ratio']));
+  for (const r of rows)
+    console.log(
+      line([
+        r.name.padEnd(40),
+        r.rps.toFixed(0),
+        r.p50.toFixed(1),
+        r.p99.toFixed(1),
+        r.non2xx,
+        r.errors,
+        r.cpuPerRequest.toFixed(0),
+        (r.rps / base.rps).toFixed(2),
+        (r.cpuPerRequest / base.cpuPerRequest).toFixed(2),
+      ]),
+    );
+}
+
+export interface Gateway {
+  port: number;
+  url: string;
+  child: ChildProcess;
+  /** when the process was spawned (epoch ms): its profile's time zero, near enough */
+  spawnedAt: number;
+  redis: RedisServer;
+  stop: () => Promise<void>;
+}
+
+export interface GatewayOptions {
+  workers?: number;
+  /** run under `node --cpu-prof`, profiles written here when the process ends */
+  profileDir?: string;
+  /** preload bench/mem-probe.mjs: the process answers IPC messages with its memory use */
+  memProbe?: boolean;
+  /** more environment for the gateway */
+  env?: Record<string, string>;
+}
+
+/** A gateway process (dist/main.js, as npm start runs it) on its own real Redis. */
+export async function startGateway(name: string, merchantsFile: string, logLevel: string, o: GatewayOptions = {}): Promise<Gateway> {
+  const redis = await startRedis(name);
+  const port = await freePort();
+  const nodeArgs = [
+    ...(o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`] : []),
+    ...(o.memProbe ? ['--expose-gc', '--import', './bench/mem-probe.mjs'] : []),
+  ];
+  const spawnedAt = Date.now();
+  const child = await startServer(
+    [...nodeArgs, 'dist/main.js'],
+    {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      REDIS_URL: redis.url,
+      VAULT_KEY: 'b'.repeat(64),
+      MERCHANTS_FILE: merchantsFile,
+      LOG_LEVEL: logLevel,
+      WORKERS: String(o.workers ?? 1),
+      ...o.env,
+    },
+    `http://127.0.0.1:${port}/readyz`,
+    o.memProbe,
+  );
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited; // profiles are written on exit
+    }
+    await redis.stop();
+  };
+  return { port, url: `http://127.0.0.1:${port}`, child, spawnedAt, redis, stop };
+}

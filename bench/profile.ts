@@ -1,0 +1,136 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The parts of a V8 .cpuprofile (as `node --cpu-prof` writes it) that a self-time summary needs. */
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export interface ProfileSummary {
+  totalMs: number;
+  functions: { name: string; where: string; ms: number; share: number }[];
+  packages: { name: string; ms: number; share: number }[];
+  /** our src/ (dist/) by file */
+  files: { name: string; ms: number; share: number }[];
+}
+
+/** Which package a script belongs to: node_modules/<pkg> (scoped too), node internals, our src/, or V8's own. */
+export function packageOf(url: string, functionName: string): string {
+  const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (nm) return `node_modules/${nm[1]}`;
+  if (url.startsWith('node:')) return 'node internals';
+  if (/\/(dist|src)\//.test(url)) return 'our src/';
+  if (url === '' && functionName.startsWith('(')) return functionName; // (garbage collector), (program)
+  return 'V8 builtins and native';
+}
+
+/** Self time per function and per package, from the samples and their time deltas. */
+export function summariseProfile(
+  profile: CpuProfile,
+  top = 15,
+  window: { fromMs: number; toMs: number } = { fromMs: 0, toMs: Infinity },
+): ProfileSummary {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfUs = new Map<number, number>();
+  let at = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const id = profile.samples[i]!;
+    at += profile.timeDeltas[i] ?? 0;
+    if (at < window.fromMs * 1000 || at > window.toMs * 1000) continue;
+    selfUs.set(id, (selfUs.get(id) ?? 0) + Math.max(0, profile.timeDeltas[i] ?? 0));
+  }
+  const fns = new Map<string, { name: string; where: string; us: number }>();
+  const pkgs = new Map<string, number>();
+  const files = new Map<string, number>();
+  let total = 0;
+  for (const [id, us] of selfUs) {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    if (functionName === '(idle)') continue; // waiting for the network is not work
+    total += us;
+    const name = functionName || '(anonymous)';
+    const where = url ? `${url.replace(/^file:\/\/.*?\/(node_modules|dist|src)\//, '$1/')}:${lineNumber + 1}` : '';
+    const key = `${name} ${where}`;
+    const f = fns.get(key) ?? { name, where, us: 0 };
+    f.us += us;
+    fns.set(key, f);
+    const pkg = packageOf(url, functionName);
+    pkgs.set(pkg, (pkgs.get(pkg) ?? 0) + us);
+    if (pkg === 'our src/') {
+      const file = where.replace(/:\d+$/, '');
+      files.set(file, (files.get(file) ?? 0) + us);
+    }
+  }
+  const share = (us: number) => (total > 0 ? us / total : 0);
+  return {
+    totalMs: total / 1000,
+    functions: [...fns.values()]
+      .sort((a, b) => b.us - a.us)
+      .slice(0, top)
+      .map((f) => ({ name: f.name, where: f.where, ms: f.us / 1000, share: share(f.us) })),
+    packages: [...pkgs.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, us]) => ({ name, ms: us / 1000, share: share(us) })),
+    files: [...files.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, us]) => ({ name, ms: us / 1000, share: share(us) })),
+  };
+}
+
+/**
+ * Reads every .cpuprofile in `dir` (one per process) and prints one combined summary of the samples taken
+ * in `window` (ms since the process started): the measured run, without start-up and warm-up.
+ */
+export function printProfiles(dir: string, title: string, window: { fromMs: number; toMs: number }): void {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+  if (files.length === 0) {
+    console.log(`no .cpuprofile written in ${dir}`);
+    process.exitCode = 1;
+    return;
+  }
+  const summaries = files.map((f) => summariseProfile(JSON.parse(readFileSync(join(dir, f), 'utf8')) as CpuProfile, 1000, window));
+  const s = mergeSummaries(summaries);
+  const pct = (x: number) => `${(x * 100).toFixed(1).padStart(5)} %`;
+  console.log(`\nCPU profile of ${title} (its measured run only): ${s.totalMs.toFixed(0)} ms busy in ${files.length} process(es), ${dir}`);
+  console.log('top functions by self time:');
+  for (const f of s.functions) console.log(`  ${pct(f.share)} ${f.ms.toFixed(0).padStart(7)} ms  ${f.name}  ${f.where}`);
+  console.log('by package:');
+  for (const p of s.packages) console.log(`  ${pct(p.share)} ${p.ms.toFixed(0).padStart(7)} ms  ${p.name}`);
+  console.log('our src/ by file:');
+  for (const f of s.files.slice(0, 10)) console.log(`  ${pct(f.share)} ${f.ms.toFixed(0).padStart(7)} ms  ${f.name}`);
+}
+
+/** One summary of several processes' (a cluster's workers), top 15 of each list. */
+function mergeSummaries(all: ProfileSummary[]): ProfileSummary {
+  const totalMs = all.reduce((t, s) => t + s.totalMs, 0);
+  const add = <T extends { ms: number }>(rows: T[], key: (r: T) => string) => {
+    const m = new Map<string, T>();
+    for (const r of rows) {
+      const k = key(r);
+      const prev = m.get(k);
+      m.set(k, prev ? { ...prev, ms: prev.ms + r.ms } : { ...r });
+    }
+    return [...m.values()]
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 15)
+      .map((r) => ({ ...r, share: totalMs > 0 ? r.ms / totalMs : 0 }));
+  };
+  return {
+    totalMs,
+    functions: add(
+      all.flatMap((s) => s.functions),
+      (f) => `${f.name} ${f.where}`,
+    ),
+    packages: add(
+      all.flatMap((s) => s.packages),
+      (p) => p.name,
+    ),
+    files: add(
+      all.flatMap((s) => s.files),
+      (f) => f.name,
+    ),
+  };
+}

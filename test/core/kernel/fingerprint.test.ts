@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../../src/core/kernel/fingerprint.js';
+
+/** The first implementation, kept here as the reference: stored fingerprints were made with its text. */
+function reference(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${reference((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+describe('canonical JSON of a request (idempotency fingerprints)', () => {
+  it('when keys come in any order, then the text is the same, sorted at every level', () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, { z: 'x', y: null }], c: 'é"\\n' } })).toBe(
+      '{"a":{"c":"é\\"\\\\n","d":[2,{"y":null,"z":"x"}]},"b":1}',
+    );
+    expect(canonicalJson({ a: { c: 'é"\\n', d: [2, { y: null, z: 'x' }] }, b: 1 })).toBe(
+      canonicalJson({ b: 1, a: { d: [2, { z: 'x', y: null }], c: 'é"\\n' } }),
+    );
+  });
+
+  it('when values are empty, undefined or odd, then the text is what the first implementation wrote', () => {
+    const odd = {
+      '': '',
+      e: [],
+      o: {},
+      u: undefined,
+      list: [undefined, null, true, 0, -1.5, 1e21, ''],
+      nested: [[{ b: [{}] }]],
+      ключ: 'значение',
+      Z: 'upper before lower',
+    };
+    expect(canonicalJson(odd)).toBe(reference(odd));
+    expect(canonicalJson(odd)).toBe(
+      '{"":"","Z":"upper before lower","e":[],"list":[null,null,true,0,-1.5,1e+21,""],"nested":[[{"b":[{}]}]],"o":{},"u":null,"ключ":"значение"}',
+    );
+    for (const v of ['s', 1, null, undefined, true, [], {}]) expect(canonicalJson(v)).toBe(reference(v));
+  });
+});
