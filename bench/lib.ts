@@ -24,9 +24,15 @@ export interface Figures {
 }
 
 /** Starts a server process and waits until `readyUrl` answers 200 (whatever its log level prints). */
-export async function startServer(args: string[], env: Record<string, string>, readyUrl: string, ipc = false): Promise<ChildProcess> {
+export async function startServer(
+  args: string[],
+  env: Record<string, string>,
+  readyUrl: string,
+  ipc = false,
+  cwd = ROOT,
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, args, {
-    cwd: ROOT,
+    cwd,
     env: { PATH: process.env.PATH, ...env },
     stdio: ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
@@ -188,6 +194,8 @@ export interface GatewayOptions {
   memProbe?: boolean;
   /** more environment for the gateway */
   env?: Record<string, string>;
+  /** another checkout of the gateway, built (its dist/main.js runs): a before-and-after in one run */
+  root?: string;
 }
 
 /** A gateway process (dist/main.js, as npm start runs it) on its own real Redis. */
@@ -213,6 +221,7 @@ export async function startGateway(name: string, merchantsFile: string, logLevel
     },
     `http://127.0.0.1:${port}/readyz`,
     o.memProbe,
+    o.root ?? ROOT,
   );
   const stop = async () => {
     if (child.exitCode === null) {

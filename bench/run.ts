@@ -17,6 +17,9 @@ import { soak } from './soak.js';
  *   npm run bench -- --profile   baseline and authorise only, the gateway under the V8 profiler: top functions
  *                                and packages by self time
  *   npm run bench -- --soak      the soak alone, BENCH_SOAK payments (default 100000)
+ *   npm run bench -- --authorise baseline and authorise only (a quick check of one change)
+ *   BENCH_COMPARE=<dir>          also authorise against another checkout of the gateway (built: its
+ *                                dist/main.js runs), measured in the same run: a before-and-after table
  */
 const CAPTURE_CALLS = Number(process.env.BENCH_CAPTURE_CALLS ?? 100);
 const POOL = Number(process.env.BENCH_POOL ?? 120_000);
@@ -110,9 +113,30 @@ async function main(): Promise<void> {
     rows.push(authorise);
     const txns = (await first.redis.client().keys(`gw:{${M}}:pay:*`)).length;
     await first.stop();
-    if (profileDir) {
+    const compare = process.env.BENCH_COMPARE;
+    let compared: { dir: string; from: number; to: number; spawnedAt: number } | undefined;
+    if (compare) {
+      const dir = profileDir ? mkdtempSync(join(tmpdir(), 'gw-profile-compare-')) : undefined;
+      const other = await gateway('bench-compare', { root: compare, ...(dir ? { profileDir: dir } : {}) });
+      const row = await measure(
+        `POST /v1/authorise, ${compare}`,
+        `${other.url}/v1/authorise`,
+        { body: bodyPool(authoriseBody, POOL) },
+        other.child.pid!,
+      );
+      rows.push(row);
+      await other.stop();
+      if (dir) compared = { dir, from: row.from, to: row.to, spawnedAt: other.spawnedAt };
+    }
+    if (profileDir || args.has('--authorise')) {
       print(rows);
+      if (!profileDir) return;
       printProfiles(profileDir, 'POST /v1/authorise', { fromMs: authorise.from - first.spawnedAt, toMs: authorise.to - first.spawnedAt });
+      if (compared)
+        printProfiles(compared.dir, `POST /v1/authorise, ${compare}`, {
+          fromMs: compared.from - compared.spawnedAt,
+          toMs: compared.to - compared.spawnedAt,
+        });
       return;
     }
     const pages = await gateway('bench-pages');

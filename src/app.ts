@@ -69,6 +69,14 @@ function requestLog(deps: CoreDeps) {
   };
 }
 
+/**
+ * A router of GET routes only, skipped by every POST: the API's calls then pass no route pattern of the
+ * pages, docs, health and metrics (each one a regular expression tried on the path).
+ */
+function readOnly(router: (req: Request, res: Response, next: NextFunction) => void) {
+  return (req: Request, res: Response, next: NextFunction): void => (req.method === 'POST' ? next() : router(req, res, next));
+}
+
 /** Builds the Express app around the core; no listen here, so tests run it on port 0 with supertest. */
 export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   const app = express();
@@ -93,12 +101,14 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
     }),
   );
   app.use(helmet());
-  app.use(pageAssetsRouter(deps));
-  app.use(healthRouter(deps.store, options.isShuttingDown ?? (() => false)));
+  app.use(readOnly(pageAssetsRouter(deps)));
+  app.use(readOnly(healthRouter(deps.store, options.isShuttingDown ?? (() => false))));
   app.use(authThrottle(deps));
-  if (metrics) app.use(metricsRouter(metrics, options.metricsAllow ?? ['127.0.0.1', '::1']));
-  app.use(docsRouter(deps.baseUrl));
-  app.use(frontDoorRouter({ baseUrl: deps.baseUrl, store: options.store ?? 'memory', development: options.development ?? false }));
+  if (metrics) app.use(readOnly(metricsRouter(metrics, options.metricsAllow ?? ['127.0.0.1', '::1'])));
+  app.use(readOnly(docsRouter(deps.baseUrl)));
+  app.use(
+    readOnly(frontDoorRouter({ baseUrl: deps.baseUrl, store: options.store ?? 'memory', development: options.development ?? false })),
+  );
   app.use(gatewayBody);
   app.use(strictSignature(deps));
   app.use('/v1', idempotency(deps));

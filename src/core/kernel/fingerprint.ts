@@ -5,6 +5,42 @@ import type { CoreDeps } from '../ports/deps.js';
  * (an explicit stack, not recursion), so no nesting depth can overflow the call stack.
  */
 export function canonicalJson(value: unknown): string {
+  // request bodies are at most 32 levels deep (http/middleware/body.ts): the recursive writer, which makes
+  // no garbage per value, serves them; anything deeper takes the explicit stack below
+  const shallow = shallowCanonical(value, 0);
+  return shallow ?? deepCanonical(value);
+}
+
+/** Recursion bounded by this depth; undefined when the value is deeper. */
+const RECURSION_LIMIT = 64;
+
+function shallowCanonical(v: unknown, depth: number): string | undefined {
+  if (Array.isArray(v)) {
+    if (depth >= RECURSION_LIMIT) return undefined;
+    let text = '[';
+    for (let i = 0; i < v.length; i++) {
+      const item = shallowCanonical(v[i], depth + 1);
+      if (item === undefined) return undefined;
+      text += i > 0 ? `,${item}` : item;
+    }
+    return `${text}]`;
+  }
+  if (v && typeof v === 'object') {
+    if (depth >= RECURSION_LIMIT) return undefined;
+    const record = v as Record<string, unknown>;
+    const names = Object.keys(record).sort();
+    let text = '{';
+    for (let i = 0; i < names.length; i++) {
+      const item = shallowCanonical(record[names[i]!], depth + 1);
+      if (item === undefined) return undefined;
+      text += `${i > 0 ? ',' : ''}${JSON.stringify(names[i])}:${item}`;
+    }
+    return `${text}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+function deepCanonical(value: unknown): string {
   const out: string[] = [];
   // a pending item is either a value to write or a piece of text (separators, closing brackets, keys)
   const stack: ({ text: string } | { value: unknown })[] = [{ value }];

@@ -60,7 +60,15 @@ export function withoutEmptyFields(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutEmptyFields);
   if (value === null || typeof value !== 'object') return value;
   const kept: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (!isEmptyValue(v)) kept[k] = withoutEmptyFields(v);
+  const record = value as Record<string, unknown>;
+  for (const k in record) {
+    const v = record[k];
+    // a text or a number is kept as it is: only objects and arrays need the walk
+    if (typeof v === 'string') {
+      if (v !== '') kept[k] = v;
+    } else if (v === null || typeof v !== 'object') kept[k] = v;
+    else if (!isEmptyValue(v)) kept[k] = withoutEmptyFields(v);
+  }
   return kept;
 }
 

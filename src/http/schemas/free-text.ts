@@ -40,14 +40,29 @@ export const FREE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   'cardholder',
 ]);
 
-/** The value with card numbers masked in every free-text field, at any depth (bodies are at most 32 deep). */
+/**
+ * The value with card numbers masked in every free-text field, at any depth (bodies are at most 32 deep).
+ * Only what changes is copied: a body without a card number in its text comes back as it was.
+ */
 export function maskFreeText<T>(value: T): T {
-  if (Array.isArray(value)) return value.map((v: unknown) => maskFreeText(v)) as T;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      const masked = maskFreeText(v);
+      if (masked !== v) (out ??= value.slice())[i] = masked;
+    }
+    return (out ?? value) as T;
+  }
   if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value))
-      out[k] = FREE_TEXT_FIELDS.has(k) && typeof v === 'string' ? maskCardNumbers(v) : maskFreeText(v);
-    return out as T;
+    let out: Record<string, unknown> | undefined;
+    const record = value as Record<string, unknown>;
+    for (const k of Object.keys(record)) {
+      const v = record[k];
+      const masked = FREE_TEXT_FIELDS.has(k) && typeof v === 'string' ? maskCardNumbers(v) : maskFreeText(v);
+      if (masked !== v) (out ??= { ...record })[k] = masked;
+    }
+    return (out ?? value) as T;
   }
   return value;
 }

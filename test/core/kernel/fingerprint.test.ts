@@ -40,4 +40,12 @@ describe('canonical JSON of a request (idempotency fingerprints)', () => {
     );
     for (const v of ['s', 1, null, undefined, true, [], {}]) expect(canonicalJson(v)).toBe(reference(v));
   });
+
+  it('when a value nests around the depth where the recursive writer hands over to the stack, then the text is the same', () => {
+    for (const levels of [1, 63, 64, 65, 66, 200]) {
+      let v: unknown = { z: 1, a: ['x', { q: null }] };
+      for (let i = 0; i < levels; i++) v = i % 2 ? { k: v, b: [i] } : [v, i];
+      expect(canonicalJson(v)).toBe(reference(v));
+    }
+  });
 });

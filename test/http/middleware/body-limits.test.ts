@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { canonicalJson } from '../../../src/core/kernel/fingerprint.js';
-import { jsonDepthExceeds } from '../../../src/http/middleware/body.js';
+import { jsonDepthExceeds, valueDepthExceeds } from '../../../src/http/middleware/body.js';
 import { authoriseBody } from '../../support/gateway.js';
 import { checkoutBody } from '../../support/checkout.js';
 import { redisWorld } from '../../support/redis-world.js';
@@ -35,6 +35,20 @@ describe('when a body is nested deeply (findings 3 and 4)', () => {
     expect(jsonDepthExceeds(`{"a":${nested(31)}}`, 32)).toBe(false);
     expect(jsonDepthExceeds(`{"a":${nested(32)}}`, 32)).toBe(true);
     expect(jsonDepthExceeds(`{"a":"${'['.repeat(100)}\\"["}`, 32)).toBe(false);
+    // the check on a parsed small body counts the same levels
+    expect(valueDepthExceeds(JSON.parse(`{"a":${nested(31)}}`), 32)).toBe(false);
+    expect(valueDepthExceeds(JSON.parse(`{"a":${nested(32)}}`), 32)).toBe(true);
+    expect(valueDepthExceeds(JSON.parse(`{"a":"${'['.repeat(100)}","b":{"c":[1,{"d":[]}]}}`), 32)).toBe(false);
+  });
+
+  it('then a single-order body nested 40 levels is refused after its (cheap) parse with the same message', async () => {
+    const gw = world.gateway('body-limits-small', clock);
+    const res = await request(gw.app)
+      .post('/v1/authorise')
+      .type('form')
+      .send(`{"merchant_id":"1000001","custom":${nested(40)}}`);
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('body: is nested deeper than 32 levels');
   });
 
   it('then the fingerprint is computed without recursion at any depth, keys sorted', () => {
