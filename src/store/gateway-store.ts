@@ -1,3 +1,4 @@
+import { approvalFields } from '../core/payments/measure.js';
 import { createHash } from 'node:crypto';
 import type { ChangeSet, DueQueue, GatewayStore, PaymentIndexEntry, RefundIndexEntry } from '../core/ports/store.js';
 import type { PortalSession } from '../core/portal/sessions.js';
@@ -128,6 +129,7 @@ export class KvGatewayStore implements GatewayStore {
       const key = keys.due(m, d.queue);
       writes.push(d.at === null ? { op: 'zrem', key, member: d.member } : { op: 'zadd', key, score: d.at, member: d.member });
     }
+    for (const c of change.counters ?? []) writes.push({ op: 'hincr', key: keys.approvals(m, c.accountId), fields: c.fields, by: 1 });
     for (const r of change.refunds ?? []) {
       writes.push({
         op: 'zadd',
@@ -314,8 +316,7 @@ export class KvGatewayStore implements GatewayStore {
   }
 
   async countAuthorisation(m: string, account: string, dimensions: readonly string[], approved: boolean): Promise<void> {
-    const fields = dimensions.flatMap((d) => (approved ? [`${d}:tried`, `${d}:approved`] : [`${d}:tried`]));
-    await this.kv.incrementCounters(keys.approvals(m, account), fields);
+    await this.kv.incrementCounters(keys.approvals(m, account), approvalFields(dimensions, approved));
   }
 
   async authorisationCounts(m: string, account: string): Promise<Map<string, { tried: number; approved: number }>> {

@@ -19,7 +19,9 @@ export type Write =
   | { op: 'put'; key: string; data: string; ttlMs?: number }
   | { op: 'del'; key: string }
   | { op: 'zadd'; key: string; score: number; member: string }
-  | { op: 'zrem'; key: string; member: string };
+  | { op: 'zrem'; key: string; member: string }
+  /** add `by` to each named field of a hash of counters (created as needed) */
+  | { op: 'hincr'; key: string; fields: readonly string[]; by: number };
 
 export interface ScoredMember {
   member: string;

@@ -59,6 +59,9 @@ export class MemoryKv implements KvStore {
         case 'zrem':
           this.sets.get(w.key)?.delete(w.member);
           break;
+        case 'hincr':
+          this.addCounters(w.key, w.fields, w.by);
+          break;
       }
     }
     return { ok: true };
@@ -89,6 +92,10 @@ export class MemoryKv implements KvStore {
   }
 
   async incrementCounters(key: string, fields: readonly string[], by = 1): Promise<void> {
+    this.addCounters(key, fields, by);
+  }
+
+  private addCounters(key: string, fields: readonly string[], by: number): void {
     let hash = this.hashes.get(key);
     if (!hash) this.hashes.set(key, (hash = new Map()));
     for (const f of fields) hash.set(f, (hash.get(f) ?? 0) + by);

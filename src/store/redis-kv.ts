@@ -33,6 +33,11 @@ while a <= #ARGV do
   elseif op == 'r' then
     redis.call('ZREM', key, ARGV[a + 1])
     a = a + 2
+  elseif op == 'h' then
+    local by = tonumber(ARGV[a + 1])
+    local n = tonumber(ARGV[a + 2])
+    for j = 1, n do redis.call('HINCRBY', key, ARGV[a + 2 + j], by) end
+    a = a + 3 + n
   else
     return redis.error_reply('unknown op ' .. tostring(op))
   end
@@ -123,6 +128,9 @@ export class RedisKv implements KvStore {
           break;
         case 'zrem':
           args.push('r', w.member);
+          break;
+        case 'hincr':
+          args.push('h', w.by, w.fields.length, ...w.fields);
           break;
       }
     }

@@ -69,6 +69,18 @@ describe('scenario 1: the commit after an approved authorisation fails', () => {
     expect((await notifications(gw, String(body.order_no), AUTO_ACCOUNT_ID)).length).toBe(1);
   });
 
+  it('when the store flaps right after the outcome commit, then the approval is still counted, once', async () => {
+    const { faulty, gw } = setup('fault-auth-counters');
+    const body = authoriseBody();
+    // the counters used to be a second store call after the commit: it failing lost the count for good
+    faulty.failCalls('countAuthorisation', 1);
+    faulty.fail({ when: (c) => (c.payments ?? []).some((p) => p.expected > 0 && !p.next.claim), mode: 'after', times: 1 });
+    const res = await post(gw, body);
+    expect(xml.parse(res.text).respon.order_status).toBe('1');
+    const counts = await gw.deps.store.authorisationCounts(MERCHANT_ID, ACCOUNT_ID);
+    expect(counts.get('card')).toEqual({ tried: 1, approved: 1 });
+  });
+
   it('when the create commit is applied but its answer is lost, then the payment goes on to its outcome instead of wedging', async () => {
     const { faulty, connector, gw } = setup('fault-auth-create-lost');
     const body = authoriseBody();

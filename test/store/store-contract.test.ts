@@ -153,6 +153,27 @@ describe.each([
     expect(await kv.counters(k)).toEqual({ 'card:tried': 2, 'card:approved': 1, 'card|VISA:tried': 5 });
   });
 
+  it('when a commit carries counters, then they add up only when its conditions hold, with its other writes', async () => {
+    const kv = make();
+    const k = key('commit-counters');
+    const r = key('commit-counters-record');
+    const z = key('commit-counters-after');
+    const h = { op: 'hincr', key: k, fields: ['card:tried', 'card:approved'], by: 1 } as const;
+    expect(await kv.commit([{ key: r, version: 0 }], [{ op: 'put', key: r, data: 'x' }, h])).toEqual({ ok: true });
+    // the same commit again: its condition fails, so neither the record nor the counters change
+    expect((await kv.commit([{ key: r, version: 0 }], [{ op: 'put', key: r, data: 'y' }, h])).ok).toBe(false);
+    await kv.commit(
+      [],
+      [
+        { op: 'hincr', key: k, fields: ['card:tried'], by: 2 },
+        { op: 'zadd', key: z, score: 1, member: 'm' },
+      ],
+    );
+    expect(await kv.counters(k)).toEqual({ 'card:tried': 3, 'card:approved': 1 });
+    expect(await kv.get(r)).toEqual({ version: 1, data: 'x' });
+    expect(await kv.count(z)).toBe(1);
+  });
+
   it('when 100 writers race with compare-and-set and retry, then no update is lost', async () => {
     const kv = make();
     const k = key('race');

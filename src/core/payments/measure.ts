@@ -22,13 +22,31 @@ export function approvalDimensions(method: string, brand: string, country: strin
   return [method, `${method}|${brand}`, `${method}||${country}`, `${method}|${brand}|${country}`];
 }
 
+/** The counter fields of one authorisation: `<dimension>:tried` for each, and `:approved` too when approved. */
+export function approvalFields(dimensions: readonly string[], approved: boolean): string[] {
+  return dimensions.flatMap((d) => (approved ? [`${d}:tried`, `${d}:approved`] : [`${d}:tried`]));
+}
+
 /**
- * Reports a settled payment: to the metrics, and to the account's approval counters that /v1/optimise
- * reads. Called once, after the commit that settled it. The counters are statistics: a store failure here
- * is logged, never turned into a failure of the payment that is already recorded.
+ * The approval counters a settled payment adds to, for the commit that settles it (ChangeSet.counters):
+ * counted in the same atomic step as the outcome, so a retried or recovered commit counts exactly once.
+ * Undefined when the connector gave no answer to count (an error, a challenge still open).
  */
-export async function recordSettled(deps: Pick<CoreDeps, 'metrics' | 'store' | 'log'>, p: Payment): Promise<void> {
+export function approvalCounters(p: Payment): { accountId: string; fields: string[] } | undefined {
+  const approved = APPROVED.has(p.status);
+  if (!approved && !DECLINED.has(p.status)) return undefined;
+  const dims = approvalDimensions(CARD_METHOD, p.card?.brand ?? '', countryKey(p.billing_country));
+  return { accountId: p.account_id, fields: approvalFields(dims, approved) };
+}
+
+/**
+ * Reports a settled payment: to the metrics, and (unless its commit already counted it, `counted`) to the
+ * account's approval counters that /v1/optimise reads. Called once, after the commit that settled it. The
+ * counters are statistics: a store failure here is logged, never turned into a failure of the payment.
+ */
+export async function recordSettled(deps: Pick<CoreDeps, 'metrics' | 'store' | 'log'>, p: Payment, counted = false): Promise<void> {
   deps.metrics.paymentSettled(p.source, p.status);
+  if (counted) return;
   const approved = APPROVED.has(p.status);
   if (!approved && !DECLINED.has(p.status)) return;
   const dims = approvalDimensions(CARD_METHOD, p.card?.brand ?? '', countryKey(p.billing_country));

@@ -12,7 +12,7 @@ import { moveTo } from './transitions.js';
 import { RESULT, type ResultKey } from '../kernel/result-codes.js';
 import { paymentNotification } from '../notifications/outbox.js';
 import { contractOnApproval } from '../subscriptions/contract.js';
-import { recordSettled } from './measure.js';
+import { approvalCounters, recordSettled } from './measure.js';
 
 export interface PaymentResult {
   payment: Payment;
@@ -145,6 +145,8 @@ export async function settleAuthorisation(
     if (payment.threeds.challenge_pending)
       change.due = [...(change.due ?? []), { queue: 'threeds_challenge', member: payment.transaction_id, at: null }];
     change.outbox = paymentNotification(deps, account, notifyType, next).map((o) => ({ next: o, expected: 0 }));
+    const counters = approvalCounters(next);
+    if (counters) change.counters = [counters];
   }
   next = { ...next, written_by: mark };
   change.payments = [{ next, expected: payment.version }];
@@ -163,7 +165,7 @@ export async function settleAuthorisation(
   }
   next = { ...next, version: payment.version + 1 };
   if (contract) contract = { ...contract, version: 1 };
-  if (outcome.kind !== 'challenge') await recordSettled(deps, next);
+  if (outcome.kind !== 'challenge') await recordSettled(deps, next, true);
   deps.log.debug(
     { transaction_id: next.transaction_id, merchant_id: m, status: next.status, result_code: next.result_code },
     'payment settled',

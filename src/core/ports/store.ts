@@ -31,6 +31,8 @@ export interface ChangeSet {
   checkoutOrders?: { accountId: string; orderNo: string; sessionId: string; expected: number; ttlMs: number }[];
   /** add (at = time) or remove (at = null) a member of a due queue */
   due?: { queue: DueQueue; member: string; at: number | null }[];
+  /** approval counters of an account (what /v1/optimise reads), counted in the same step as the outcome */
+  counters?: { accountId: string; fields: readonly string[] }[];
   /** accepted refunds, indexed per account by refund date and by refund_reference_id */
   refunds?: { accountId: string; refundReferenceId: string; transactionId: string; at: number }[];
   /** an Idempotency-Key's record (next null removes it), with the version read and its time to live */
