@@ -11,6 +11,17 @@ export function canonicalJson(value: unknown): string {
   return shallow ?? deepCanonical(value);
 }
 
+/** Field names repeat from request to request: their JSON text is kept (a bounded number of them). */
+const QUOTED = new Map<string, string>();
+function quotedKey(name: string): string {
+  let q = QUOTED.get(name);
+  if (q === undefined) {
+    q = JSON.stringify(name);
+    if (QUOTED.size < 2048 && name.length <= 64) QUOTED.set(name, q);
+  }
+  return q;
+}
+
 /** Recursion bounded by this depth; undefined when the value is deeper. */
 const RECURSION_LIMIT = 64;
 
@@ -33,7 +44,7 @@ function shallowCanonical(v: unknown, depth: number): string | undefined {
     for (let i = 0; i < names.length; i++) {
       const item = shallowCanonical(record[names[i]!], depth + 1);
       if (item === undefined) return undefined;
-      text += `${i > 0 ? ',' : ''}${JSON.stringify(names[i])}:${item}`;
+      text += `${i > 0 ? ',' : ''}${quotedKey(names[i]!)}:${item}`;
     }
     return `${text}}`;
   }
