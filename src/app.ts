@@ -3,6 +3,8 @@ import helmet from 'helmet';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { CoreDeps } from './core/ports/deps.js';
+import { maskCardNumbers } from './core/kernel/cards.js';
+import { accessLogger } from './logger.js';
 import { gatewayBody } from './http/middleware/body.js';
 import { errorHandler, loggedPath, notFound } from './http/middleware/error-handler.js';
 import { healthRouter } from './http/routes/health.js';
@@ -43,8 +45,14 @@ export interface AppOptions {
   store?: 'redis' | 'memory';
 }
 
-/** Tags every request with an id (echoed in X-Request-Id and in error bodies) and logs its outcome. */
+/**
+ * Tags every request with an id (echoed in X-Request-Id and in error bodies) and logs its outcome. The line
+ * is made of scalars the gateway sets itself (no body, no header but the checked request id), so it is
+ * written by a child logger without the redaction walk, which cost a quarter of the line's price
+ * (docs/operations.md); any text in it still has card numbers masked.
+ */
 function requestLog(deps: CoreDeps) {
+  const access = accessLogger(deps.log);
   return (req: Request, res: Response, next: NextFunction): void => {
     const header = req.get('x-request-id');
     const id = header && /^[\w.-]{1,64}$/.test(header) ? header : randomUUID();
@@ -53,14 +61,14 @@ function requestLog(deps: CoreDeps) {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       // one line per request; routers add what the call did (transaction id, status) in res.locals.outcome
-      deps.log.info(
+      access.info(
         {
           request_id: id,
           method: req.method,
           path: loggedPath(req.path),
           status: res.statusCode,
           ms: Number(process.hrtime.bigint() - started) / 1e6,
-          ...res.locals.outcome,
+          ...scalarsOf(res.locals.outcome),
         },
         'request',
       );
@@ -75,6 +83,17 @@ function requestLog(deps: CoreDeps) {
  */
 function readOnly(router: (req: Request, res: Response, next: NextFunction) => void) {
   return (req: Request, res: Response, next: NextFunction): void => (req.method === 'POST' ? next() : router(req, res, next));
+}
+
+/** What a router reported of its call (res.locals.outcome), kept to scalars, card numbers in text masked. */
+function scalarsOf(outcome: unknown): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  if (!outcome || typeof outcome !== 'object') return out;
+  for (const [k, v] of Object.entries(outcome)) {
+    if (typeof v === 'string') out[k] = maskCardNumbers(v);
+    else if (typeof v === 'number' || typeof v === 'boolean') out[k] = v;
+  }
+  return out;
 }
 
 /** Builds the Express app around the core; no listen here, so tests run it on port 0 with supertest. */

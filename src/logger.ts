@@ -54,6 +54,15 @@ function bufferedStdout(): DestinationStream {
   return stream;
 }
 
+/**
+ * The logger of the per-request access line: a pino child without the redaction walk (its fields are
+ * scalars the gateway sets, see app.ts); any other logger is used as it is.
+ */
+export function accessLogger<L extends object>(log: L): L {
+  const child = (log as Partial<PinoLogger>).child;
+  return typeof child === 'function' ? (child.call(log, {}, { redact: { paths: [], censor: '[redacted]' } }) as unknown as L) : log;
+}
+
 export function flushLogger(log: PinoLogger): void {
   try {
     log.flush();

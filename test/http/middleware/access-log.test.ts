@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import request from 'supertest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { authoriseBody, makeGateway } from '../../support/gateway.js';
+import { LOG_DIR } from '../../support/paths.js';
+import { CARDS } from '../../support/cards.js';
+
+const lines = (name: string) =>
+  readFileSync(join(LOG_DIR, `${name}.log`), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe('the access line of every request (written without the redaction walk)', () => {
+  it('when a payment is made, then one line names the call, its status, time and transaction, and no card field', async () => {
+    const gw = makeGateway({ name: 'access-log' });
+    const res = await request(gw.app).post('/v1/authorise').type('form').send(JSON.stringify(authoriseBody()));
+    expect(res.status).toBe(200);
+    const requestId = res.headers['x-request-id'];
+    const line = lines('access-log').find((l) => l.msg === 'request' && l.request_id === requestId);
+    expect(line).toMatchObject({ method: 'POST', path: '/v1/authorise', status: 200, payment_status: expect.any(String) });
+    expect(line!.transaction_id).toMatch(/^\d{14}/);
+    expect(typeof line!.ms).toBe('number');
+    expect(JSON.stringify(line)).not.toContain(CARDS.approved);
+    await gw.close();
+  });
+
+  it('when anything else logs a card field, then the gateway logger still redacts it', async () => {
+    const gw = makeGateway({ name: 'access-log-redact' });
+    gw.deps.log.info({ card: CARDS.approved, order: { pan: CARDS.approved } }, 'redaction probe');
+    const line = lines('access-log-redact').find((l) => l.msg === 'redaction probe');
+    expect(line).toMatchObject({ card: '[redacted]', order: { pan: '[redacted]' } });
+    await gw.close();
+  });
+});
