@@ -58,7 +58,8 @@ export function valueDepthExceeds(value: unknown, max: number, depth = 0): boole
  * it may hold card data.
  */
 export function parseBodyText(text: string): Record<string, unknown> {
-  const trimmed = text.replace(/^\uFEFF/, '').trim();
+  const unmarked = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const trimmed = unmarked.trim();
   if (trimmed === '') return {};
   if (trimmed[0] === '{' || trimmed[0] === '[') {
     const tooDeep = () => new GatewayError('INVALID_BODY', `body: is nested deeper than ${MAX_JSON_DEPTH} levels`, 'body');

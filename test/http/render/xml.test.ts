@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { xmlDocument } from '../../../src/http/render/xml.js';
+import { xmlDocument, xmlText } from '../../../src/http/render/xml.js';
 
 describe('the respon XML writer', () => {
   const doc = xmlDocument('respon', {
@@ -40,5 +40,16 @@ describe('the respon XML writer', () => {
 
   it('when a name is not an XML name, then nothing is written', () => {
     expect(() => xmlDocument('respon', { 'bad name': 'x' })).toThrow(/not an XML element name/);
+  });
+
+  it('when a text is plain it is written as it is; otherwise markup is escaped and what XML cannot carry is dropped', () => {
+    expect(xmlText('20261123031031NA0JAQQD 25.00 https://shop.example/a?b=c')).toBe(
+      '20261123031031NA0JAQQD 25.00 https://shop.example/a?b=c',
+    );
+    expect(xmlText('a&b<c>"\'')).toBe('a&amp;b&lt;c&gt;&quot;&apos;');
+    expect(xmlText('tab\tline\nend')).toBe('tab\tline\nend');
+    expect(xmlText('bell\u0007 and \uD800 lone, \uD83D\uDE00 pair, \uFFFE')).toBe('bell and  lone, \uD83D\uDE00 pair, ');
+    expect(xmlText(undefined)).toBe('');
+    expect(xmlText(12)).toBe('12');
   });
 });
