@@ -45,25 +45,28 @@ function cacheOf(deps: CoreDeps): BlockCache {
  * speed. Behind a proxy, TRUST_PROXY must be set, or every shopper and merchant shares the proxy's address.
  */
 export function authThrottle(deps: CoreDeps) {
-  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+  const refuse = (): never => {
+    throw new GatewayError(
+      'RATE_LIMITED',
+      'too many failed authentications from this address; try again later',
+      undefined,
+      AUTH_BLOCK_MS / 1000,
+    );
+  };
+  // synchronous while the cache answers: no promise per call on the payment path
+  return (req: Request, _res: Response, next: NextFunction): void | Promise<void> => {
     // merchant calls only: the hosted pages are the shopper's, and a shared address must not lock them out
     if (deps.authFailuresPerMinute <= 0 || req.method !== 'POST' || !signedValuesFor(req.path, {})) return next();
     const ip = clientIp(req);
     const cache = cacheOf(deps);
-    let blocked = cache.get(ip);
-    if (blocked === undefined) {
-      blocked = await deps.store.authBlocked(ip);
+    const known = cache.get(ip);
+    if (known === true) refuse();
+    if (known === false) return next();
+    return deps.store.authBlocked(ip).then((blocked) => {
       cache.set(ip, blocked);
-    }
-    if (blocked) {
-      throw new GatewayError(
-        'RATE_LIMITED',
-        'too many failed authentications from this address; try again later',
-        undefined,
-        AUTH_BLOCK_MS / 1000,
-      );
-    }
-    next();
+      if (blocked) refuse();
+      next();
+    });
   };
 }
 

@@ -38,10 +38,18 @@ function callKey(path: string, header: string | undefined, account: Account, has
  * Only signed requests take part, so nobody but the account can occupy its keys.
  */
 export function idempotency(deps: CoreDeps) {
-  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+  const keyed = keyedCall(deps);
+  // synchronous for a call without a key (no promise per call on the payment path)
+  return (req: Request, res: Response, next: NextFunction): void | Promise<void> => {
     const header = req.get('idempotency-key');
     const path = req.baseUrl + req.path;
     if (req.method !== 'POST' || (header === undefined && path !== '/v1/refund')) return next();
+    return keyed(req, res, next, header, path);
+  };
+}
+
+function keyedCall(deps: CoreDeps) {
+  return async (req: Request, res: Response, next: NextFunction, header: string | undefined, path: string): Promise<void> => {
     if (header !== undefined && !/^[\x20-\x7e]{1,255}$/.test(header))
       throw invalidField('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
     const body = req.body as Record<string, unknown>;

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
+import type { Account } from '../../core/merchants/directory.js';
 import { authenticationFailed } from '../../core/kernel/errors.js';
 import { STRICT_TOLERANCE_SECONDS, verifyRequestSignature } from '../../core/kernel/signing.js';
 import { signedValuesFor } from './authenticate.js';
@@ -12,22 +13,27 @@ import { rawBodyOf } from './body.js';
  * The loading page's form post (checkout_token) and the hosted pages come from the shopper, not the merchant.
  */
 export function strictSignature(deps: CoreDeps) {
-  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+  // synchronous for every call that is not a strict account's: no promise per call on the payment path
+  return (req: Request, res: Response, next: NextFunction): void | Promise<void> => {
     const body = req.body as Record<string, unknown>;
     if (req.method !== 'POST' || signedValuesFor(req.path, body) === undefined) return next();
     if (req.path === '/v1/checkout' && body.checkout_token !== undefined) return next();
     if (typeof body.merchant_id !== 'string' || typeof body.account_id !== 'string') return next();
     const account = deps.merchants.find(body.merchant_id, body.account_id);
     if (!account || account.signature_mode !== 'strict') return next();
-    const nowSeconds = Math.floor(deps.clock.now() / 1000);
-    const check = verifyRequestSignature(req.get('x-signature'), account.sign_key, nowSeconds, req.method, req.path, rawBodyOf(res));
-    let reason = check.ok ? '' : check.reason;
-    if (check.ok && !(await deps.store.acceptOnce(account.merchant_id, account.account_id, check.mac, 2 * STRICT_TOLERANCE_SECONDS * 1000)))
-      reason = 'X-Signature was already accepted once (a replay)';
-    if (reason) {
-      deps.log.info({ request_id: res.locals.requestId, merchant_id: account.merchant_id, reason }, 'strict signature refused');
-      throw authenticationFailed();
-    }
-    next();
+    return checkStrict(deps, req, res, next, account);
   };
+}
+
+async function checkStrict(deps: CoreDeps, req: Request, res: Response, next: NextFunction, account: Account): Promise<void> {
+  const nowSeconds = Math.floor(deps.clock.now() / 1000);
+  const check = verifyRequestSignature(req.get('x-signature'), account.sign_key, nowSeconds, req.method, req.path, rawBodyOf(res));
+  let reason = check.ok ? '' : check.reason;
+  if (check.ok && !(await deps.store.acceptOnce(account.merchant_id, account.account_id, check.mac, 2 * STRICT_TOLERANCE_SECONDS * 1000)))
+    reason = 'X-Signature was already accepted once (a replay)';
+  if (reason) {
+    deps.log.info({ request_id: res.locals.requestId, merchant_id: account.merchant_id, reason }, 'strict signature refused');
+    throw authenticationFailed();
+  }
+  next();
 }
