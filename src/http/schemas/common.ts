@@ -57,19 +57,33 @@ export function isEmptyValue(value: unknown): boolean {
  * empty are then simply missing, and answered "is required".
  */
 export function withoutEmptyFields(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutEmptyFields);
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      const kept = withoutEmptyFields(v);
+      if (kept !== v) (out ??= value.slice())[i] = kept;
+    }
+    return out ?? value;
+  }
   if (value === null || typeof value !== 'object') return value;
-  const kept: Record<string, unknown> = {};
+  // copied only from the first field that changes: a body without empty fields is read as it came
   const record = value as Record<string, unknown>;
-  for (const k in record) {
+  const names = Object.keys(record);
+  let kept: Record<string, unknown> | undefined;
+  for (let i = 0; i < names.length; i++) {
+    const k = names[i]!;
     const v = record[k];
     // a text or a number is kept as it is: only objects and arrays need the walk
-    if (typeof v === 'string') {
-      if (v !== '') kept[k] = v;
-    } else if (v === null || typeof v !== 'object') kept[k] = v;
-    else if (!isEmptyValue(v)) kept[k] = withoutEmptyFields(v);
+    const drop = v === '' || (v !== null && typeof v === 'object' && isEmptyValue(v));
+    const next = drop || v === null || typeof v !== 'object' ? v : withoutEmptyFields(v);
+    if (kept === undefined && (drop || next !== v)) {
+      kept = {};
+      for (let j = 0; j < i; j++) kept[names[j]!] = record[names[j]!];
+    }
+    if (kept !== undefined && !drop) kept[k] = next;
   }
-  return kept;
+  return kept ?? record;
 }
 
 /** Checks a request against its call's schema, empty fields counting as absent: the one way bodies are read. */

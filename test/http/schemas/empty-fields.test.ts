@@ -27,6 +27,19 @@ describe('empty fields count as absent (DESIGN 3)', () => {
     expect(body.card).toBe('');
   });
 
+  it('when a body has no empty field, then it is read as it came (no copy); otherwise only the changed parts are new', () => {
+    const clean = { a: 'x', nested: { b: 1, list: [{ c: 'y' }] }, flag: false, none: null };
+    expect(withoutEmptyFields(clean)).toBe(clean);
+    const body = { a: 'x', keep: { b: 1 }, drop: { c: '' }, list: [{ d: '' }, { e: 'z' }], last: '' };
+    const before = JSON.stringify(body);
+    const out = withoutEmptyFields(body) as Record<string, unknown>;
+    expect(out).toEqual({ a: 'x', keep: { b: 1 }, list: [{}, { e: 'z' }] });
+    expect(Object.keys(out)).toEqual(['a', 'keep', 'list']);
+    expect(out.keep).toBe(body.keep);
+    expect((out.list as unknown[])[1]).toBe(body.list[1]);
+    expect(JSON.stringify(body)).toBe(before);
+  });
+
   it('when a required field of an array item is sent empty, then the 400 names that item and field as missing', () => {
     const body = {
       merchant_id: '1000001',
