@@ -51,7 +51,7 @@ export interface AppOptions {
  * written by a child logger without the redaction walk, which cost a quarter of the line's price
  * (docs/operations.md); any text in it still has card numbers masked.
  */
-function requestLog(deps: CoreDeps) {
+function requestLog(deps: CoreDeps, observe?: (req: Request, res: Response, seconds: number) => void) {
   const access = accessLogger(deps.log);
   return (req: Request, res: Response, next: NextFunction): void => {
     const header = req.get('x-request-id');
@@ -60,6 +60,8 @@ function requestLog(deps: CoreDeps) {
     res.setHeader('X-Request-Id', id);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
+      const ns = Number(process.hrtime.bigint() - started);
+      observe?.(req, res, ns / 1e9);
       // one line per request; routers add what the call did (transaction id, status) in res.locals.outcome
       access.info(
         {
@@ -67,7 +69,7 @@ function requestLog(deps: CoreDeps) {
           method: req.method,
           path: loggedPath(req.path),
           status: res.statusCode,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
+          ms: ns / 1e6,
           ...scalarsOf(res.locals.outcome),
         },
         'request',
@@ -111,9 +113,8 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
   app.set('views', VIEWS_DIR);
   app.set('view engine', 'ejs');
-  app.use(requestLog(deps));
   const metrics = deps.metrics instanceof PrometheusMetrics ? deps.metrics : undefined;
-  if (metrics) app.use(httpMetrics(app, metrics));
+  app.use(requestLog(deps, metrics && httpMetrics(app, metrics)));
   // merchants' pages load embed.js, and the loading page (served by the merchant) its script and styles
   app.use(
     '/public',
