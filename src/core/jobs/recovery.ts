@@ -1,7 +1,7 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
 import { PaymentStatus as S, type Payment } from '../payments/payment.js';
-import { commitMarked, isStale, outcomeMark, resolveDue as resolveEntry, withoutClaim } from '../payments/claim.js';
+import { isStale, releaseClaim } from '../payments/claim.js';
 import { resolveAuthorisationClaim } from '../payments/recovery.js';
 import { isOperationClaim, resumeOperationClaim } from '../operations/resume.js';
 import { dueQueueJob, type BackgroundJob } from './due-queue.js';
@@ -19,13 +19,7 @@ export async function resolveStaleClaim(deps: CoreDeps, account: Account, p: Pay
     await resolveAuthorisationClaim(deps, account, p);
   else if (claim.op !== 'charge') {
     // a claim without a recorded intent (written before intents were recorded): nothing to resume, release it
-    const released: Payment = { ...withoutClaim(p), written_by: outcomeMark(claim) };
-    await commitMarked(
-      deps,
-      { merchantId: p.merchant_id, payments: [{ next: released, expected: p.version }], due: [resolveEntry(p.transaction_id, null)] },
-      p.transaction_id,
-      released.written_by!,
-    );
+    await releaseClaim(deps, p);
   }
 }
 

@@ -6,7 +6,7 @@ import type { CardConnector, OperationOutcome } from '../ports/card-connector.js
 import type { Payment } from '../payments/payment.js';
 import { outboxRecord, paymentNotificationFields } from '../notifications/outbox.js';
 import { connectorFor } from '../payments/authorise.js';
-import { commitMarked, outcomeMark, resolveDue, takeClaim, withoutClaim, type ClaimOp } from '../payments/claim.js';
+import { commitMarked, releaseClaim, outcomeMark, resolveDue, takeClaim, withoutClaim, type ClaimOp } from '../payments/claim.js';
 import { resolveStaleClaim } from '../jobs/recovery.js';
 import type { OrderOutcome } from './failures.js';
 
@@ -140,18 +140,8 @@ export async function finishOperation<O, P>(
       { transaction_id: claimed.transaction_id, merchant_id: m, operation: op.notifyType, reason: outcome.message },
       'connector refused the operation',
     );
-    const released: Payment = { ...before, written_by: outcomeMark(claim) };
-    const verdict = await commitMarked(
-      deps,
-      { merchantId: m, payments: [{ next: released, expected: claimed.version }], due: [resolveDue(claimed.transaction_id, null)] },
-      claimed.transaction_id,
-      released.written_by!,
-    );
-    return {
-      ok: false,
-      failure: 'CONNECTOR_FAILED',
-      payment: verdict === 'applied' ? { ...released, version: claimed.version + 1 } : before,
-    };
+    const { payment } = await releaseClaim(deps, claimed, before);
+    return { ok: false, failure: 'CONNECTOR_FAILED', payment };
   }
   const now = deps.clock.now();
   const applied = op.apply({ deps, account, now }, before, plan, outcome?.ok ? outcome.connectorRef : undefined);

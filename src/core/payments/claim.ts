@@ -98,6 +98,30 @@ export async function commitMarked(deps: CoreDeps, change: ChangeSet, transactio
 }
 
 /** How long a flow waits for another's live claim before answering "busy" (real time). */
+/**
+ * Releases a claim under which nothing was recorded at the acquirer: `base` (the payment as it stands
+ * without the claim) is written back, marked, and leaves the recovery queue. The payment answered is the
+ * released one when the commit landed, `base` otherwise.
+ */
+export async function releaseClaim(
+  deps: CoreDeps,
+  claimed: Payment,
+  base: Payment = withoutClaim(claimed),
+): Promise<{ verdict: CommitVerdict; payment: Payment }> {
+  const released: Payment = { ...base, written_by: outcomeMark(claimed.claim!) };
+  const verdict = await commitMarked(
+    deps,
+    {
+      merchantId: claimed.merchant_id,
+      payments: [{ next: released, expected: claimed.version }],
+      due: [resolveDue(claimed.transaction_id, null)],
+    },
+    claimed.transaction_id,
+    released.written_by!,
+  );
+  return { verdict, payment: verdict === 'applied' ? { ...released, version: claimed.version + 1 } : base };
+}
+
 export const CLAIM_WAIT_MS = 10_000;
 
 export type TakeResult<R> =

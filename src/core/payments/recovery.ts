@@ -3,7 +3,7 @@ import type { Account } from '../merchants/directory.js';
 import type { AuthorisationOutcome } from '../ports/card-connector.js';
 import { PaymentStatus as S, type Payment } from './payment.js';
 import { connectorFor } from './authorise.js';
-import { commitMarked, outcomeMark, resolveDue, withoutClaim } from './claim.js';
+import { releaseClaim } from './claim.js';
 import { settleAuthorisation, type SettleOutcome } from './settle.js';
 
 /** What a challenge the shopper never answered ends as. */
@@ -52,13 +52,7 @@ export async function resolveAuthorisationClaim(deps: CoreDeps, account: Account
   }
   if (!outcome || (claim.op !== 'authorise' && outcome.kind === 'challenge')) {
     // nothing happened at the acquirer: release the claim, the payment waits as it did
-    const released: Payment = { ...withoutClaim(p), written_by: outcomeMark(claim) };
-    await commitMarked(
-      deps,
-      { merchantId: p.merchant_id, payments: [{ next: released, expected: p.version }], due: [resolveDue(p.transaction_id, null)] },
-      p.transaction_id,
-      released.written_by!,
-    );
+    await releaseClaim(deps, p);
     return;
   }
   const notifyType = claim.op === 'authorise' ? 'payment' : 'threeds';
