@@ -14,15 +14,35 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports for servers a test starts itself (Redis, gateway processes, shops). Each vitest worker takes its own
+ * block below the kernel's ephemeral range (32768 and up, where listen(0) and outgoing connections take
+ * theirs), and hands each port out once per process. Two test files running at the same time therefore never
+ * pick the same port, and a port a finished server used is not given to the next one, whose old clients
+ * (ioredis reconnects by itself) would otherwise reach the new server.
+ */
+const PORT_BASE = 20_000;
+const PORT_BLOCK = 1_000;
+const PORT_BLOCKS = 10;
+let portsHanded = 0;
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
+}
+
+export async function freePort(): Promise<number> {
+  const block = Number(process.env.VITEST_POOL_ID ?? 0) % PORT_BLOCKS;
+  // a process started later in the same block (the next test file of this worker) starts elsewhere in it
+  const start = process.pid % PORT_BLOCK;
+  while (portsHanded < PORT_BLOCK) {
+    const port = PORT_BASE + block * PORT_BLOCK + ((start + portsHanded++) % PORT_BLOCK);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port left in block ${block} (${PORT_BLOCK} handed out by this process)`);
 }
 
 function redisBinary(): string {
