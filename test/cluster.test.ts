@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startRedis, type RedisServer } from './support/redis.js';
-import { LOG_DIR, ROOT } from './support/paths.js';
+import { spawnGateway } from './support/process.js';
 import { SIGN_KEY, authoriseBody } from './support/gateway.js';
 
 const children: ChildProcess[] = [];
@@ -61,24 +61,13 @@ describe('WORKERS=2 (node:cluster)', () => {
       MERCHANTS_FILE: merchants,
       WORKERS: '2',
     };
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const { child, output } = spawnGateway(env, 'cluster');
     children.push(child);
-    let out = '';
-    const log = createWriteStream(join(LOG_DIR, 'cluster.log'));
-    for (const s of [child.stdout!, child.stderr!])
-      s.on('data', (d: Buffer) => {
-        out += d.toString();
-        log.write(d);
-      });
-    await waitFor(() => lines(out, 'gateway listening').length === 2);
-    expect(new Set(lines(out, 'gateway listening').map((l) => l.worker))).toEqual(new Set([1, 2]));
+    await waitFor(() => lines(output(), 'gateway listening').length === 2);
+    expect(new Set(lines(output(), 'gateway listening').map((l) => l.worker))).toEqual(new Set([1, 2]));
 
     // connections are shared out between the workers: new connections reach both, and each pays
-    const answered = () => new Set(lines(out, 'request').map((l) => l.worker));
+    const answered = () => new Set(lines(output(), 'request').map((l) => l.worker));
     for (let i = 0; i < 40 && answered().size < 2; i++) {
       const res = await fetch(`http://127.0.0.1:${port}/v1/authorise`, {
         method: 'POST',
@@ -93,8 +82,8 @@ describe('WORKERS=2 (node:cluster)', () => {
     const [first, second] = workerPids(child.pid!);
     expect([first, second].every((p) => p !== undefined && alive(p))).toBe(true);
     process.kill(first!, 'SIGKILL');
-    await waitFor(() => lines(out, 'gateway listening').length === 3);
-    expect(lines(out, 'worker died: starting another')).toHaveLength(1);
+    await waitFor(() => lines(output(), 'gateway listening').length === 3);
+    expect(lines(output(), 'worker died: starting another')).toHaveLength(1);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     const workers = workerPids(child.pid!);
     expect(workers).toHaveLength(2);
@@ -103,6 +92,6 @@ describe('WORKERS=2 (node:cluster)', () => {
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
     expect(workers.filter(alive)).toEqual([]);
-    expect(out).toContain('all workers stopped');
+    expect(output()).toContain('all workers stopped');
   });
 });

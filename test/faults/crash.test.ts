@@ -1,12 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { freePort, startRedis, type RedisServer } from '../support/redis.js';
-import { LOG_DIR, ROOT } from '../support/paths.js';
+import { LOG_DIR } from '../support/paths.js';
+import { spawnGateway } from '../support/process.js';
 import { authoriseBody, testMerchants, VAULT_KEY_HEX, MERCHANT_ID, ACCOUNT_ID, SIGN_KEY } from '../support/gateway.js';
 import { signBatch } from '../support/sign.js';
 
@@ -32,22 +33,11 @@ async function healthy(base: string): Promise<boolean> {
 }
 
 async function startGateway(env: Record<string, string>, name: string): Promise<ChildProcess> {
-  const log = createWriteStream(join(LOG_DIR, `${name}.log`));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const { child, output } = spawnGateway(env, name, 4000);
   children.push(child);
-  let out = '';
-  for (const s of [child.stdout!, child.stderr!])
-    s.on('data', (d: Buffer) => {
-      out = (out + d.toString()).slice(-4000);
-      log.write(d);
-    });
   const start = Date.now();
   while (!(await healthy(`http://${env.HOST}:${env.PORT}`))) {
-    if (Date.now() - start > 30_000 || child.exitCode !== null) throw new Error(`gateway did not start: ${out}`);
+    if (Date.now() - start > 30_000 || child.exitCode !== null) throw new Error(`gateway did not start: ${output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   return child;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { formatAmount, isCurrency, parseAmount } from '../../core/kernel/money.js';
 import { GatewayError } from '../../core/kernel/errors.js';
-import { maskFreeText } from './free-text.js';
+import { mapItems, maskFreeText } from './free-text.js';
 
 /** Field shapes shared by every call's schema. */
 export const text = (max = 255) => z.string({ error: 'must be a string' }).max(max, `must be at most ${max} characters`);
@@ -57,15 +57,7 @@ export function isEmptyValue(value: unknown): boolean {
  * empty are then simply missing, and answered "is required".
  */
 export function withoutEmptyFields(value: unknown): unknown {
-  if (Array.isArray(value)) {
-    let out: unknown[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const v: unknown = value[i];
-      const kept = withoutEmptyFields(v);
-      if (kept !== v) (out ??= value.slice())[i] = kept;
-    }
-    return out ?? value;
-  }
+  if (Array.isArray(value)) return mapItems(value, withoutEmptyFields);
   if (value === null || typeof value !== 'object') return value;
   // copied only from the first field that changes: a body without empty fields is read as it came
   const record = value as Record<string, unknown>;

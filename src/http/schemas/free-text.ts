@@ -40,20 +40,22 @@ export const FREE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   'cardholder',
 ]);
 
+/** The items each passed through `f`: the same array when no item changed, else a copy with the changes. */
+export function mapItems(list: readonly unknown[], f: (item: unknown) => unknown): readonly unknown[] {
+  let out: unknown[] | undefined;
+  for (let i = 0; i < list.length; i++) {
+    const item = f(list[i]);
+    if (item !== list[i]) (out ??= list.slice())[i] = item;
+  }
+  return out ?? list;
+}
+
 /**
  * The value with card numbers masked in every free-text field, at any depth (bodies are at most 32 deep).
  * Only what changes is copied: a body without a card number in its text comes back as it was.
  */
 export function maskFreeText<T>(value: T): T {
-  if (Array.isArray(value)) {
-    let out: unknown[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const v: unknown = value[i];
-      const masked = maskFreeText(v);
-      if (masked !== v) (out ??= value.slice())[i] = masked;
-    }
-    return (out ?? value) as T;
-  }
+  if (Array.isArray(value)) return mapItems(value as unknown[], maskFreeText) as T;
   if (value && typeof value === 'object') {
     let out: Record<string, unknown> | undefined;
     const record = value as Record<string, unknown>;
