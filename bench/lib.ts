@@ -114,6 +114,8 @@ export interface Load {
   /** a fixed number of requests instead of a duration */
   amount?: number;
   onResponse?: (status: number, body: string) => void;
+  /** a 2 s warm-up first (default true; a later round of the same gateway can skip it) */
+  warmup?: boolean;
 }
 
 /** One scenario: a 2 s warm-up (unless a fixed amount), then the measured run with the server's CPU. */
@@ -135,7 +137,7 @@ export async function measure(name: string, url: string, load: Load, serverPid: 
         },
       ],
     });
-  if (!load.amount) await run(2); // warm-up: JIT, connection pools
+  if (!load.amount && load.warmup !== false) await run(2); // warm-up: JIT, connection pools
   const cpuBefore = cpuMicros(serverPid);
   const from = Date.now();
   const r = await run(seconds, load.onResponse);
@@ -152,6 +154,25 @@ export async function measure(name: string, url: string, load: Load, serverPid: 
     total: r.requests.total,
     from,
     to,
+  };
+}
+
+/** Several measured runs of one scenario as one row: requests and CPU summed, p50 and p99 the worst run's. */
+export function combine(name: string, runs: Figures[]): Figures {
+  const total = runs.reduce((t, r) => t + r.total, 0);
+  const seconds = runs.reduce((t, r) => t + (r.to - r.from) / 1000, 0);
+  const cpu = runs.reduce((t, r) => t + r.cpuPerRequest * r.total, 0);
+  return {
+    name,
+    cpuPerRequest: cpu / Math.max(1, total),
+    rps: total / seconds,
+    p50: Math.max(...runs.map((r) => r.p50)),
+    p99: Math.max(...runs.map((r) => r.p99)),
+    non2xx: runs.reduce((t, r) => t + r.non2xx, 0),
+    errors: runs.reduce((t, r) => t + r.errors, 0),
+    total,
+    from: runs[0]!.from,
+    to: runs[runs.length - 1]!.to,
   };
 }
 

@@ -4,7 +4,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test/support/redis.js';
 import { A, M, SIGN_KEY, authorisedOrders, authoriseBody, bareBody, captureBodies, checkoutBody } from './bodies.js';
-import { CONNECTIONS, DURATION, ROOT, bodyPool, measure, print, startGateway, startServer, type Figures, type Gateway } from './lib.js';
+import {
+  CONNECTIONS,
+  DURATION,
+  ROOT,
+  bodyPool,
+  combine,
+  measure,
+  print,
+  startGateway,
+  startServer,
+  type Figures,
+  type Gateway,
+} from './lib.js';
 import { printProfiles } from './profile.js';
 import { soak } from './soak.js';
 
@@ -23,6 +35,8 @@ import { soak } from './soak.js';
  */
 const CAPTURE_CALLS = Number(process.env.BENCH_CAPTURE_CALLS ?? 100);
 const POOL = Number(process.env.BENCH_POOL ?? 120_000);
+/** with BENCH_COMPARE: alternating rounds of BENCH_SECONDS against each checkout */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const args = new Set(process.argv.slice(2));
 
 /** 50-order captures at `connections`, each order authorised through the API first. */
@@ -116,20 +130,34 @@ async function main(): Promise<void> {
     const compare = process.env.BENCH_COMPARE;
     let compared: { dir: string; from: number; to: number; spawnedAt: number } | undefined;
     if (compare) {
+      // this checkout and the other one, in alternating rounds: a shared machine's noise (which moves one
+      // run against the next by 10 % and more) falls on both alike
       const dir = profileDir ? mkdtempSync(join(tmpdir(), 'gw-profile-compare-')) : undefined;
+      const ours = await gateway('bench-authorise-rounds');
       const other = await gateway('bench-compare', { root: compare, ...(dir ? { profileDir: dir } : {}) });
-      const row = await measure(
-        `POST /v1/authorise, ${compare}`,
-        `${other.url}/v1/authorise`,
-        { body: bodyPool(authoriseBody, POOL) },
-        other.child.pid!,
-      );
-      rows.push(row);
+      const oursBodies = bodyPool(authoriseBody, POOL);
+      const otherBodies = bodyPool(authoriseBody, POOL);
+      const a: Figures[] = [];
+      const b: Figures[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        a.push(await measure('', `${ours.url}/v1/authorise`, { body: oursBodies, warmup: round === 0 }, ours.child.pid!));
+        b.push(await measure('', `${other.url}/v1/authorise`, { body: otherBodies, warmup: round === 0 }, other.child.pid!));
+      }
+      const oursRow = combine(`POST /v1/authorise, ${ROUNDS} rounds`, a);
+      const otherRow = combine(`POST /v1/authorise, ${ROUNDS} rounds, ${compare}`, b);
+      rows.push(oursRow, otherRow);
+      await ours.stop();
       await other.stop();
-      if (dir) compared = { dir, from: row.from, to: row.to, spawnedAt: other.spawnedAt };
+      if (dir) compared = { dir, from: b[0]!.from, to: b[b.length - 1]!.to, spawnedAt: other.spawnedAt };
+      print(rows);
+      console.log(
+        `\nalternating rounds, this checkout / ${compare}: req/s ${(oursRow.rps / otherRow.rps).toFixed(3)}, ` +
+          `CPU µs per request ${(oursRow.cpuPerRequest / otherRow.cpuPerRequest).toFixed(3)}; ` +
+          `each round's req/s ratio: ${a.map((r, i) => (r.rps / b[i]!.rps).toFixed(2)).join(' ')}`,
+      );
     }
     if (profileDir || args.has('--authorise')) {
-      print(rows);
+      if (!compare) print(rows);
       if (!profileDir) return;
       printProfiles(profileDir, 'POST /v1/authorise', { fromMs: authorise.from - first.spawnedAt, toMs: authorise.to - first.spawnedAt });
       if (compared)
