@@ -113,6 +113,10 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
   app.set('views', VIEWS_DIR);
   app.set('view engine', 'ejs');
+  // Express caches compiled views only when process.env.NODE_ENV is "production", but the gateway runs
+  // as production whenever NODE_ENV is not "development" (config.ts): without this, `npm start` compiled
+  // every page's template on every request
+  app.set('view cache', !options.development);
   const metrics = deps.metrics instanceof PrometheusMetrics ? deps.metrics : undefined;
   app.use(requestLog(deps, metrics && httpMetrics(app, metrics)));
   // merchants' pages load embed.js, and the loading page (served by the merchant) its script and styles
