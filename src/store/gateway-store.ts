@@ -334,10 +334,8 @@ export class KvGatewayStore implements GatewayStore {
   }
 
   async ledgerRecord(reference: string, data: string): Promise<string> {
-    const key = keys.acquirer(reference);
-    const done = await this.kv.commit([{ key, version: 0 }], [{ op: 'put', key, data }]);
-    if (done.ok) return data;
-    return (await this.kv.get(key))?.data ?? data;
+    // one small write-once step, also when an earlier record answers (no second round trip)
+    return this.kv.putOnce(keys.acquirer(reference), data);
   }
 
   async ledgerLookup(reference: string): Promise<string | undefined> {

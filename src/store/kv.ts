@@ -41,6 +41,11 @@ export interface KvStore {
   countInWindow(key: string, windowMs: number): Promise<number>;
   /** How many members a sorted set holds (0 when it does not exist). */
   count(key: string): Promise<number>;
+  /**
+   * Stores `data` under a key that holds no record yet (version 1), in one step; answers the record's data,
+   * which is `data` or what an earlier call stored. A write-once record: nothing else writes the key.
+   */
+  putOnce(key: string, data: string): Promise<string>;
   /** Adds `by` to each named field of a hash of counters (created as needed); not part of any commit. */
   incrementCounters(key: string, fields: readonly string[], by?: number): Promise<void>;
   /** Every field of a hash of counters. */

@@ -91,6 +91,13 @@ export class MemoryKv implements KvStore {
     return this.sets.get(key)?.size ?? 0;
   }
 
+  async putOnce(key: string, data: string): Promise<string> {
+    const kept = this.live(key);
+    if (kept) return kept.data;
+    this.records.set(key, { version: 1, data, expiresAt: 0 });
+    return data;
+  }
+
   async incrementCounters(key: string, fields: readonly string[], by = 1): Promise<void> {
     this.addCounters(key, fields, by);
   }

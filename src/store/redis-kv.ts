@@ -19,10 +19,11 @@ while a <= #ARGV do
   local op = ARGV[a]
   local key = KEYS[k]
   if op == 'p' then
-    redis.call('HINCRBY', key, 'v', 1)
+    local version = redis.call('HINCRBY', key, 'v', 1)
     redis.call('HSET', key, 'd', ARGV[a + 1])
     local ttl = tonumber(ARGV[a + 2])
-    if ttl > 0 then redis.call('PEXPIRE', key, ttl) else redis.call('PERSIST', key) end
+    -- a key made by this put has no expiry to remove
+    if ttl > 0 then redis.call('PEXPIRE', key, ttl) elseif version > 1 then redis.call('PERSIST', key) end
     a = a + 3
   elseif op == 'd' then
     redis.call('DEL', key)
@@ -52,6 +53,15 @@ if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n
 `;
 
+/** A write-once record: {v: 1, d: ARGV[1]} unless the key holds one; answers the record's data. */
+const PUT_ONCE_SCRIPT = `
+if redis.call('HSETNX', KEYS[1], 'd', ARGV[1]) == 1 then
+  redis.call('HSET', KEYS[1], 'v', 1)
+  return ARGV[1]
+end
+return redis.call('HGET', KEYS[1], 'd')
+`;
+
 /** HINCRBY of every field in ARGV[2..] by ARGV[1], on one key: one command, not a MULTI of many. */
 const COUNTERS_SCRIPT = `
 local by = tonumber(ARGV[1])
@@ -64,6 +74,7 @@ type ScriptClient = Client & {
   gwCommit(numKeys: number, ...args: (string | number)[]): Promise<string | number>;
   gwWindow(key: string, windowMs: number): Promise<number>;
   gwCounters(key: string, by: number, ...fields: string[]): Promise<number>;
+  gwPutOnce(key: string, data: string): Promise<string>;
 };
 
 /** Connects to a Redis server or, with redis+cluster://h1:p1,h2:p2, a Redis Cluster. */
@@ -95,6 +106,7 @@ export class RedisKv implements KvStore {
     client.defineCommand('gwCommit', { lua: COMMIT_SCRIPT });
     client.defineCommand('gwWindow', { lua: WINDOW_SCRIPT, numberOfKeys: 1 });
     client.defineCommand('gwCounters', { lua: COUNTERS_SCRIPT, numberOfKeys: 1 });
+    client.defineCommand('gwPutOnce', { lua: PUT_ONCE_SCRIPT, numberOfKeys: 1 });
     this.client = client as ScriptClient;
   }
 
@@ -169,6 +181,14 @@ export class RedisKv implements KvStore {
   async count(key: string): Promise<number> {
     try {
       return await this.client.zcard(key);
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+
+  async putOnce(key: string, data: string): Promise<string> {
+    try {
+      return await this.client.gwPutOnce(key, data);
     } catch (err) {
       throw unavailable(err);
     }

@@ -119,6 +119,28 @@ describe.each([
     expect(await kv.get(k)).toBeUndefined();
   });
 
+  it('when a record with a time to live is put again without one, then it stays', async () => {
+    const kv = make();
+    const k = key('ttl-then-none');
+    await kv.commit([], [{ op: 'put', key: k, data: 'x', ttlMs: 60 }]);
+    await kv.commit([], [{ op: 'put', key: k, data: 'y' }]);
+    await sleep(150);
+    expect(await kv.get(k)).toEqual({ version: 2, data: 'y' });
+  });
+
+  it('when a write-once record is put twice, then both calls answer the first data, stored at version 1', async () => {
+    const kv = make();
+    const k = key('once');
+    expect(await kv.putOnce(k, 'first')).toBe('first');
+    expect(await kv.putOnce(k, 'second')).toBe('first');
+    expect(await kv.get(k)).toEqual({ version: 1, data: 'first' });
+    // racing writers: every one of them is answered the same, winning, data
+    const k2 = key('once-race');
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => kv.putOnce(k2, `w${i}`)));
+    expect(new Set(answers).size).toBe(1);
+    expect((await kv.get(k2))?.data).toBe(answers[0]);
+  });
+
   it('when a window counter is counted, then it counts up', async () => {
     const kv = make();
     const k = key('win');
