@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { GatewayError } from '../../core/kernel/errors.js';
-import { signedValuesFor } from './authenticate.js';
+import { isSignedPath } from './authenticate.js';
 
 const WINDOW_MS = 60_000;
 /** how long a client address that failed too often is refused */
@@ -56,7 +56,7 @@ export function authThrottle(deps: CoreDeps) {
   // synchronous while the cache answers: no promise per call on the payment path
   return (req: Request, _res: Response, next: NextFunction): void | Promise<void> => {
     // merchant calls only: the hosted pages are the shopper's, and a shared address must not lock them out
-    if (deps.authFailuresPerMinute <= 0 || req.method !== 'POST' || !signedValuesFor(req.path, {})) return next();
+    if (deps.authFailuresPerMinute <= 0 || req.method !== 'POST' || !isSignedPath(req.path)) return next();
     const ip = clientIp(req);
     const cache = cacheOf(deps);
     const known = cache.get(ip);

@@ -26,6 +26,11 @@ const SIGNED: Record<string, readonly string[]> = {
   '/v1/optimise': REQUEST_SIGNATURE_FIELDS.optimise,
 };
 
+/** True for a merchant call signed by DESIGN 2 (the paths signedValuesFor knows), without building its values. */
+export function isSignedPath(path: string): boolean {
+  return Object.hasOwn(BATCH_ARRAYS, path) || Object.hasOwn(SIGNED, path);
+}
+
 /** The values the call's request signature covers (DESIGN section 2), or undefined for an unknown path. */
 export function signedValuesFor(path: string, body: Record<string, unknown>): SignedValue[] | undefined {
   const array = BATCH_ARRAYS[path];

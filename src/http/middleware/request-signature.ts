@@ -3,7 +3,7 @@ import type { CoreDeps } from '../../core/ports/deps.js';
 import type { Account } from '../../core/merchants/directory.js';
 import { authenticationFailed } from '../../core/kernel/errors.js';
 import { STRICT_TOLERANCE_SECONDS, verifyRequestSignature } from '../../core/kernel/signing.js';
-import { signedValuesFor } from './authenticate.js';
+import { isSignedPath } from './authenticate.js';
 import { rawBodyOf } from './body.js';
 
 /**
@@ -16,7 +16,7 @@ export function strictSignature(deps: CoreDeps) {
   // synchronous for every call that is not a strict account's: no promise per call on the payment path
   return (req: Request, res: Response, next: NextFunction): void | Promise<void> => {
     const body = req.body as Record<string, unknown>;
-    if (req.method !== 'POST' || signedValuesFor(req.path, body) === undefined) return next();
+    if (req.method !== 'POST' || !isSignedPath(req.path)) return next();
     if (req.path === '/v1/checkout' && body.checkout_token !== undefined) return next();
     if (typeof body.merchant_id !== 'string' || typeof body.account_id !== 'string') return next();
     const account = deps.merchants.find(body.merchant_id, body.account_id);

@@ -61,7 +61,8 @@ export function maskFreeText<T>(value: T): T {
     const record = value as Record<string, unknown>;
     for (const k of Object.keys(record)) {
       const v = record[k];
-      const masked = FREE_TEXT_FIELDS.has(k) && typeof v === 'string' ? maskCardNumbers(v) : maskFreeText(v);
+      // a card number has at least 12 digits: a shorter text (most names and cities) cannot hold one
+      const masked = typeof v === 'string' ? (v.length >= 12 && FREE_TEXT_FIELDS.has(k) ? maskCardNumbers(v) : v) : maskFreeText(v);
       if (masked !== v) (out ??= { ...record })[k] = masked;
     }
     return (out ?? value) as T;
