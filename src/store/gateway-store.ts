@@ -339,7 +339,7 @@ export class KvGatewayStore implements GatewayStore {
   }
 
   async ledgerLookup(reference: string): Promise<string | undefined> {
-    return (await this.kv.get(keys.acquirer(reference)))?.data;
+    return this.kv.getOnce(keys.acquirer(reference));
   }
 
   ping(): Promise<void> {

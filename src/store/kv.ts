@@ -42,10 +42,12 @@ export interface KvStore {
   /** How many members a sorted set holds (0 when it does not exist). */
   count(key: string): Promise<number>;
   /**
-   * Stores `data` under a key that holds no record yet (version 1), in one step; answers the record's data,
-   * which is `data` or what an earlier call stored. A write-once record: nothing else writes the key.
+   * Stores `data` under a key that holds nothing yet, in one step; answers the key's data, which is `data`
+   * or what an earlier call stored. A write-once record: only putOnce writes the key, only getOnce reads it.
    */
   putOnce(key: string, data: string): Promise<string>;
+  /** The data putOnce stored under the key, if any. */
+  getOnce(key: string): Promise<string | undefined>;
   /** Adds `by` to each named field of a hash of counters (created as needed); not part of any commit. */
   incrementCounters(key: string, fields: readonly string[], by?: number): Promise<void>;
   /** Every field of a hash of counters. */

@@ -98,6 +98,10 @@ export class MemoryKv implements KvStore {
     return data;
   }
 
+  async getOnce(key: string): Promise<string | undefined> {
+    return this.live(key)?.data;
+  }
+
   async incrementCounters(key: string, fields: readonly string[], by = 1): Promise<void> {
     this.addCounters(key, fields, by);
   }
