@@ -183,25 +183,22 @@ async function main(): Promise<void> {
     const capture8 = await captureScenario(captures, 8);
     rows.push(capture1, capture8);
     await captures.stop();
-    const two = await gateway('bench-workers', { workers: 2 });
-    const authorise2 = await measure(
-      'POST /v1/authorise, WORKERS=2',
-      `${two.url}/v1/authorise`,
-      { body: bodyPool(authoriseBody, POOL) },
-      two.child.pid!,
-    );
-    rows.push(authorise2);
-    await two.stop();
+    /** The authorise scenario on a gateway of its own, started with `options`. */
+    const authoriseOn = async (name: string, label: string, options: Parameters<typeof gateway>[1]): Promise<Figures> => {
+      const gw = await gateway(name, options);
+      const row = await measure(
+        `POST /v1/authorise, ${label}`,
+        `${gw.url}/v1/authorise`,
+        { body: bodyPool(authoriseBody, POOL) },
+        gw.child.pid!,
+      );
+      rows.push(row);
+      await gw.stop();
+      return row;
+    };
+    const authorise2 = await authoriseOn('bench-workers', 'WORKERS=2', { workers: 2 });
     // the same authorise scenario with metrics off (METRICS_ALLOW=off): the price of the Prometheus series
-    const off = await gateway('bench-no-metrics', { env: { METRICS_ALLOW: 'off' } });
-    const authoriseOff = await measure(
-      'POST /v1/authorise, metrics off',
-      `${off.url}/v1/authorise`,
-      { body: bodyPool(authoriseBody, POOL) },
-      off.child.pid!,
-    );
-    rows.push(authoriseOff);
-    await off.stop();
+    const authoriseOff = await authoriseOn('bench-no-metrics', 'metrics off', { env: { METRICS_ALLOW: 'off' } });
     const soaked = await soak(await gateway('bench-soak', { memProbe: true }), Number(process.env.BENCH_SOAK ?? 3000));
     print(rows);
     const base = rows[0]!;
