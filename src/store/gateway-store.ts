@@ -1,4 +1,3 @@
-import { approvalFields } from '../core/payments/measure.js';
 import { createHash } from 'node:crypto';
 import type { ChangeSet, DueQueue, GatewayStore, PaymentIndexEntry, RefundIndexEntry } from '../core/ports/store.js';
 import type { PortalSession } from '../core/portal/sessions.js';
@@ -313,10 +312,6 @@ export class KvGatewayStore implements GatewayStore {
 
   dueCount(m: string, queue: DueQueue): Promise<number> {
     return this.kv.count(keys.due(m, queue));
-  }
-
-  async countAuthorisation(m: string, account: string, dimensions: readonly string[], approved: boolean): Promise<void> {
-    await this.kv.incrementCounters(keys.approvals(m, account), approvalFields(dimensions, approved));
   }
 
   async authorisationCounts(m: string, account: string): Promise<Map<string, { tried: number; approved: number }>> {

@@ -48,8 +48,6 @@ export interface KvStore {
   putOnce(key: string, data: string): Promise<string>;
   /** The data putOnce stored under the key, if any. */
   getOnce(key: string): Promise<string | undefined>;
-  /** Adds `by` to each named field of a hash of counters (created as needed); not part of any commit. */
-  incrementCounters(key: string, fields: readonly string[], by?: number): Promise<void>;
   /** Every field of a hash of counters. */
   counters(key: string): Promise<Record<string, number>>;
   ping(): Promise<void>;

@@ -102,10 +102,6 @@ export class MemoryKv implements KvStore {
     return this.live(key)?.data;
   }
 
-  async incrementCounters(key: string, fields: readonly string[], by = 1): Promise<void> {
-    this.addCounters(key, fields, by);
-  }
-
   private addCounters(key: string, fields: readonly string[], by: number): void {
     let hash = this.hashes.get(key);
     if (!hash) this.hashes.set(key, (hash = new Map()));

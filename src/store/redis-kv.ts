@@ -53,18 +53,10 @@ if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n
 `;
 
-/** HINCRBY of every field in ARGV[2..] by ARGV[1], on one key: one command, not a MULTI of many. */
-const COUNTERS_SCRIPT = `
-local by = tonumber(ARGV[1])
-for i = 2, #ARGV do redis.call('HINCRBY', KEYS[1], ARGV[i], by) end
-return 1
-`;
-
 type Client = Redis | Cluster;
 type ScriptClient = Client & {
   gwCommit(numKeys: number, ...args: (string | number)[]): Promise<string | number>;
   gwWindow(key: string, windowMs: number): Promise<number>;
-  gwCounters(key: string, by: number, ...fields: string[]): Promise<number>;
 };
 
 /** Connects to a Redis server or, with redis+cluster://h1:p1,h2:p2, a Redis Cluster. */
@@ -97,7 +89,6 @@ export class RedisKv implements KvStore {
   constructor(client: Client) {
     client.defineCommand('gwCommit', { lua: COMMIT_SCRIPT });
     client.defineCommand('gwWindow', { lua: WINDOW_SCRIPT, numberOfKeys: 1 });
-    client.defineCommand('gwCounters', { lua: COUNTERS_SCRIPT, numberOfKeys: 1 });
 
     this.client = client as ScriptClient;
   }
@@ -205,16 +196,6 @@ export class RedisKv implements KvStore {
   private async earlierRecord(key: string): Promise<string | undefined> {
     try {
       return (await this.client.hget(key, 'd')) ?? undefined;
-    } catch (err) {
-      throw unavailable(err);
-    }
-  }
-
-  async incrementCounters(key: string, fields: readonly string[], by = 1): Promise<void> {
-    if (fields.length === 0) return;
-    try {
-      // one key and one script: atomic on a cluster too, and one command for the client to build
-      await this.client.gwCounters(key, by, ...fields);
     } catch (err) {
       throw unavailable(err);
     }

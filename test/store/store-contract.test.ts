@@ -170,9 +170,9 @@ describe.each([
     const kv = make();
     const k = key('counters');
     expect(await kv.counters(k)).toEqual({});
-    await kv.incrementCounters(k, ['card:tried', 'card:approved']);
-    await kv.incrementCounters(k, ['card:tried']);
-    await kv.incrementCounters(k, ['card|VISA:tried'], 5);
+    await kv.commit([], [{ op: 'hincr', key: k, fields: ['card:tried', 'card:approved'], by: 1 }]);
+    await kv.commit([], [{ op: 'hincr', key: k, fields: ['card:tried'], by: 1 }]);
+    await kv.commit([], [{ op: 'hincr', key: k, fields: ['card|VISA:tried'], by: 5 }]);
     expect(await kv.counters(k)).toEqual({ 'card:tried': 2, 'card:approved': 1, 'card|VISA:tried': 5 });
   });
 

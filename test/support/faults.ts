@@ -23,30 +23,15 @@ export interface CommitFault {
  * The real store (Redis when a URL is given) with commits that fail on demand, before or after being applied:
  * the fault between "the acquirer answered" and "the outcome was committed".
  */
-export function faultyStore(redisUrl: string | undefined): {
-  store: GatewayStore;
-  fail(fault: CommitFault): void;
-  /** the next `times` calls of another store method time out (the store flaps between two steps) */
-  failCalls(method: keyof GatewayStore, times: number): void;
-  failures: () => number;
-} {
+export function faultyStore(redisUrl: string | undefined): { store: GatewayStore; fail(fault: CommitFault): void; failures: () => number } {
   const real = openStore(redisUrl);
   const faults: CommitFault[] = [];
-  const calls = new Map<PropertyKey, number>();
   let failures = 0;
   const store = new Proxy(real, {
     get(target, prop, receiver) {
       if (prop !== 'commit') {
         const v = Reflect.get(target, prop, receiver) as unknown;
-        if (typeof v !== 'function') return v;
-        const fn = (v as (...a: unknown[]) => unknown).bind(target);
-        return (...args: unknown[]) => {
-          const left = calls.get(prop) ?? 0;
-          if (left <= 0) return fn(...args);
-          calls.set(prop, left - 1);
-          failures++;
-          return Promise.reject(new StoreTimeout());
-        };
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
       }
       return async (change: ChangeSet): Promise<boolean> => {
         const fault = faults.find((f) => f.times > 0 && f.when(change));
@@ -58,7 +43,7 @@ export function faultyStore(redisUrl: string | undefined): {
       };
     },
   });
-  return { store, fail: (f) => faults.push(f), failCalls: (method, times) => calls.set(method, times), failures: () => failures };
+  return { store, fail: (f) => faults.push(f), failures: () => failures };
 }
 
 /** A change set that records an outcome for this payment (it leaves the payment without a claim). */

@@ -23,7 +23,7 @@ export function approvalDimensions(method: string, brand: string, country: strin
 }
 
 /** The counter fields of one authorisation: `<dimension>:tried` for each, and `:approved` too when approved. */
-export function approvalFields(dimensions: readonly string[], approved: boolean): string[] {
+function approvalFields(dimensions: readonly string[], approved: boolean): string[] {
   return dimensions.flatMap((d) => (approved ? [`${d}:tried`, `${d}:approved`] : [`${d}:tried`]));
 }
 
@@ -40,17 +40,9 @@ export function approvalCounters(p: Payment): { accountId: string; fields: strin
 }
 
 /**
- * Reports a settled payment: to the metrics, and (unless its commit already counted it, `counted`) to the
- * account's approval counters that /v1/optimise reads. Called once, after the commit that settled it. The
- * counters are statistics: a store failure here is logged, never turned into a failure of the payment.
+ * Reports a settled payment to the metrics, once, after the commit that settled it. Its approval counters
+ * were counted by that commit (approvalCounters).
  */
-export async function recordSettled(deps: Pick<CoreDeps, 'metrics' | 'store' | 'log'>, p: Payment, counted = false): Promise<void> {
+export function recordSettled(deps: Pick<CoreDeps, 'metrics'>, p: Payment): void {
   deps.metrics.paymentSettled(p.source, p.status);
-  if (counted) return;
-  const approved = APPROVED.has(p.status);
-  if (!approved && !DECLINED.has(p.status)) return;
-  const dims = approvalDimensions(CARD_METHOD, p.card?.brand ?? '', countryKey(p.billing_country));
-  await deps.store.countAuthorisation(p.merchant_id, p.account_id, dims, approved).catch((err: unknown) => {
-    deps.log.warn({ transaction_id: p.transaction_id, err: { message: (err as Error).message } }, 'approval counters not updated');
-  });
 }

@@ -165,7 +165,7 @@ export async function settleAuthorisation(
   }
   next = { ...next, version: payment.version + 1 };
   if (contract) contract = { ...contract, version: 1 };
-  if (outcome.kind !== 'challenge') await recordSettled(deps, next, true);
+  if (outcome.kind !== 'challenge') recordSettled(deps, next);
   deps.log.debug(
     { transaction_id: next.transaction_id, merchant_id: m, status: next.status, result_code: next.result_code },
     'payment settled',

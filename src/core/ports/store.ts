@@ -103,12 +103,7 @@ export interface GatewayStore extends AcquirerLedger {
   authBlocked(ip: string): Promise<boolean>;
   /** How many members a due queue holds (the metrics' backlog gauges read it at each scrape). */
   dueCount(merchantId: string, queue: DueQueue): Promise<number>;
-  /**
-   * Counts one authorisation outcome of an account under each dimension key (e.g. `card|VISA|GB`): tried
-   * always, approved when approved. Statistics for /v1/optimise, kept beside the records, not in a commit.
-   */
-  countAuthorisation(merchantId: string, accountId: string, dimensions: readonly string[], approved: boolean): Promise<void>;
-  /** The account's authorisation counters by dimension key. */
+  /** The account's authorisation counters by dimension key (counted by outcome commits: ChangeSet.counters). */
   authorisationCounts(merchantId: string, accountId: string): Promise<Map<string, { tried: number; approved: number }>>;
   /** Payments of an account created with from <= time <= to, newest first (ties: higher id first), at most limit. */
   paymentsByTime(merchantId: string, accountId: string, from: number, to: number, limit: number): Promise<PaymentIndexEntry[]>;

@@ -12,7 +12,7 @@ import { contractNotificationFields, outboxRecord, paymentNotificationFields } f
 import { chargeAmount, chargeQueueAt, dueAt } from './contract.js';
 import { connectorFor } from '../payments/authorise.js';
 import { authorisationState } from '../payments/settle.js';
-import { recordSettled } from '../payments/measure.js';
+import { approvalCounters, recordSettled } from '../payments/measure.js';
 import { acquirerAmount } from '../kernel/money.js';
 import { acquirerReference, isStale, newClaim, outcomeMark, withoutClaim, type PaymentClaim } from '../payments/claim.js';
 import { resolveStaleClaim } from '../jobs/recovery.js';
@@ -251,6 +251,8 @@ async function executeCharge(deps: Deps, c: Contract, charge: ContractCharge): P
         charged = move.payment;
         result = state.status === S.AUTHORISED || state.status === S.CAPTURED ? 'approved' : 'failed';
         change.payments = [{ next: charged, expected: p.version }];
+        const counters = approvalCounters(charged);
+        if (counters) change.counters = [counters];
         if (charged.status === S.AUTHORISED)
           change.due = [{ queue: 'auth_expiry', member: charged.transaction_id, at: charged.auth_expires_at! }];
       }
@@ -274,7 +276,7 @@ async function executeCharge(deps: Deps, c: Contract, charge: ContractCharge): P
       change.outbox = [{ next: outboxRecord(deps, account, 'subscription_charge', charged.notify_url, fields), expected: 0 }];
     }
     if (await deps.store.commit(change)) {
-      if (charged) await recordSettled(deps, charged);
+      if (charged) recordSettled(deps, charged);
       // cancelled (/v1/cancel) while the acquirer was asked: release the authorisation it gave
       if (result === 'skipped' && outcome?.kind === 'approved')
         await connectorFor(deps, account)

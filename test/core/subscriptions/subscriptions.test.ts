@@ -75,12 +75,16 @@ describe('when a payment carries a 1-day subscription with billing_cycle 3', () 
 
     const scheduler = jobOf(gw, 'subscription-charges');
     const delivery = jobOf(gw, 'notification-delivery');
+    const countedBefore = (await gw.deps.store.authorisationCounts(MERCHANT_ID, ACCOUNT_ID)).get('card') ?? { tried: 0, approved: 0 };
     await runFor(clock, 10 * DAY, async () => {
       await scheduler.runOnce();
       await delivery.runOnce();
     });
 
     const store = gw.deps.store;
+    // each charge is counted for /v1/optimise by the commit that records it, once
+    const counted = (await store.authorisationCounts(MERCHANT_ID, ACCOUNT_ID)).get('card')!;
+    expect([counted.tried - countedBefore.tried, counted.approved - countedBefore.approved]).toEqual([2, 2]);
     const second = await store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2`);
     const third = await store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-3`);
     expect(second).toMatchObject({ amount: 1000, status: '3000', source: 'recurring', recurring_id: rid, currency: 'USD' });
