@@ -6,6 +6,7 @@ import type { CoreDeps } from './core/ports/deps.js';
 import { maskCardNumbers } from './core/kernel/cards.js';
 import { accessLogger } from './logger.js';
 import { gatewayBody } from './http/middleware/body.js';
+import { chain } from './http/middleware/chain.js';
 import { errorHandler, loggedPath, notFound } from './http/middleware/error-handler.js';
 import { healthRouter } from './http/routes/health.js';
 import { authoriseRouter } from './http/routes/authorise.js';
@@ -131,18 +132,21 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
       },
     }),
   );
-  app.use(helmet());
-  app.use(readOnly(pageAssetsRouter(deps), healthRouter(deps.store, options.isShuttingDown ?? (() => false))));
-  app.use(authThrottle(deps));
+  // the middlewares every call passes, in this order, run as one layer (http/middleware/chain.ts)
   app.use(
-    readOnly(
-      ...(metrics ? [metricsRouter(metrics, options.metricsAllow ?? ['127.0.0.1', '::1'])] : []),
-      docsRouter(deps.baseUrl),
-      frontDoorRouter({ baseUrl: deps.baseUrl, store: options.store ?? 'memory', development: options.development ?? false }),
+    chain(
+      helmet(),
+      readOnly(pageAssetsRouter(deps), healthRouter(deps.store, options.isShuttingDown ?? (() => false))),
+      authThrottle(deps),
+      readOnly(
+        ...(metrics ? [metricsRouter(metrics, options.metricsAllow ?? ['127.0.0.1', '::1'])] : []),
+        docsRouter(deps.baseUrl),
+        frontDoorRouter({ baseUrl: deps.baseUrl, store: options.store ?? 'memory', development: options.development ?? false }),
+      ),
+      gatewayBody,
+      strictSignature(deps),
     ),
   );
-  app.use(gatewayBody);
-  app.use(strictSignature(deps));
   app.use('/v1', idempotency(deps));
   app.use(authoriseRouter(deps));
   app.use(operationsRouter(deps));
