@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { freePort, startRedis, type RedisServer } from '../test/support/redis.js';
@@ -23,7 +25,11 @@ export interface Figures {
   to: number;
 }
 
-/** Starts a server process and waits until `readyUrl` answers 200 (whatever its log level prints). */
+/**
+ * Starts a server process and waits until `readyUrl` answers 200 (whatever its log level prints). Its output
+ * goes to a file, as a deployed gateway's goes to a log collector: through a pipe, the bench process (which
+ * is also the load generator) would read every log line on the cores it measures.
+ */
 export async function startServer(
   args: string[],
   env: Record<string, string>,
@@ -31,26 +37,29 @@ export async function startServer(
   ipc = false,
   cwd = ROOT,
 ): Promise<ChildProcess> {
+  const logDir = mkdtempSync(join(tmpdir(), 'gw-bench-log-'));
+  const logFile = join(logDir, 'server.log');
+  const fd = openSync(logFile, 'w');
   const child = spawn(process.execPath, args, {
     cwd,
     env: { PATH: process.env.PATH, ...env },
-    stdio: ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+    stdio: ipc ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd],
   });
-  let out = '';
-  const collect = (d: Buffer) => {
-    if (out.length < 10_000) out += d.toString();
-  };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
+  closeSync(fd);
+  const out = () => `${readFileSync(logFile, 'utf8').slice(0, 10_000)} (${logFile})`;
   const started = Date.now();
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}): ${out}`);
+    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}): ${out()}`);
     const ok = await fetch(readyUrl).then(
       (r) => r.ok,
       () => false,
     );
-    if (ok) return child;
-    if (Date.now() - started > 30_000) throw new Error(`server not ready at ${readyUrl}: ${out}`);
+    if (ok) {
+      // a long bench writes tens of megabytes of request lines: kept while the server runs, not after
+      child.once('exit', () => rmSync(logDir, { recursive: true, force: true }));
+      return child;
+    }
+    if (Date.now() - started > 30_000) throw new Error(`server not ready at ${readyUrl}: ${out()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
