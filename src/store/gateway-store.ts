@@ -5,6 +5,7 @@ import type { AuditRecord } from '../core/portal/audit.js';
 import type { LoginFailures, ThrottleScope } from '../core/portal/throttle.js';
 import type { PortalPassword } from '../core/portal/users.js';
 import type { Payment } from '../core/payments/payment.js';
+import { rollUpApprovals } from '../core/payments/measure.js';
 import type { Contract } from '../core/subscriptions/contract.js';
 import type { IdempotencyRecord } from '../core/idempotency/idempotency-key.js';
 import type { OutboxRecord } from '../core/notifications/outbox.js';
@@ -44,7 +45,7 @@ export const keys = {
   /** failed authentications of one client address; not a merchant's key (the caller is not known) */
   authFailures: (ip: string, windowStart: number) => `gw:{auth}:fail:${ip}:${windowStart}`,
   authBlocked: (ip: string) => `gw:{auth}:blocked:${ip}`,
-  /** authorisation counters of an account: fields `<dimension>:tried` and `<dimension>:approved` */
+  /** authorisation counters of an account: fields `<method>|<brand>|<country>:tried` and `...:approved` */
   approvals: (m: string, account: string) => `gw:{${m}}:approvals:${account}`,
   /** an account's transaction ids scored by creation time (portal search, newest payments) */
   paymentsByTime: (m: string, account: string) => `gw:{${m}}:pay-by-time:${account}`,
@@ -315,17 +316,7 @@ export class KvGatewayStore implements GatewayStore {
   }
 
   async authorisationCounts(m: string, account: string): Promise<Map<string, { tried: number; approved: number }>> {
-    const raw = await this.kv.counters(keys.approvals(m, account));
-    const out = new Map<string, { tried: number; approved: number }>();
-    for (const [field, n] of Object.entries(raw)) {
-      const cut = field.lastIndexOf(':');
-      const dim = field.slice(0, cut);
-      const entry = out.get(dim) ?? { tried: 0, approved: 0 };
-      if (field.slice(cut + 1) === 'approved') entry.approved = n;
-      else entry.tried = n;
-      out.set(dim, entry);
-    }
-    return out;
+    return rollUpApprovals(await this.kv.counters(keys.approvals(m, account)));
   }
 
   async ledgerRecord(reference: string, data: string): Promise<string> {
