@@ -5,7 +5,8 @@ import type { CommitResult, Condition, KvStore, ScoredMember, Versioned, Write }
 /**
  * Checks every condition, then applies every write, in one script: Redis runs it as one atomic step.
  * Records are hashes {v: version, d: data}. ARGV: number of conditions, their versions, then the writes
- * as opcode and arguments; KEYS: the condition keys, then one key per write.
+ * as opcode and arguments; KEYS: the condition keys, then one key per write. A put is `p` (the version
+ * counted up in Redis) or, on a key the commit checks, `P` with the version it gets.
  */
 const COMMIT_SCRIPT = `
 local nc = tonumber(ARGV[1])
@@ -25,6 +26,13 @@ while a <= #ARGV do
     -- a key made by this put has no expiry to remove
     if ttl > 0 then redis.call('PEXPIRE', key, ttl) elseif version > 1 then redis.call('PERSIST', key) end
     a = a + 3
+  elseif op == 'P' then
+    -- a put on a key this commit checked: its next version is known, so one HSET writes both fields
+    local version = tonumber(ARGV[a + 3])
+    redis.call('HSET', key, 'v', version, 'd', ARGV[a + 1])
+    local ttl = tonumber(ARGV[a + 2])
+    if ttl > 0 then redis.call('PEXPIRE', key, ttl) elseif version > 1 then redis.call('PERSIST', key) end
+    a = a + 4
   elseif op == 'd' then
     redis.call('DEL', key)
     a = a + 1
@@ -109,12 +117,21 @@ export class RedisKv implements KvStore {
   async commit(conditions: readonly Condition[], writes: readonly Write[]): Promise<CommitResult> {
     const keys: string[] = conditions.map((c) => c.key);
     const args: (string | number)[] = [conditions.length, ...conditions.map((c) => c.version)];
+    // a key whose version this commit checks gets that version plus one from its first put
+    let checked: Map<string, number> | undefined;
+    for (const c of conditions) (checked ??= new Map()).set(c.key, c.version);
     for (const w of writes) {
       keys.push(w.key);
       switch (w.op) {
-        case 'put':
-          args.push('p', w.data, w.ttlMs ?? 0);
+        case 'put': {
+          const expected = checked?.get(w.key);
+          if (expected === undefined) args.push('p', w.data, w.ttlMs ?? 0);
+          else {
+            args.push('P', w.data, w.ttlMs ?? 0, expected + 1);
+            checked!.delete(w.key);
+          }
           break;
+        }
         case 'del':
           args.push('d');
           break;

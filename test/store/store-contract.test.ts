@@ -65,6 +65,32 @@ describe.each([
     expect(await kv.get(k)).toEqual({ version: 2, data: 'b' });
   });
 
+  it('when a commit puts a checked record twice, an unchecked one, and a checked record with a time to live put without one, then versions count each put and the expiry goes', async () => {
+    const kv = make();
+    const checked = key('checked');
+    const free = key('free');
+    const expiring = key('expiring');
+    await kv.commit([], [{ op: 'put', key: free, data: 'f1' }]);
+    await kv.commit([], [{ op: 'put', key: expiring, data: 'e1', ttlMs: 60 }]);
+    const result = await kv.commit(
+      [
+        { key: checked, version: 0 },
+        { key: expiring, version: 1 },
+      ],
+      [
+        { op: 'put', key: checked, data: 'c1' },
+        { op: 'put', key: free, data: 'f2' },
+        { op: 'put', key: checked, data: 'c2' },
+        { op: 'put', key: expiring, data: 'e2' },
+      ],
+    );
+    expect(result).toEqual({ ok: true });
+    await sleep(150);
+    expect(await kv.get(checked)).toEqual({ version: 2, data: 'c2' });
+    expect(await kv.get(free)).toEqual({ version: 2, data: 'f2' });
+    expect(await kv.get(expiring)).toEqual({ version: 2, data: 'e2' });
+  });
+
   it('when a condition fails, then no write of the commit is applied', async () => {
     const kv = make();
     const a = key('a');
