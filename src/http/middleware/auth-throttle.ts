@@ -2,12 +2,13 @@ import type { NextFunction, Request, Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { GatewayError } from '../../core/kernel/errors.js';
 import { isSignedPath } from './authenticate.js';
+import { clientAddress } from '../client-address.js';
 
 const WINDOW_MS = 60_000;
 /** how long a client address that failed too often is refused */
 export const AUTH_BLOCK_MS = 60_000;
 
-const clientIp = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+const clientIp = (req: Request): string => clientAddress(req) ?? 'unknown';
 
 /** How long this process trusts what it read of an address's block (other processes' blocks show within it). */
 const BLOCK_CACHE_MS = 1_000;

@@ -13,6 +13,7 @@ import { NOTICES, renderNotice, shopperLang } from '../render/pages.js';
 import { pageAssets, assetTag } from '../render/assets.js';
 import { dirOf, negotiate, t, type MessageKey } from '../../i18n/index.js';
 import { findSession } from './hosted-session.js';
+import { clientAddress } from '../client-address.js';
 
 /** Card data never travels through the merchant: the shopper types it on the hosted card page. */
 const CARD_FIELDS = ['card', 'expiration_month', 'expiration_year', 'security_code'] as const;
@@ -37,7 +38,7 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
     fingerprint: requestFingerprint(deps, body),
     returnUrl: input.return_url,
     cancelUrl: input.cancel_url,
-    sourceIp: req.ip ?? '',
+    sourceIp: clientAddress(req) ?? '',
   });
   if (req.accepts(['text/html', 'application/json']) === 'application/json') {
     res.json({

@@ -22,4 +22,14 @@ describe('when a client address fails authentication again and again (finding 9)
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
     expect((await from('198.51.100.10', JSON.stringify(authoriseBody()))).status).toBe(200);
   });
+
+  it('then without TRUST_PROXY the X-Forwarded-For header names no address: the calls count against the socket address', async () => {
+    const gw = world.gateway('auth-throttle-no-proxy', clock, { env: { AUTH_FAILURES_PER_MINUTE: '3' } });
+    const forged = JSON.stringify({ ...authoriseBody(), encryption_data: 'ab'.repeat(32) });
+    const from = (ip: string, text: string) =>
+      request(gw.app).post('/v1/authorise').set('X-Forwarded-For', ip).set('Accept', 'application/json').type('form').send(text);
+    // three forged calls, each claiming another address, are one address's three failures
+    for (const ip of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) expect((await from(ip, forged)).status).toBe(401);
+    expect((await from('198.51.100.4', JSON.stringify(authoriseBody()))).status).toBe(429);
+  });
 });
