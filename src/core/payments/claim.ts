@@ -97,7 +97,6 @@ export async function commitMarked(deps: CoreDeps, change: ChangeSet, transactio
   return 'unknown';
 }
 
-/** How long a flow waits for another's live claim before answering "busy" (real time). */
 /**
  * Releases a claim under which nothing was recorded at the acquirer: `base` (the payment as it stands
  * without the claim) is written back, marked, and leaves the recovery queue. The payment answered is the
@@ -122,6 +121,7 @@ export async function releaseClaim(
   return { verdict, payment: verdict === 'applied' ? { ...released, version: claimed.version + 1 } : base };
 }
 
+/** How long a flow waits for another's live claim before answering "busy" (real time). */
 export const CLAIM_WAIT_MS = 10_000;
 
 export type TakeResult<R> =
