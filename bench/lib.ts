@@ -14,6 +14,8 @@ export interface Figures {
   name: string;
   /** server CPU per answered request: a figure that noise on a shared machine moves much less than req/s */
   cpuPerRequest: number;
+  /** the store's (redis-server's) CPU per answered request, where the scenario has one */
+  storeCpuPerRequest?: number;
   rps: number;
   p50: number;
   p99: number;
@@ -128,7 +130,14 @@ export interface Load {
 }
 
 /** One scenario: a 2 s warm-up (unless a fixed amount), then the measured run with the server's CPU. */
-export async function measure(name: string, url: string, load: Load, serverPid: number, seconds = DURATION): Promise<Figures> {
+export async function measure(
+  name: string,
+  url: string,
+  load: Load,
+  serverPid: number,
+  seconds = DURATION,
+  storePid?: number,
+): Promise<Figures> {
   const { body, method = 'POST' } = load;
   const headers: Record<string, string> = { 'content-type': load.contentType ?? 'application/x-www-form-urlencoded' };
   if (load.accept) headers.accept = load.accept;
@@ -148,13 +157,16 @@ export async function measure(name: string, url: string, load: Load, serverPid: 
     });
   if (!load.amount && load.warmup !== false) await run(2); // warm-up: JIT, connection pools
   const cpuBefore = cpuMicros(serverPid);
+  const storeBefore = storePid === undefined ? 0 : cpuMicros(storePid);
   const from = Date.now();
   const r = await run(seconds, load.onResponse);
   const to = Date.now();
   const cpuPerRequest = (cpuMicros(serverPid) - cpuBefore) / Math.max(1, r.requests.total);
+  const storeCpu = storePid === undefined ? undefined : (cpuMicros(storePid) - storeBefore) / Math.max(1, r.requests.total);
   return {
     name,
     cpuPerRequest,
+    ...(storeCpu === undefined ? {} : { storeCpuPerRequest: storeCpu }),
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
@@ -171,9 +183,13 @@ export function combine(name: string, runs: Figures[]): Figures {
   const total = runs.reduce((t, r) => t + r.total, 0);
   const seconds = runs.reduce((t, r) => t + (r.to - r.from) / 1000, 0);
   const cpu = runs.reduce((t, r) => t + r.cpuPerRequest * r.total, 0);
+  const store = runs.every((r) => r.storeCpuPerRequest !== undefined)
+    ? { storeCpuPerRequest: runs.reduce((t, r) => t + r.storeCpuPerRequest! * r.total, 0) / Math.max(1, total) }
+    : {};
   return {
     name,
     cpuPerRequest: cpu / Math.max(1, total),
+    ...store,
     rps: total / seconds,
     p50: Math.max(...runs.map((r) => r.p50)),
     p99: Math.max(...runs.map((r) => r.p99)),
@@ -189,7 +205,9 @@ export function combine(name: string, runs: Figures[]): Figures {
 export function print(rows: Figures[]): void {
   const base = rows[0]!;
   const line = (cells: (string | number)[]) => cells.map((c, i) => String(c).padStart(i === 0 ? 0 : 11)).join('');
-  console.log(line(['scenario'.padEnd(40), 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'CPU µs/req', 'rps ratio', 'CPU ratio']));
+  console.log(
+    line(['scenario'.padEnd(40), 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'CPU µs/req', 'rps ratio', 'CPU ratio', 'Redis µs/req']),
+  );
   for (const r of rows)
     console.log(
       line([
@@ -202,6 +220,7 @@ export function print(rows: Figures[]): void {
         r.cpuPerRequest.toFixed(0),
         (r.rps / base.rps).toFixed(2),
         (r.cpuPerRequest / base.cpuPerRequest).toFixed(2),
+        r.storeCpuPerRequest === undefined ? '' : r.storeCpuPerRequest.toFixed(0),
       ]),
     );
 }

@@ -55,6 +55,8 @@ async function captureScenario(gw: Gateway, connections: number): Promise<Figure
       onResponse: (_s, body) => (failedOrders += (body.match(/"capture_status":"0"/g) ?? []).length),
     },
     gw.child.pid!,
+    DURATION,
+    gw.redis.pid,
   );
   if (failedOrders > 0) console.log(`capture: ${failedOrders} orders failed`);
   return { ...f, errors: f.errors + failedOrders };
@@ -71,7 +73,7 @@ async function cardPageScenario(gw: Gateway): Promise<Figures> {
   if (!answer.checkout_url) throw new Error(`no checkout session for the card page: ${res.status} ${JSON.stringify(answer)}`);
   const checkout_url = answer.checkout_url;
   const path = new URL(checkout_url).pathname;
-  return measure('GET card page', `${gw.url}${path}`, { method: 'GET', accept: 'text/html' }, gw.child.pid!);
+  return measure('GET card page', `${gw.url}${path}`, { method: 'GET', accept: 'text/html' }, gw.child.pid!, DURATION, gw.redis.pid);
 }
 
 function merchantsFile(): string {
@@ -123,6 +125,8 @@ async function main(): Promise<void> {
       `${first.url}/v1/authorise`,
       { body: bodyPool(authoriseBody, POOL) },
       first.child.pid!,
+      DURATION,
+      first.redis.pid,
     );
     rows.push(authorise);
     const txns = (await first.redis.client().keys(`gw:{${M}}:pay:*`)).length;
@@ -140,8 +144,26 @@ async function main(): Promise<void> {
       const a: Figures[] = [];
       const b: Figures[] = [];
       for (let round = 0; round < ROUNDS; round++) {
-        a.push(await measure('', `${ours.url}/v1/authorise`, { body: oursBodies, warmup: round === 0 }, ours.child.pid!));
-        b.push(await measure('', `${other.url}/v1/authorise`, { body: otherBodies, warmup: round === 0 }, other.child.pid!));
+        a.push(
+          await measure(
+            '',
+            `${ours.url}/v1/authorise`,
+            { body: oursBodies, warmup: round === 0 },
+            ours.child.pid!,
+            DURATION,
+            ours.redis.pid,
+          ),
+        );
+        b.push(
+          await measure(
+            '',
+            `${other.url}/v1/authorise`,
+            { body: otherBodies, warmup: round === 0 },
+            other.child.pid!,
+            DURATION,
+            other.redis.pid,
+          ),
+        );
       }
       const oursRow = combine(`POST /v1/authorise, ${ROUNDS} rounds`, a);
       const otherRow = combine(`POST /v1/authorise, ${ROUNDS} rounds, ${compare}`, b);
@@ -152,7 +174,8 @@ async function main(): Promise<void> {
       print(rows);
       console.log(
         `\nalternating rounds, this checkout / ${compare}: req/s ${(oursRow.rps / otherRow.rps).toFixed(3)}, ` +
-          `CPU µs per request ${(oursRow.cpuPerRequest / otherRow.cpuPerRequest).toFixed(3)}; ` +
+          `CPU µs per request ${(oursRow.cpuPerRequest / otherRow.cpuPerRequest).toFixed(3)}, ` +
+          `Redis CPU µs per request ${((oursRow.storeCpuPerRequest ?? 0) / (otherRow.storeCpuPerRequest ?? 1)).toFixed(3)}; ` +
           `each round's req/s ratio: ${a.map((r, i) => (r.rps / b[i]!.rps).toFixed(2)).join(' ')}`,
       );
     }
@@ -174,6 +197,8 @@ async function main(): Promise<void> {
         `${pages.url}/v1/checkout`,
         { body: bodyPool(checkoutBody, POOL / 2), accept: 'text/html' },
         pages.child.pid!,
+        DURATION,
+        pages.redis.pid,
       ),
     );
     rows.push(await cardPageScenario(pages));
@@ -191,6 +216,8 @@ async function main(): Promise<void> {
         `${gw.url}/v1/authorise`,
         { body: bodyPool(authoriseBody, POOL) },
         gw.child.pid!,
+        DURATION,
+        gw.redis.pid,
       );
       rows.push(row);
       await gw.stop();

@@ -8,6 +8,8 @@ import { REDIS_DIR } from './paths.js';
 export interface RedisServer {
   url: string;
   port: number;
+  /** the redis-server process (the bench reads its CPU time) */
+  pid: number;
   dir: string;
   /** a plain client for assertions on raw state */
   client(): Redis;
@@ -129,6 +131,7 @@ async function spawnRedis(name: string, extraArgs: string[], wanted?: number): P
   return {
     url,
     port,
+    pid: child.pid!,
     dir,
     client: () => {
       const c = new Redis(url);
