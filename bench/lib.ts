@@ -204,7 +204,8 @@ export function combine(name: string, runs: Figures[]): Figures {
 /** The table, each row with its req/s and CPU ratio to the baseline (the first row). */
 export function print(rows: Figures[]): void {
   const base = rows[0]!;
-  const line = (cells: (string | number)[]) => cells.map((c, i) => String(c).padStart(i === 0 ? 0 : 11)).join('');
+  const line = (cells: (string | number)[]) =>
+    cells.map((c, i) => String(c).padStart(i === 0 ? 0 : i === cells.length - 1 ? 14 : 11)).join('');
   console.log(
     line(['scenario'.padEnd(40), 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'CPU µs/req', 'rps ratio', 'CPU ratio', 'Redis µs/req']),
   );

@@ -40,6 +40,19 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
 /** Bodies up to this length are checked for depth after parsing (see parseBodyText). */
 const SCAN_AFTER_PARSE_UP_TO = BODY_LIMIT;
 
+/**
+ * Whether the text has more than `max` opening brackets at all (inside strings too): a text with no more
+ * cannot nest deeper than `max`. indexOf runs natively, so a typical call's body is cleared without walking
+ * its parsed value.
+ */
+export function bracketsExceed(text: string, max: number): boolean {
+  let n = 0;
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1)) if (++n > max) return true;
+  }
+  return false;
+}
+
 /** The nesting depth of a parsed JSON value (objects and arrays count, as in jsonDepthExceeds), past `max`. */
 export function valueDepthExceeds(value: unknown, max: number, depth = 0): boolean {
   if (typeof value !== 'object' || value === null) return false;
@@ -74,7 +87,7 @@ export function parseBodyText(text: string): Record<string, unknown> {
     } catch {
       throw new GatewayError('INVALID_BODY', 'body: is not valid JSON', 'body');
     }
-    if (small && valueDepthExceeds(value, MAX_JSON_DEPTH)) throw tooDeep();
+    if (small && bracketsExceed(trimmed, MAX_JSON_DEPTH) && valueDepthExceeds(value, MAX_JSON_DEPTH)) throw tooDeep();
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw new GatewayError('INVALID_BODY', 'body: must be a JSON object', 'body');
     }

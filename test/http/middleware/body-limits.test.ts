@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { canonicalJson } from '../../../src/core/kernel/fingerprint.js';
-import { jsonDepthExceeds, valueDepthExceeds } from '../../../src/http/middleware/body.js';
+import { bracketsExceed, jsonDepthExceeds, valueDepthExceeds } from '../../../src/http/middleware/body.js';
 import { authoriseBody } from '../../support/gateway.js';
 import { checkoutBody } from '../../support/checkout.js';
 import { redisWorld } from '../../support/redis-world.js';
@@ -39,6 +39,12 @@ describe('when a body is nested deeply (findings 3 and 4)', () => {
     expect(valueDepthExceeds(JSON.parse(`{"a":${nested(31)}}`), 32)).toBe(false);
     expect(valueDepthExceeds(JSON.parse(`{"a":${nested(32)}}`), 32)).toBe(true);
     expect(valueDepthExceeds(JSON.parse(`{"a":"${'['.repeat(100)}","b":{"c":[1,{"d":[]}]}}`), 32)).toBe(false);
+    // a text with at most 32 opening brackets cannot nest deeper; one with more (in strings too) is walked
+    expect(bracketsExceed(`{"a":${nested(31)}}`, 32)).toBe(false);
+    expect(bracketsExceed(`{"a":${nested(32)}}`, 32)).toBe(true);
+    expect(bracketsExceed(`{"a":"${'['.repeat(40)}"}`, 32)).toBe(true);
+    expect(bracketsExceed(`${'{"a":['.repeat(16)}1${']}'.repeat(16)}`, 32)).toBe(false);
+    expect(bracketsExceed(`${'{"a":['.repeat(17)}1${']}'.repeat(17)}`, 32)).toBe(true);
   });
 
   it('then a single-order body nested 40 levels is refused after its (cheap) parse with the same message', async () => {
