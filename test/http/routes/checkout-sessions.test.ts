@@ -93,6 +93,15 @@ describe('when the loading page form is posted', () => {
       .send(new URLSearchParams({ ...form, checkout_token: 'cs_NOSUCHSESSION0000000000' }).toString());
     expect(unknown.status).toBe(404);
     expect(unknown.text).toContain('Checkout not found');
+
+    // a field the page never rendered is not compared, whatever its name (none inherits a value)
+    for (const extra of ['toString', 'constructor', 'hasOwnProperty']) {
+      const added = await request(gw.app)
+        .post('/v1/checkout')
+        .type('form')
+        .send(new URLSearchParams({ ...form, [extra]: 'x' }).toString());
+      expect(added.status, extra).toBe(303);
+    }
   });
 });
 
