@@ -14,6 +14,7 @@ import { pageAssets, assetTag } from '../render/assets.js';
 import { dirOf, negotiate, t, type MessageKey } from '../../i18n/index.js';
 import { findSession } from './hosted-session.js';
 import { clientAddress } from '../client-address.js';
+import { hiddenInputs } from '../render/hidden-fields.js';
 
 /** Card data never travels through the merchant: the shopper types it on the hosted card page. */
 const CARD_FIELDS = ['card', 'expiration_month', 'expiration_year', 'security_code'] as const;
@@ -57,7 +58,7 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
     t: (k: MessageKey) => t(lang, k),
     asset: (name: string) => assetTag(assets, deps.baseUrl, name),
     action: `${deps.baseUrl}/v1/checkout`,
-    fields: Object.entries(sessionForm(deps, account, session)),
+    hiddenInputs: hiddenInputs(Object.entries(sessionForm(deps, account, session))),
   });
 }
 
