@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CATALOGUES } from '../../src/i18n/catalogues/index.js';
 import { en } from '../../src/i18n/catalogues/en.js';
-import { clientMessages, currencyDigits, dirOf, formatAmount, LANGUAGES, negotiate, t } from '../../src/i18n/index.js';
+import { clientMessages, currencyDigits, dirOf, formatAmount, formatTime, LANGUAGES, negotiate, t } from '../../src/i18n/index.js';
 
 /** The 40 languages issue 14 asks for. */
 const REQUIRED = (
@@ -82,6 +82,18 @@ describe('when messages and amounts are written for a language', () => {
     expect(formatAmount('en', 1234, 'KWD')).toBe('KWD\u00a012.340');
     expect(formatAmount('fr', 99_999_999_999_99, 'USD')).toBe('99\u202f999\u202f999\u202f999,99\u00a0$US');
     expect(formatAmount('ar', 1000, 'USD')).toMatch(/US\$|\$/);
+    // formatters are kept per language and currency: a second call in another pair gets its own
+    expect(formatAmount('en', 1000, 'EUR')).toBe('€10.00');
+    expect(formatAmount('de', 1000, 'USD')).toBe('10,00\u00a0$');
+    expect(formatAmount('en', 1000, 'USD')).toBe('$10.00');
+  });
+
+  it('then a time of day is written in the language and zone asked for, each pair with its own formatter', () => {
+    const at = Date.UTC(2026, 10, 23, 14, 5);
+    expect(formatTime('en', at, 'UTC')).toMatch(/^2:05\sPM UTC$/);
+    expect(formatTime('de', at, 'UTC')).toBe('14:05 UTC');
+    expect(formatTime('en', at, 'Asia/Tokyo')).toMatch(/^11:05\sPM GMT\+9$/);
+    expect(formatTime('en', at)).toMatch(/^2:05\sPM UTC$/);
   });
 
   it('then the card page script gets the messages it shows itself, in the language', () => {
