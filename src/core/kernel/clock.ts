@@ -56,6 +56,13 @@ function randomText(length: number): string {
   return out;
 }
 
+function randomLetter(): string {
+  for (;;) {
+    const b = randomByte();
+    if (b < UNBIASED_LIMIT && b % ALPHABET.length >= 10) return ALPHABET[b % ALPHABET.length]!;
+  }
+}
+
 export function randomIds(clock: Clock): IdGenerator {
   let stampSecond = -1;
   let stampText = '';
@@ -74,7 +81,12 @@ export function randomIds(clock: Clock): IdGenerator {
     transactionId: () => `${stamp()}${randomText(8)}`,
     token: () => `tok_${randomText(24)}`,
     notifyId: () => `ntf_${stamp()}${randomText(10)}`,
-    recurringId: () => `RC${stamp()}${randomText(6)}`,
+    // the date and time apart, and a letter after the time: no run of 12 digits, which free-text masking
+    // would take for a card number in the charges' order_no `<recurring_id>-<n>` (docs/subscriptions.md)
+    recurringId: () => {
+      const s = stamp();
+      return `RC${s.slice(0, 8)}T${s.slice(8)}${randomLetter()}${randomText(5)}`;
+    },
     opaque: (prefix) => `${prefix}_${randomText(24)}`,
   };
 }
