@@ -143,27 +143,11 @@ async function main(): Promise<void> {
       const otherBodies = bodyPool(authoriseBody, POOL);
       const a: Figures[] = [];
       const b: Figures[] = [];
+      const roundOn = (gw: Gateway, body: () => string, round: number) =>
+        measure('', `${gw.url}/v1/authorise`, { body, warmup: round === 0 }, gw.child.pid!, DURATION, gw.redis.pid);
       for (let round = 0; round < ROUNDS; round++) {
-        a.push(
-          await measure(
-            '',
-            `${ours.url}/v1/authorise`,
-            { body: oursBodies, warmup: round === 0 },
-            ours.child.pid!,
-            DURATION,
-            ours.redis.pid,
-          ),
-        );
-        b.push(
-          await measure(
-            '',
-            `${other.url}/v1/authorise`,
-            { body: otherBodies, warmup: round === 0 },
-            other.child.pid!,
-            DURATION,
-            other.redis.pid,
-          ),
-        );
+        a.push(await roundOn(ours, oursBodies, round));
+        b.push(await roundOn(other, otherBodies, round));
       }
       const oursRow = combine(`POST /v1/authorise, ${ROUNDS} rounds`, a);
       const otherRow = combine(`POST /v1/authorise, ${ROUNDS} rounds, ${compare}`, b);
