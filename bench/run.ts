@@ -39,6 +39,11 @@ const POOL = Number(process.env.BENCH_POOL ?? 120_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const args = new Set(process.argv.slice(2));
 
+/** POST /v1/authorise (approved sandbox card, a fresh order_no per request), with the gateway's CPU and its Redis's. */
+function authoriseScenario(gw: Gateway, name: string, body = bodyPool(authoriseBody, POOL), warmup = true): Promise<Figures> {
+  return measure(name, `${gw.url}/v1/authorise`, { body, warmup }, gw.child.pid!, DURATION, gw.redis.pid);
+}
+
 /** 50-order captures at `connections`, each order authorised through the API first. */
 async function captureScenario(gw: Gateway, connections: number): Promise<Figures> {
   const orders = await authorisedOrders(`${gw.url}/v1/authorise`, CAPTURE_CALLS * 50);
@@ -120,14 +125,7 @@ async function main(): Promise<void> {
     // each gateway gets its own Redis, so one scenario's data (and the AOF rewrite it may trigger) does not
     // land in another's figures
     const first = await gateway('bench-authorise', { ...(profileDir ? { profileDir } : {}) });
-    const authorise = await measure(
-      'POST /v1/authorise (approved)',
-      `${first.url}/v1/authorise`,
-      { body: bodyPool(authoriseBody, POOL) },
-      first.child.pid!,
-      DURATION,
-      first.redis.pid,
-    );
+    const authorise = await authoriseScenario(first, 'POST /v1/authorise (approved)');
     rows.push(authorise);
     const txns = (await first.redis.client().keys(`gw:{${M}}:pay:*`)).length;
     await first.stop();
@@ -143,11 +141,9 @@ async function main(): Promise<void> {
       const otherBodies = bodyPool(authoriseBody, POOL);
       const a: Figures[] = [];
       const b: Figures[] = [];
-      const roundOn = (gw: Gateway, body: () => string, round: number) =>
-        measure('', `${gw.url}/v1/authorise`, { body, warmup: round === 0 }, gw.child.pid!, DURATION, gw.redis.pid);
       for (let round = 0; round < ROUNDS; round++) {
-        a.push(await roundOn(ours, oursBodies, round));
-        b.push(await roundOn(other, otherBodies, round));
+        a.push(await authoriseScenario(ours, '', oursBodies, round === 0));
+        b.push(await authoriseScenario(other, '', otherBodies, round === 0));
       }
       const oursRow = combine(`POST /v1/authorise, ${ROUNDS} rounds`, a);
       const otherRow = combine(`POST /v1/authorise, ${ROUNDS} rounds, ${compare}`, b);
@@ -195,14 +191,7 @@ async function main(): Promise<void> {
     /** The authorise scenario on a gateway of its own, started with `options`. */
     const authoriseOn = async (name: string, label: string, options: Parameters<typeof gateway>[1]): Promise<Figures> => {
       const gw = await gateway(name, options);
-      const row = await measure(
-        `POST /v1/authorise, ${label}`,
-        `${gw.url}/v1/authorise`,
-        { body: bodyPool(authoriseBody, POOL) },
-        gw.child.pid!,
-        DURATION,
-        gw.redis.pid,
-      );
+      const row = await authoriseScenario(gw, `POST /v1/authorise, ${label}`);
       rows.push(row);
       await gw.stop();
       return row;
