@@ -33,8 +33,7 @@ export interface IdGenerator {
 }
 
 const ALPHABET = '0123456789ABCDEFGHJKLMNPQRSTUVWXYZ';
-/** bytes at or above this are skipped, so every character is equally likely (238 = 7 x 34) */
-const UNBIASED_LIMIT = 256 - (256 % ALPHABET.length);
+const LETTERS = ALPHABET.slice(10);
 
 /** Random bytes drawn from the system in blocks: one system call per 4 KB instead of one per identifier. */
 let pool = Buffer.alloc(0);
@@ -47,20 +46,15 @@ function randomByte(): number {
   return pool[poolAt++]!;
 }
 
-function randomText(length: number): string {
+/** `length` characters of `alphabet`, each equally likely (bytes past the last whole multiple are skipped). */
+function randomText(length: number, alphabet = ALPHABET): string {
+  const limit = 256 - (256 % alphabet.length);
   let out = '';
   while (out.length < length) {
     const b = randomByte();
-    if (b < UNBIASED_LIMIT) out += ALPHABET[b % ALPHABET.length];
+    if (b < limit) out += alphabet[b % alphabet.length];
   }
   return out;
-}
-
-function randomLetter(): string {
-  for (;;) {
-    const b = randomByte();
-    if (b < UNBIASED_LIMIT && b % ALPHABET.length >= 10) return ALPHABET[b % ALPHABET.length]!;
-  }
 }
 
 export function randomIds(clock: Clock): IdGenerator {
@@ -85,7 +79,7 @@ export function randomIds(clock: Clock): IdGenerator {
     // would take for a card number in the charges' order_no `<recurring_id>-<n>` (docs/subscriptions.md)
     recurringId: () => {
       const s = stamp();
-      return `RC${s.slice(0, 8)}T${s.slice(8)}${randomLetter()}${randomText(5)}`;
+      return `RC${s.slice(0, 8)}T${s.slice(8)}${randomText(1, LETTERS)}${randomText(5)}`;
     },
     opaque: (prefix) => `${prefix}_${randomText(24)}`,
   };
