@@ -10,17 +10,19 @@ import { REFUND_SEARCH_LIMIT, searchRefunds } from '../../core/queries/refunds.j
 import { authenticate, fieldValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
 import { retrievalRefundSchema, retrievalTransSchema } from '../schemas/retrieval.js';
+import { clientAddress } from '../client-address.js';
 
 /**
- * Authenticates, then checks the caller's address (req.ip: X-Forwarded-For only counts with TRUST_PROXY)
+ * Authenticates, then checks the caller's address (clientAddress: X-Forwarded-For only counts with TRUST_PROXY)
  * against the account's allowed_ips. A refused caller learns nothing but the refusal.
  */
 async function authoriseQuery(deps: CoreDeps, req: Request): Promise<Account> {
   const body = req.body as Record<string, unknown>;
   const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.retrieval));
-  if (!ipAllowed(req.ip, account.allowed_ips)) {
+  const ip = clientAddress(req);
+  if (!ipAllowed(ip, account.allowed_ips)) {
     deps.log.warn(
-      { merchant_id: account.merchant_id, account_id: account.account_id, ip: req.ip, path: req.path },
+      { merchant_id: account.merchant_id, account_id: account.account_id, ip, path: req.path },
       'query from an address not allowed',
     );
     throw new GatewayError('IP_NOT_ALLOWED', 'the caller address is not registered for this account');

@@ -7,6 +7,7 @@ import { LOGIN_COOKIE, SESSION_COOKIE, readCookie, requirePortalSession, session
 import { renderPortal } from '../../render/portal.js';
 import { fieldErrors, loginForm } from '../../schemas/portal.js';
 import { portalTranslator } from '../../portal/messages.js';
+import { clientAddress } from '../../client-address.js';
 
 const t = portalTranslator();
 
@@ -35,12 +36,12 @@ export function portalLoginRouter(deps: CoreDeps): Router {
     const body = req.body as Record<string, unknown>;
     const values = { email: typeof body.email === 'string' ? body.email : '' };
     if (!sameToken(readCookie(req, LOGIN_COOKIE), body._csrf)) {
-      deps.log.warn({ ip: req.ip }, 'portal sign-in without its CSRF token');
+      deps.log.warn({ ip: clientAddress(req) }, 'portal sign-in without its CSRF token');
       return showLogin(deps, req, res, 403, { values, errors: { form: t('login.form_expired') } });
     }
     const parsed = loginForm.safeParse(body);
     if (!parsed.success) return showLogin(deps, req, res, 400, { values, errors: fieldErrors(parsed.error) });
-    const result = await signIn(deps, parsed.data.email, parsed.data.password, req.ip ?? '');
+    const result = await signIn(deps, parsed.data.email, parsed.data.password, clientAddress(req) ?? '');
     if (result.ok) {
       setPortalCookie(deps, req, res, LOGIN_COOKIE, '', true);
       setPortalCookie(deps, req, res, SESSION_COOKIE, result.cookie);

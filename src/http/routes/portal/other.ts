@@ -9,6 +9,7 @@ import { sessionOf } from '../../middleware/portal.js';
 import { renderPortal } from '../../render/portal.js';
 import { fieldErrors, passwordForm } from '../../schemas/portal.js';
 import { portalTranslator } from '../../portal/messages.js';
+import { clientAddress } from '../../client-address.js';
 
 const t = portalTranslator();
 const REFUNDS_SHOWN = 100;
@@ -110,7 +111,7 @@ export function portalOtherRouter(deps: CoreDeps): Router {
     if (!parsed.success)
       return renderPortal(res, deps.timezone, 'password', { active: 'password', errors: fieldErrors(parsed.error) }, 400);
     try {
-      await changePassword(deps, sessionOf(res), parsed.data.current_password, parsed.data.new_password, req.ip ?? '');
+      await changePassword(deps, sessionOf(res), parsed.data.current_password, parsed.data.new_password, clientAddress(req) ?? '');
     } catch (err) {
       if (err instanceof GatewayError && err.field) {
         const message = err.message.slice(err.field.length + 2);
