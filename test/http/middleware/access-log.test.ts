@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { authoriseBody, makeGateway } from '../../support/gateway.js';
 import { LOG_DIR } from '../../support/paths.js';
 import { CARDS } from '../../support/cards.js';
+import { ManualClock } from '../../../src/core/kernel/clock.js';
 
 const lines = (name: string) =>
   readFileSync(join(LOG_DIR, `${name}.log`), 'utf8')
@@ -23,6 +24,18 @@ describe('the access line of every request (written without the redaction walk)'
     expect(line!.transaction_id).toMatch(/^\d{14}/);
     expect(typeof line!.ms).toBe('number');
     expect(JSON.stringify(line)).not.toContain(CARDS.approved);
+    await gw.close();
+  });
+
+  it('when the transaction id is made in a second whose stamp passes the Luhn check, then the line names it as answered, unmasked', async () => {
+    // 2026-11-23 06:55:04 UTC: the id's leading stamp 20261123065504 is a Luhn-valid digit run, as one in ten is
+    const gw = makeGateway({ name: 'access-log-luhn-id', clock: new ManualClock(Date.UTC(2026, 10, 23, 6, 55, 4)) });
+    const res = await request(gw.app).post('/v1/authorise').type('form').send(JSON.stringify(authoriseBody()));
+    expect(res.status).toBe(200);
+    const transactionId = /<transaction_id>([^<]+)</.exec(res.text)![1]!;
+    expect(transactionId).toMatch(/^20261123065504/);
+    const line = lines('access-log-luhn-id').find((l) => l.msg === 'request' && l.request_id === res.headers['x-request-id']);
+    expect(line!.transaction_id).toBe(transactionId);
     await gw.close();
   });
 
