@@ -63,6 +63,38 @@ export function accessLogger<L extends object>(log: L): L {
   return typeof child === 'function' ? (child.call(log, {}, { redact: { paths: [], censor: '[redacted]' } }) as unknown as L) : log;
 }
 
+/** Field names the redaction replaces when they stand at the top of a log object. */
+const TOP_LEVEL_REDACTED: ReadonlySet<string> = new Set(REDACTED_PATHS.filter((p) => !p.includes('.')));
+
+/** True when redaction cannot change the object: only text, number and boolean values, none under a redacted name. */
+export function redactionIsNoop(obj: object): boolean {
+  for (const k in obj) {
+    const v = (obj as Record<string, unknown>)[k];
+    if (TOP_LEVEL_REDACTED.has(k) || (v !== null && typeof v === 'object') || typeof v === 'function') return false;
+  }
+  return true;
+}
+
+type Level = 'info' | 'warn' | 'error' | 'debug';
+
+/** The logger the core is given (core/ports/deps.ts Logger), made by coreLogger. */
+export type CoreLogger = Record<Level, (obj: object, msg?: string) => void>;
+
+/**
+ * The core's logger: a line whose fields are flat scalars under no redacted name (most of the core's lines:
+ * ids, statuses, counts) is written by a child without the redaction walk, which cost as much as the rest of
+ * the line; any other line (an error object, a nested record) goes through the redacting logger. The output
+ * is the same either way: the walk has nothing to replace in such a line.
+ */
+export function coreLogger(log: PinoLogger): CoreLogger {
+  const plain = accessLogger(log);
+  const route =
+    (level: Level) =>
+    (obj: object, msg?: string): void =>
+      redactionIsNoop(obj) ? plain[level](obj, msg) : log[level](obj, msg);
+  return { info: route('info'), warn: route('warn'), error: route('error'), debug: route('debug') };
+}
+
 export function flushLogger(log: PinoLogger): void {
   try {
     log.flush();

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import cluster from 'node:cluster';
 import { runPrimary } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { createLogger, flushLogger } from './logger.js';
+import { coreLogger, createLogger, flushLogger } from './logger.js';
 import { backgroundJobs, composeCore } from './compose.js';
 import { startJobs } from './core/jobs/runner.js';
 import { createApp } from './app.js';
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     // every line a worker logs names it
     if (cluster.worker) log = log.child({ worker: cluster.worker.id });
     // composing checks what needs the core's parts, such as every account's connector
-    deps = composeCore(config, log);
+    deps = composeCore(config, coreLogger(log));
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`configuration error: ${err.message}\n`);

@@ -7,7 +7,7 @@ import type { Express } from 'express';
 import { loadConfig, type Config } from '../../src/config.js';
 import { composeCore, type ComposeOverrides } from '../../src/compose.js';
 import { createApp } from '../../src/app.js';
-import { createLogger } from '../../src/logger.js';
+import { coreLogger, createLogger } from '../../src/logger.js';
 import type { CoreDeps } from '../../src/core/ports/deps.js';
 import type { MerchantsFile } from '../../src/core/merchants/directory.js';
 import { LOG_DIR } from './paths.js';
@@ -84,7 +84,7 @@ export function makeGateway(opts: GatewayOptions): TestGateway {
   });
   mkdirSync(LOG_DIR, { recursive: true });
   const log = createLogger('debug', pino.destination({ dest: join(LOG_DIR, `${opts.name}.log`), sync: true }));
-  const deps = composeCore(config, log, opts);
+  const deps = composeCore(config, coreLogger(log), opts);
   const app = createApp(deps, {
     trustProxy: config.trustProxy,
     metricsAllow: config.metricsAllow ?? [],

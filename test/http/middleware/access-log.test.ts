@@ -6,6 +6,7 @@ import { authoriseBody, makeGateway } from '../../support/gateway.js';
 import { LOG_DIR } from '../../support/paths.js';
 import { CARDS } from '../../support/cards.js';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
+import { coreLogger, createLogger, redactionIsNoop } from '../../../src/logger.js';
 
 const lines = (name: string) =>
   readFileSync(join(LOG_DIR, `${name}.log`), 'utf8')
@@ -47,3 +48,46 @@ describe('the access line of every request (written without the redaction walk)'
     await gw.close();
   });
 });
+
+describe('the core logger (lines of flat scalars skip the redaction walk)', () => {
+  it('when a line holds only scalars, then it is written as the redacting logger would write it', () => {
+    const a = new PassThroughLines();
+    const b = new PassThroughLines();
+    const fields = { transaction_id: '20261123080548VDGKLAL2', merchant_id: '1000001', status: '3000', resumed: false, n: 3 };
+    coreLogger(createLogger('info', a.stream)).info(fields, 'operation applied');
+    createLogger('info', b.stream).info(fields, 'operation applied');
+    expect(a.lines).toHaveLength(1);
+    expect(withoutTime(a.lines[0]!)).toEqual(withoutTime(b.lines[0]!));
+  });
+
+  it('when a line names a card field at the top or nests an object, then it is redacted', () => {
+    const out = new PassThroughLines();
+    const log = coreLogger(createLogger('info', out.stream));
+    log.info({ card: CARDS.approved }, 'top');
+    log.warn({ transaction_id: 't', order: { pan: CARDS.approved } }, 'nested');
+    log.error({ body: 'x' }, 'body');
+    expect(out.lines.map((l) => [l.msg, l.card ?? (l.order as { pan?: string } | undefined)?.pan ?? l.body])).toEqual([
+      ['top', '[redacted]'],
+      ['nested', '[redacted]'],
+      ['body', '[redacted]'],
+    ]);
+    expect(JSON.stringify(out.lines)).not.toContain(CARDS.approved);
+  });
+
+  it('redactionIsNoop: true only for flat scalars under names the redaction leaves alone', () => {
+    expect(redactionIsNoop({ a: 'x', b: 1, c: true, d: null })).toBe(true);
+    expect(redactionIsNoop({ cvv: '123' })).toBe(false);
+    expect(redactionIsNoop({ err: { message: 'm' } })).toBe(false);
+    expect(redactionIsNoop({ list: [] })).toBe(false);
+  });
+});
+
+class PassThroughLines {
+  lines: Record<string, unknown>[] = [];
+  stream = { write: (s: string) => void this.lines.push(JSON.parse(s) as Record<string, unknown>) };
+}
+
+function withoutTime(line: Record<string, unknown>): Record<string, unknown> {
+  const { time: _t, ...rest } = line;
+  return rest;
+}
