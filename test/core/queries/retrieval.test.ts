@@ -126,6 +126,26 @@ describe('POST /v1/retrievalTrans', () => {
     const res = await request(gw.app).post('/v1/retrievalTrans').type('form').send(new URLSearchParams(body).toString());
     expect(res.status).toBe(401);
   });
+
+  it('when a subscription charge stored before recurring ids kept digit runs apart is named by its order_no, then it is found as stored', async () => {
+    // such a charge's order_no holds a Luhn-valid 14-digit stamp; query lists are names, not free text, so
+    // the order_no the merchant was notified of finds it (by transaction_id it was always found)
+    const made = await pay(gw.app);
+    const p = (await gw.deps.store.getPayment(MERCHANT_ID, made.transaction_id))!;
+    const charge = {
+      ...p,
+      version: 0,
+      transaction_id: `${made.transaction_id.slice(0, 14)}LUHNRUN1`,
+      order_no: 'RC20261123065504ABCDEF-2',
+    };
+    expect(await gw.deps.store.commit({ merchantId: MERCHANT_ID, payments: [{ next: charge, expected: 0 }] })).toBe(true);
+    for (const order_no of ['RC20261123065504ABCDEF-2', ['RC20261123065504ABCDEF-2']]) {
+      const res = await postQuery(gw.app, '/v1/retrievalTrans', { order_no });
+      expect(res.body.orders_list).toEqual([
+        expect.objectContaining({ order_no: 'RC20261123065504ABCDEF-2', transaction_id: charge.transaction_id, query_result: '1' }),
+      ]);
+    }
+  });
 });
 
 describe('POST /v1/retrievalRefund', () => {
