@@ -4,6 +4,7 @@ import type { Payment, RefundRecord } from '../payments/payment.js';
 import { formatAmount } from '../kernel/money.js';
 import { compactDate } from '../kernel/dates.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
+import { paymentOfOrder } from './order-lookup.js';
 
 export const REFUND_SEARCH_LIMIT = 100;
 
@@ -43,7 +44,7 @@ function row(h: Hit, timezone: string): Record<string, string> {
 async function namedHits(deps: CoreDeps, account: Account, s: RefundSearch): Promise<Hit[]> {
   const m = account.merchant_id;
   const byRef = await Promise.all(s.refundReferenceIds.map((r) => deps.store.findRefund(m, account.account_id, r)));
-  const byOrder = await Promise.all(s.orderNos.map((o) => deps.store.findPaymentByOrder(m, account.account_id, o)));
+  const byOrder = await Promise.all(s.orderNos.map((o) => paymentOfOrder(deps, m, account.account_id, o)));
   const wholeIds = new Set([...s.transactionIds, ...byOrder.flatMap((p) => (p ? [p.transaction_id] : []))]);
   const refIds = new Set(s.refundReferenceIds);
   const ids = [...new Set([...wholeIds, ...byRef.filter((t): t is string => t !== undefined)])];

@@ -4,6 +4,7 @@ import type { Payment } from '../payments/payment.js';
 import { formatAmount } from '../kernel/money.js';
 import { compactDate } from '../kernel/dates.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
+import { paymentOfOrder } from './order-lookup.js';
 
 export const QUERY_LIMIT = 100;
 export const ANTIFRAUD_PROVIDER = 'gateway-risk';
@@ -66,7 +67,7 @@ const unknown = (orderNo: string, transactionId: string): OrderLine => ({
 export async function queryTransactions(deps: CoreDeps, account: Account, q: TransactionQuery): Promise<Record<string, unknown>> {
   const m = account.merchant_id;
   const mine = (p: Payment | undefined) => (p && p.account_id === account.account_id ? p : undefined);
-  const byOrder = await Promise.all(q.orderNos.map((o) => deps.store.findPaymentByOrder(m, account.account_id, o)));
+  const byOrder = await Promise.all(q.orderNos.map((o) => paymentOfOrder(deps, m, account.account_id, o)));
   const byId = await deps.store.getPayments(m, q.transactionIds);
   const seen = new Set<string>();
   const lines: OrderLine[] = [];

@@ -148,6 +148,42 @@ describe('POST /v1/retrievalTrans', () => {
   });
 });
 
+describe('orders numbered with digits that pass the Luhn check (masked as card numbers, docs/security.md)', () => {
+  it('when a merchant names such an order by the order_no it sent, then retrievalTrans and retrievalRefund find it', async () => {
+    // a 16-digit order number that passes the Luhn check, as one in ten long numeric order numbers does
+    const orderNo = luhnNumber(`2026${String(Math.floor(Math.random() * 1e11)).padStart(11, '0')}`);
+    const paid = await pay(gw.app, { order_no: orderNo });
+    expect(paid.order_no).toBe(`${orderNo.slice(0, 6)}***${orderNo.slice(-4)}`);
+    // a batch names the order by the number the merchant keeps (masked as it is read, as it was stored)
+    const captured = await postBatch(gw.app, 'capture', [ref(paid, { order_no: orderNo })]);
+    expect(JSON.stringify(captured.body)).toContain('"capture_status":"1"');
+    await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '1.00' })]);
+    for (const sent of [orderNo, paid.order_no, [orderNo]]) {
+      const trans = await postQuery(gw.app, '/v1/retrievalTrans', { order_no: sent });
+      expect(trans.body.orders_list).toEqual([
+        expect.objectContaining({ order_no: paid.order_no, transaction_id: paid.transaction_id, query_result: '1' }),
+      ]);
+      const refunds = await postQuery(gw.app, '/v1/retrievalRefund', { order_no: sent });
+      expect(refunds.body.refund_orders).toEqual([expect.objectContaining({ transaction_id: paid.transaction_id })]);
+    }
+  });
+});
+
+/** `body` with the Luhn check digit appended. */
+function luhnNumber(body: string): string {
+  for (let d = 0; d <= 9; d++) {
+    const n = `${body}${d}`;
+    let sum = 0;
+    for (let i = 0; i < n.length; i++) {
+      let x = Number(n[n.length - 1 - i]);
+      if (i % 2 === 1) x = x * 2 > 9 ? x * 2 - 9 : x * 2;
+      sum += x;
+    }
+    if (sum % 10 === 0) return n;
+  }
+  throw new Error('unreachable');
+}
+
 describe('POST /v1/retrievalRefund', () => {
   it('when refunds are searched by transaction, order or reference id, then their records come newest first', async () => {
     const p = await pay(gw.app);
