@@ -67,14 +67,29 @@ const DIGIT_RUN = /(?<![\d])\d(?:[ -]?\d){11,18}(?![\d])/g;
 const DIGIT_RUN_START = /\d(?:[ -]?\d){11}/;
 
 /**
- * Masks card numbers typed into free text (a name, an order number, a refund reason): every Luhn-valid run
- * of 12 to 19 digits becomes first 6, `***`, last 4, so the text can be stored, logged and notified.
+ * Leading digits that card issuers use: Mir (2200-2204), Mastercard (2221-2720, 51-55), American Express,
+ * Diners and JCB (3), Visa (4), Maestro (5, 6), Discover and UnionPay (6), RuPay (81, 82), Troy (9792). A
+ * number outside them is no card number, however its check digit falls: a date stamp (2026...), a time in
+ * milliseconds (17...), most numeric order numbers.
+ */
+const ISSUER_PREFIX = /^(?:220[0-4]|222[1-9]|22[3-9]\d|2[3-6]\d\d|27[01]\d|2720|[3-6]|8[12]|9792)/;
+
+/** A run of digits that may be a card number: 12 to 19 digits under an issuer's prefix, passing the Luhn check. */
+export function cardShaped(digits: string): boolean {
+  return ISSUER_PREFIX.test(digits) && luhnValid(digits);
+}
+
+/**
+ * Masks card numbers typed into free text (a name, an order number, a refund reason): every card-shaped run
+ * of 12 to 19 digits becomes first 6, `***`, last 4, so the text can be stored, logged and notified. The
+ * Luhn check alone passes one number in ten: an order number built from a time stamp was masked one order in
+ * ten, and its answer and notifications no longer named the merchant's order.
  */
 export function maskCardNumbers(text: string): string {
   // most text holds no run of 12 digits at all: one test, no copy
   if (!DIGIT_RUN_START.test(text)) return text;
   return text.replace(DIGIT_RUN, (run) => {
     const digits = run.replace(/[ -]/g, '');
-    return luhnValid(digits) ? maskCard(digits) : run;
+    return cardShaped(digits) ? maskCard(digits) : run;
   });
 }

@@ -9,7 +9,6 @@ import { connectorFor } from '../payments/authorise.js';
 import { commitMarked, releaseClaim, outcomeMark, resolveDue, takeClaim, withoutClaim, type ClaimOp } from '../payments/claim.js';
 import { resolveStaleClaim } from '../jobs/recovery.js';
 import type { OrderOutcome } from './failures.js';
-import { maskCardNumbers } from '../kernel/cards.js';
 
 /** The identifying part of an order in a batch call, checked against the stored payment. */
 export interface OrderRef {
@@ -58,9 +57,8 @@ export interface PaymentOperation<O, P> {
 export type OperationResult<P> = { ok: true; payment: Payment; plan: P } | { ok: false; failure: OrderOutcome; payment?: Payment };
 
 export function orderMismatch(p: Payment, ref: OrderRef, amountMustMatch: boolean): OrderOutcome | undefined {
-  // a request's order_no has card-like digit runs masked (free text); the gateway's own order numbers (the
-  // charges of subscriptions made before recurring ids kept such runs apart) were stored as made
-  if (p.order_no !== ref.order_no && maskCardNumbers(p.order_no) !== ref.order_no) return 'ORDER_NO_MISMATCH';
+  // a card-shaped order_no is masked as it is read, in the request that made the payment as in this one
+  if (p.order_no !== ref.order_no) return 'ORDER_NO_MISMATCH';
   if (p.currency !== ref.currency) return 'CURRENCY_MISMATCH';
   if (amountMustMatch && p.amount !== ref.amount) return 'AMOUNT_MISMATCH';
   return undefined;

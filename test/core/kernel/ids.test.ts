@@ -20,13 +20,12 @@ describe("recurring ids and their charges' order numbers", () => {
     expect(ids.recurringId()).toMatch(/^RC20261123T065504[A-Z][0-9A-Z]{5}$/);
   });
 
-  it('when a charge made before stored an order number with such a run, then the masked order number sent back still matches it', () => {
+  it('when a charge made before stored an order number with such a run, then the order number sent back as stored matches it', () => {
     const stored = { order_no: 'RC20261123065504ABCDEF-2', currency: 'USD', amount: 2500 } as Payment;
-    const sent = maskCardNumbers(stored.order_no);
-    expect(sent).toBe('RC202611***5504ABCDEF-2');
+    // a date stamp is under no issuer's prefix: masking leaves it as it is now
+    expect(maskCardNumbers(stored.order_no)).toBe(stored.order_no);
     const ref = { transaction_id: 't', currency: 'USD', amount: 2500 };
-    expect(orderMismatch(stored, { ...ref, order_no: sent }, true)).toBeUndefined();
     expect(orderMismatch(stored, { ...ref, order_no: stored.order_no }, true)).toBeUndefined();
-    expect(orderMismatch(stored, { ...ref, order_no: 'RC202611***5504ABCDEF-3' }, true)).toBe('ORDER_NO_MISMATCH');
+    expect(orderMismatch(stored, { ...ref, order_no: 'RC20261123065504ABCDEF-3' }, true)).toBe('ORDER_NO_MISMATCH');
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { XMLParser } from 'fast-xml-parser';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
-import { maskCardNumbers } from '../../../src/core/kernel/cards.js';
+import { luhnValid, maskCardNumbers } from '../../../src/core/kernel/cards.js';
 import { authoriseBody, MERCHANT_ID } from '../../support/gateway.js';
 import { checkoutBody } from '../../support/checkout.js';
 import { postBatch, ref } from '../../support/operations.js';
@@ -73,5 +73,36 @@ describe('when card numbers are typed into free-text fields (finding 9)', () => 
       expect(log).not.toContain(digits(typed));
     }
     expect(stored).toContain('601111***1117');
+  });
+});
+
+describe('when a number in free text is under no card issuer prefix (a date or time stamp, a numeric order number)', () => {
+  /** The first time in milliseconds from `from` whose 13 digits pass the Luhn check (one in ten does). */
+  const luhnMillis = (from: number): string => {
+    for (let t = from; ; t++) if (luhnValid(String(t))) return String(t);
+  };
+
+  it('then it is kept, Luhn-valid or not, and card numbers of every issuer prefix are still masked', () => {
+    const millis = luhnMillis(Date.now());
+    expect(maskCardNumbers(`order-${millis}`)).toBe(`order-${millis}`);
+    expect(maskCardNumbers('2026112300000006')).toBe('2026112300000006'); // a date stamp, Luhn-valid
+    expect(maskCardNumbers('7000000000000005')).toBe('7000000000000005'); // Luhn-valid, no issuer's prefix
+    expect(maskCardNumbers('2223003122003222')).toBe('222300***3222'); // Mastercard 2-series
+    expect(maskCardNumbers('2200000000000004')).toBe('220000***0004'); // Mir
+    expect(maskCardNumbers('4222222222222')).toBe('422222***2222'); // a 13-digit Visa
+    expect(maskCardNumbers('8100000000000002')).toBe('810000***0002'); // RuPay
+  });
+
+  it('then an order_no built from a time in milliseconds is answered as sent', async () => {
+    const gw = world.gateway('free-text-stamp', clock);
+    // a Luhn-valid stamp: before card numbers needed an issuer prefix, one such order in ten was answered masked
+    const orderNo = `order-${luhnMillis(Date.now())}`;
+    const res = await request(gw.app)
+      .post('/v1/authorise')
+      .send(JSON.stringify(authoriseBody({ order_no: orderNo, items: undefined, item_total: undefined })));
+    expect(res.status).toBe(200);
+    const doc = new XMLParser({ parseTagValue: false }).parse(res.text).respon;
+    expect(doc.order_no).toBe(orderNo);
+    expect(await storedText()).toContain(orderNo);
   });
 });
