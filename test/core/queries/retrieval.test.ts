@@ -139,7 +139,7 @@ describe('POST /v1/retrievalTrans', () => {
       order_no: 'RC20261123065504ABCDEF-2',
     };
     expect(await gw.deps.store.commit({ merchantId: MERCHANT_ID, payments: [{ next: charge, expected: 0 }] })).toBe(true);
-    for (const order_no of ['RC20261123065504ABCDEF-2', ['RC20261123065504ABCDEF-2']]) {
+    for (const order_no of ['RC20261123065504ABCDEF-2', JSON.stringify(['RC20261123065504ABCDEF-2'])]) {
       const res = await postQuery(gw.app, '/v1/retrievalTrans', { order_no });
       expect(res.body.orders_list).toEqual([
         expect.objectContaining({ order_no: 'RC20261123065504ABCDEF-2', transaction_id: charge.transaction_id, query_result: '1' }),
@@ -158,7 +158,7 @@ describe('orders numbered like card numbers (masked, docs/security.md)', () => {
     const captured = await postBatch(gw.app, 'capture', [ref(paid, { order_no: orderNo })]);
     expect(JSON.stringify(captured.body)).toContain('"capture_status":"1"');
     await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '1.00' })]);
-    for (const sent of [orderNo, paid.order_no, [orderNo]]) {
+    for (const sent of [orderNo, paid.order_no, JSON.stringify([orderNo])]) {
       const trans = await postQuery(gw.app, '/v1/retrievalTrans', { order_no: sent });
       expect(trans.body.orders_list).toEqual([
         expect.objectContaining({ order_no: paid.order_no, transaction_id: paid.transaction_id, query_result: '1' }),
