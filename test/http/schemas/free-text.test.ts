@@ -93,6 +93,23 @@ describe('when a number in free text is under no card issuer prefix (a date or t
     expect(maskCardNumbers('8100000000000002')).toBe('810000***0002'); // RuPay
   });
 
+  it('then two date-stamped order numbers with the same first 6 and last 4 digits are two orders', async () => {
+    const gw = world.gateway('free-text-dates', clock);
+    // both pass the Luhn check: masked, they were one order key, and the second new order was refused (409)
+    const suffix = Date.now().toString(36).toUpperCase();
+    const ids = new Set<string>();
+    for (const orderNo of [`2026110000074321-${suffix}`, `2026110000154321-${suffix}`]) {
+      const res = await request(gw.app)
+        .post('/v1/authorise')
+        .send(JSON.stringify(authoriseBody({ order_no: orderNo, items: undefined, item_total: undefined })));
+      expect(res.status).toBe(200);
+      const doc = new XMLParser({ parseTagValue: false }).parse(res.text).respon;
+      expect(doc.order_no).toBe(orderNo);
+      ids.add(doc.transaction_id);
+    }
+    expect(ids.size).toBe(2);
+  });
+
   it('then an order_no built from a time in milliseconds is answered as sent', async () => {
     const gw = world.gateway('free-text-stamp', clock);
     // a Luhn-valid stamp: before card numbers needed an issuer prefix, one such order in ten was answered masked
