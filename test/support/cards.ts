@@ -13,3 +13,18 @@ export const CARDS = {
 export const ALL_TEST_CARDS: string[] = Object.values(CARDS);
 export const TEST_SECURITY_CODE = '737';
 export const CHALLENGE_CODE = '123456';
+
+/** `body` with its Luhn check digit appended: a number that passes the check (an order number shaped like a card). */
+export function luhnNumber(body: string): string {
+  for (let d = 0; d <= 9; d++) {
+    const n = `${body}${d}`;
+    let sum = 0;
+    for (let i = 0; i < n.length; i++) {
+      let x = Number(n[n.length - 1 - i]);
+      if (i % 2 === 1) x = x * 2 > 9 ? x * 2 - 9 : x * 2;
+      sum += x;
+    }
+    if (sum % 10 === 0) return n;
+  }
+  throw new Error('unreachable: one of ten check digits passes');
+}

@@ -5,6 +5,7 @@ import { ACCOUNT_ID, MERCHANT_ID, makeGateway, testMerchants, type TestGateway }
 import { pay, postBatch, postQuery, ref, batchSignature } from '../../support/operations.js';
 import { FIELDS, signBody } from '../../support/sign.js';
 import type { MerchantsFile } from '../../../src/core/merchants/directory.js';
+import { luhnNumber } from '../../support/cards.js';
 
 const OFFICE_ACCOUNT = '1000001003';
 const OFFICE_KEY = 'test-sign-key-0003';
@@ -168,21 +169,6 @@ describe('orders numbered like card numbers (masked, docs/security.md)', () => {
     }
   });
 });
-
-/** `body` with the Luhn check digit appended. */
-function luhnNumber(body: string): string {
-  for (let d = 0; d <= 9; d++) {
-    const n = `${body}${d}`;
-    let sum = 0;
-    for (let i = 0; i < n.length; i++) {
-      let x = Number(n[n.length - 1 - i]);
-      if (i % 2 === 1) x = x * 2 > 9 ? x * 2 - 9 : x * 2;
-      sum += x;
-    }
-    if (sum % 10 === 0) return n;
-  }
-  throw new Error('unreachable');
-}
 
 describe('POST /v1/retrievalRefund', () => {
   it('when refunds are searched by transaction, order or reference id, then their records come newest first', async () => {

@@ -4,7 +4,7 @@ import { ManualClock } from '../../../../src/core/kernel/clock.js';
 import { redisWorld } from '../../../support/redis-world.js';
 import { MERCHANT_ID } from '../../../support/gateway.js';
 import { pay, postBatch, postQuery, ref } from '../../../support/operations.js';
-import { CARDS } from '../../../support/cards.js';
+import { CARDS, luhnNumber } from '../../../support/cards.js';
 import { NotificationReceiver } from '../../../support/receiver.js';
 import { authorise, jobOf } from '../../../support/jobs.js';
 import { portalMerchants, PORTAL, postForm, signedIn } from '../../../support/portal.js';
@@ -49,6 +49,18 @@ describe('when an admin searches the payments', () => {
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('min_amount: must be an amount such as 10.00');
     expect(bad.text).toContain('aria-invalid="true"');
+  });
+
+  it('then an order numbered like a card number (stored masked) is found by the number the merchant keeps', async () => {
+    const { gw } = await gateway();
+    // 16 digits under Visa's prefix that pass the Luhn check: masked as a card number when the payment was made
+    const orderNo = luhnNumber(`40261${String(Math.floor(Math.random() * 1e10)).padStart(10, '0')}`);
+    const paid = await pay(gw.app, { order_no: orderNo });
+    expect(paid.order_no).toBe(`${orderNo.slice(0, 6)}***${orderNo.slice(-4)}`);
+    const agent = await signedIn(gw.app, PORTAL.admin);
+    for (const typed of [orderNo, paid.order_no]) {
+      expect(listed((await agent.get(`/portal/payments?order_no=${encodeURIComponent(typed)}`)).text)).toEqual([paid.transaction_id]);
+    }
   });
 
   it('then pages follow one another without gaps or repeats (cursor across two accounts)', async () => {
