@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
+import type { Express } from 'express';
 import { XMLParser } from 'fast-xml-parser';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { luhnValid, maskCardNumbers } from '../../../src/core/kernel/cards.js';
@@ -99,13 +100,9 @@ describe('when a number in free text is under no card issuer prefix (a date or t
     const suffix = Date.now().toString(36).toUpperCase();
     const ids = new Set<string>();
     for (const orderNo of [`2026110000074321-${suffix}`, `2026110000154321-${suffix}`]) {
-      const res = await request(gw.app)
-        .post('/v1/authorise')
-        .send(JSON.stringify(authoriseBody({ order_no: orderNo, items: undefined, item_total: undefined })));
-      expect(res.status).toBe(200);
-      const doc = new XMLParser({ parseTagValue: false }).parse(res.text).respon;
+      const doc = await authoriseAnswer(gw.app, orderNo);
       expect(doc.order_no).toBe(orderNo);
-      ids.add(doc.transaction_id);
+      ids.add(doc.transaction_id!);
     }
     expect(ids.size).toBe(2);
   });
@@ -114,12 +111,16 @@ describe('when a number in free text is under no card issuer prefix (a date or t
     const gw = world.gateway('free-text-stamp', clock);
     // a Luhn-valid stamp: before card numbers needed an issuer prefix, one such order in ten was answered masked
     const orderNo = `order-${luhnMillis(Date.now())}`;
-    const res = await request(gw.app)
-      .post('/v1/authorise')
-      .send(JSON.stringify(authoriseBody({ order_no: orderNo, items: undefined, item_total: undefined })));
-    expect(res.status).toBe(200);
-    const doc = new XMLParser({ parseTagValue: false }).parse(res.text).respon;
-    expect(doc.order_no).toBe(orderNo);
+    expect((await authoriseAnswer(gw.app, orderNo)).order_no).toBe(orderNo);
     expect(await storedText()).toContain(orderNo);
   });
 });
+
+/** Pays an order through /v1/authorise (approved) and answers the `respon` document's fields. */
+async function authoriseAnswer(app: Express, orderNo: string): Promise<Record<string, string>> {
+  const res = await request(app)
+    .post('/v1/authorise')
+    .send(JSON.stringify(authoriseBody({ order_no: orderNo, items: undefined, item_total: undefined })));
+  expect(res.status).toBe(200);
+  return new XMLParser({ parseTagValue: false }).parse(res.text).respon as Record<string, string>;
+}
