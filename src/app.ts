@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { CoreDeps } from './core/ports/deps.js';
 import { maskCardNumbers } from './core/kernel/cards.js';
-import { accessLogger } from './logger.js';
 import { gatewayBody } from './http/middleware/body.js';
 import { chain } from './http/middleware/chain.js';
 import { errorHandler, loggedPath, notFound } from './http/middleware/error-handler.js';
@@ -49,12 +48,11 @@ export interface AppOptions {
 
 /**
  * Tags every request with an id (echoed in X-Request-Id and in error bodies) and logs its outcome. The line
- * is made of scalars the gateway sets itself (no body, no header but the checked request id), so it is
- * written by a child logger without the redaction walk, which cost a quarter of the line's price
- * (docs/operations.md); any text in it still has card numbers masked.
+ * is made of scalars the gateway sets itself (no body, no header but the checked request id), so the core's
+ * logger writes it without the redaction walk, which cost a quarter of the line's price (coreLogger,
+ * docs/operations.md); any text in it still has card numbers masked.
  */
 function requestLog(deps: CoreDeps, observe?: (req: Request, res: Response, seconds: number) => void) {
-  const access = accessLogger(deps.log);
   return (req: Request, res: Response, next: NextFunction): void => {
     const header = req.get('x-request-id');
     const id = header && /^[\w.-]{1,64}$/.test(header) ? header : randomUUID();
@@ -65,7 +63,7 @@ function requestLog(deps: CoreDeps, observe?: (req: Request, res: Response, seco
       const ns = Number(process.hrtime.bigint() - started);
       observe?.(req, res, ns / 1e9);
       // one line per request; routers add what the call did (transaction id, status) in res.locals.outcome
-      access.info(
+      deps.log.info(
         {
           request_id: id,
           method: req.method,
@@ -96,18 +94,12 @@ function readOnly(...routers: Router[]) {
   return Object.assign(skip, { stack: group.stack });
 }
 
-/**
- * Outcome fields the gateway makes itself: written as they are. A transaction id starts with a 14-digit time
- * stamp, which passes the Luhn check one second in ten: masked as a card number, it named no payment.
- */
-const GATEWAY_MADE: ReadonlySet<string> = new Set(['transaction_id', 'payment_status']);
-
-/** What a router reported of its call (res.locals.outcome), kept to scalars, card numbers in other text masked. */
+/** What a router reported of its call (res.locals.outcome), kept to scalars, card numbers in text masked. */
 function scalarsOf(outcome: unknown): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
   if (!outcome || typeof outcome !== 'object') return out;
   for (const [k, v] of Object.entries(outcome)) {
-    if (typeof v === 'string') out[k] = GATEWAY_MADE.has(k) ? v : maskCardNumbers(v);
+    if (typeof v === 'string') out[k] = maskCardNumbers(v);
     else if (typeof v === 'number' || typeof v === 'boolean') out[k] = v;
   }
   return out;

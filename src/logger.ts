@@ -54,13 +54,9 @@ function bufferedStdout(): DestinationStream {
   return stream;
 }
 
-/**
- * The logger of the per-request access line: a pino child without the redaction walk (its fields are
- * scalars the gateway sets, see app.ts); any other logger is used as it is.
- */
-export function accessLogger<L extends object>(log: L): L {
-  const child = (log as Partial<PinoLogger>).child;
-  return typeof child === 'function' ? (child.call(log, {}, { redact: { paths: [], censor: '[redacted]' } }) as unknown as L) : log;
+/** A pino child that writes without the redaction walk (for lines redactionIsNoop clears). */
+function withoutRedaction(log: PinoLogger): PinoLogger {
+  return log.child({}, { redact: { paths: [], censor: '[redacted]' } });
 }
 
 /** Field names the redaction replaces when they stand at the top of a log object. */
@@ -81,13 +77,13 @@ type Level = 'info' | 'warn' | 'error' | 'debug';
 export type CoreLogger = Record<Level, (obj: object, msg?: string) => void>;
 
 /**
- * The core's logger: a line whose fields are flat scalars under no redacted name (most of the core's lines:
- * ids, statuses, counts) is written by a child without the redaction walk, which cost as much as the rest of
+ * The core's logger: a line whose fields are flat scalars under no redacted name (the per-request access line,
+ * and most of the core's lines: ids, statuses, counts) is written by a child without the redaction walk, which cost as much as the rest of
  * the line; any other line (an error object, a nested record) goes through the redacting logger. The output
  * is the same either way: the walk has nothing to replace in such a line.
  */
 export function coreLogger(log: PinoLogger): CoreLogger {
-  const plain = accessLogger(log);
+  const plain = withoutRedaction(log);
   const route =
     (level: Level) =>
     (obj: object, msg?: string): void =>
