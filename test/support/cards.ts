@@ -1,3 +1,5 @@
+import { luhnValid } from '../../src/core/kernel/cards.js';
+
 /** DESIGN section 7's test cards, and the security code the tests use. */
 export const CARDS = {
   approved: '4242424242424242',
@@ -14,17 +16,8 @@ export const ALL_TEST_CARDS: string[] = Object.values(CARDS);
 export const TEST_SECURITY_CODE = '737';
 export const CHALLENGE_CODE = '123456';
 
-/** `body` with its Luhn check digit appended: a number that passes the check (an order number shaped like a card). */
+/** `body` (11 to 18 digits) with the check digit that passes luhnValid appended: an order number shaped like a card. */
 export function luhnNumber(body: string): string {
-  for (let d = 0; d <= 9; d++) {
-    const n = `${body}${d}`;
-    let sum = 0;
-    for (let i = 0; i < n.length; i++) {
-      let x = Number(n[n.length - 1 - i]);
-      if (i % 2 === 1) x = x * 2 > 9 ? x * 2 - 9 : x * 2;
-      sum += x;
-    }
-    if (sum % 10 === 0) return n;
-  }
-  throw new Error('unreachable: one of ten check digits passes');
+  for (let d = 0; d <= 9; d++) if (luhnValid(`${body}${d}`)) return `${body}${d}`;
+  throw new Error(`no check digit makes ${body} pass the Luhn check (it must be 11 to 18 digits)`);
 }
