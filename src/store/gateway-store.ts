@@ -66,10 +66,12 @@ function decode<T extends { version: number }>(v: Versioned | undefined): T | un
   return record;
 }
 
-/** Serialises a versioned record without its version (the store keeps that itself). */
+/**
+ * Serialises a versioned record without its version (the store keeps that itself). JSON leaves an undefined
+ * field out; a spread is much cheaper than a rest destructuring, which V8 copies property by property.
+ */
 function encode(record: { version: number }): string {
-  const { version: _v, ...rest } = record;
-  return JSON.stringify(rest);
+  return JSON.stringify({ ...record, version: undefined });
 }
 
 /** The gateway store over any KvStore: one implementation of the domain mapping for both adapters. */

@@ -4,11 +4,11 @@ import type { CoreDeps } from '../ports/deps.js';
  * JSON with keys sorted at every level, so the same request always has the same fingerprint. Iterative
  * (an explicit stack, not recursion), so no nesting depth can overflow the call stack.
  */
-export function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown, omit?: string): string {
   // request bodies are at most 32 levels deep (http/middleware/body.ts): the recursive writer, which makes
   // no garbage per value, serves them; anything deeper takes the explicit stack below
-  const shallow = shallowCanonical(value, 0);
-  return shallow ?? deepCanonical(value);
+  const shallow = shallowCanonical(value, 0, omit);
+  return shallow ?? deepCanonical(value, omit);
 }
 
 /** Field names repeat from request to request: their JSON text is kept (a bounded number of them). */
@@ -25,7 +25,8 @@ function quotedKey(name: string): string {
 /** Recursion bounded by this depth; undefined when the value is deeper. */
 const RECURSION_LIMIT = 64;
 
-function shallowCanonical(v: unknown, depth: number): string | undefined {
+/** `omit`: a member of the top-level object left out (as if it were not there). */
+function shallowCanonical(v: unknown, depth: number, omit?: string): string | undefined {
   if (Array.isArray(v)) {
     if (depth >= RECURSION_LIMIT) return undefined;
     let text = '[';
@@ -41,17 +42,19 @@ function shallowCanonical(v: unknown, depth: number): string | undefined {
     const record = v as Record<string, unknown>;
     const names = Object.keys(record).sort();
     let text = '{';
+    let written = 0;
     for (let i = 0; i < names.length; i++) {
+      if (names[i] === omit) continue;
       const item = shallowCanonical(record[names[i]!], depth + 1);
       if (item === undefined) return undefined;
-      text += `${i > 0 ? ',' : ''}${quotedKey(names[i]!)}:${item}`;
+      text += `${written++ > 0 ? ',' : ''}${quotedKey(names[i]!)}:${item}`;
     }
     return `${text}}`;
   }
   return JSON.stringify(v) ?? 'null';
 }
 
-function deepCanonical(value: unknown): string {
+function deepCanonical(value: unknown, omit?: string): string {
   const out: string[] = [];
   // a pending item is either a value to write or a piece of text (separators, closing brackets, keys)
   const stack: ({ text: string } | { value: unknown })[] = [{ value }];
@@ -71,7 +74,9 @@ function deepCanonical(value: unknown): string {
       }
     } else if (v && typeof v === 'object') {
       const record = v as Record<string, unknown>;
-      const names = Object.keys(record).sort();
+      const names = Object.keys(record)
+        .filter((name) => v !== value || name !== omit)
+        .sort();
       out.push('{');
       stack.push({ text: '}' });
       for (let i = names.length - 1; i >= 0; i--) {
@@ -90,6 +95,6 @@ function deepCanonical(value: unknown): string {
  * cover card or bank data, which must not be recoverable by guessing).
  */
 export function requestFingerprint(deps: Pick<CoreDeps, 'vault'>, body: Record<string, unknown>): string {
-  const { encryption_data: _sig, ...rest } = body;
-  return deps.vault.fingerprint(canonicalJson(rest));
+  // the signature left out by the writer, not by a rest copy of the body (V8 copies those field by field)
+  return deps.vault.fingerprint(canonicalJson(body, 'encryption_data'));
 }

@@ -48,4 +48,17 @@ describe('canonical JSON of a request (idempotency fingerprints)', () => {
       expect(canonicalJson(v)).toBe(reference(v));
     }
   });
+
+  it('when a top-level member is left out (the signature), then the text is that of the object without it, at any depth', () => {
+    for (const levels of [0, 1, 70]) {
+      let inner: unknown = { z: 1, encryption_data: 'inner copies stay' };
+      for (let i = 0; i < levels; i++) inner = { k: inner };
+      const body = { b: 2, encryption_data: 'SIG', a: inner };
+      const { encryption_data: _sig, ...without } = body;
+      expect(canonicalJson(body, 'encryption_data')).toBe(reference(without));
+      expect(canonicalJson(body, 'encryption_data')).toContain('inner copies stay');
+      expect(canonicalJson(body, 'encryption_data')).not.toContain('SIG');
+    }
+    expect(canonicalJson({ encryption_data: 'SIG' }, 'encryption_data')).toBe('{}');
+  });
 });
