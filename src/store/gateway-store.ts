@@ -4,7 +4,7 @@ import type { PortalSession } from '../core/portal/sessions.js';
 import type { AuditRecord } from '../core/portal/audit.js';
 import type { LoginFailures, ThrottleScope } from '../core/portal/throttle.js';
 import type { PortalPassword } from '../core/portal/users.js';
-import type { Payment } from '../core/payments/payment.js';
+import { withLaterFields, type Payment } from '../core/payments/payment.js';
 import { rollUpApprovals } from '../core/payments/measure.js';
 import type { Contract } from '../core/subscriptions/contract.js';
 import type { IdempotencyRecord } from '../core/idempotency/idempotency-key.js';
@@ -64,6 +64,12 @@ function decode<T extends { version: number }>(v: Versioned | undefined): T | un
   const record = JSON.parse(v.data) as T;
   record.version = v.version;
   return record;
+}
+
+/** A stored payment, in the one shape it keeps while flows copy it (withLaterFields). */
+function decodePayment(v: Versioned | undefined): Payment | undefined {
+  const p = decode<Payment>(v);
+  return p && withLaterFields(p);
 }
 
 /**
@@ -208,12 +214,12 @@ export class KvGatewayStore implements GatewayStore {
   }
 
   async getPayment(m: string, txn: string): Promise<Payment | undefined> {
-    return decode<Payment>(await this.kv.get(keys.payment(m, txn)));
+    return decodePayment(await this.kv.get(keys.payment(m, txn)));
   }
 
   async getPayments(m: string, txns: readonly string[]): Promise<(Payment | undefined)[]> {
     const found = await this.kv.getMany(txns.map((t) => keys.payment(m, t)));
-    return found.map((v) => decode<Payment>(v));
+    return found.map(decodePayment);
   }
 
   async findPaymentByOrder(m: string, account: string, orderNo: string): Promise<Payment | undefined> {

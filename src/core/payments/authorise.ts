@@ -4,7 +4,7 @@ import type { Account } from '../merchants/directory.js';
 import type { Contract } from '../subscriptions/contract.js';
 import type { AuthorisationOutcome, BrowserInfo, CardAuthorisation, CardConnector } from '../ports/card-connector.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
-import { PaymentStatus as S, type CardSummary, type Payment } from './payment.js';
+import { PaymentStatus as S, withLaterFields, type CardSummary, type Payment } from './payment.js';
 import { assessRisk } from './risk.js';
 import { expiryPassed, summariseCard } from '../kernel/cards.js';
 import type { SubscriptionTerms } from '../subscriptions/contract.js';
@@ -148,7 +148,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
   // the authorisation's claim is written with the payment: if this process dies before the outcome is
   // recorded, recovery asks the acquirer under the same reference (DESIGN 10)
   const claim = newClaim(deps, { op: 'authorise', reference: acquirerReference.authorise(transactionId), amount: order.amount }, now);
-  const pending: Payment = {
+  const pending: Payment = withLaterFields({
     version: 0,
     transaction_id: transactionId,
     claim,
@@ -183,7 +183,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
     updated_at: now,
     ...(cmd.meta ? { meta: cmd.meta } : {}),
     ...(cmd.browser ? { device: cmd.browser } : {}),
-  };
+  });
   const verdict = await commitMarked(
     deps,
     {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { canMove, moveTo } from '../../../src/core/payments/transitions.js';
-import { PaymentStatus as S, orderStatusOf, type Payment, type PaymentStatus } from '../../../src/core/payments/payment.js';
+import {
+  PaymentStatus as S,
+  orderStatusOf,
+  withLaterFields,
+  type Payment,
+  type PaymentStatus,
+} from '../../../src/core/payments/payment.js';
 
 const ALL = Object.values(S) as PaymentStatus[];
 
@@ -42,5 +48,26 @@ describe('the payment transition table', () => {
 
   it('when payment statuses are shown to merchants, then 1xxx/2xxx are pending, 3xxx approved, 4xxx failed', () => {
     expect(ALL.map((s) => [s, orderStatusOf(s)])).toEqual(ALL.map((s) => [s, s < '2100' ? '2' : s < '4000' ? '1' : '0']));
+  });
+
+  it('when a payment is given its later fields, then they are present but unset, set ones are kept, and its JSON is the same', () => {
+    const p = { status: S.AUTHORISED, updated_at: 1, written_by: 'c1:done', history: [] } as unknown as Payment;
+    const text = JSON.stringify(p);
+    const shaped = withLaterFields(p);
+    expect(shaped).toBe(p);
+    for (const field of ['connector_ref', 'recurring_id', 'auth_expires_at', 'claim']) {
+      expect(field in shaped).toBe(true);
+      expect((shaped as unknown as Record<string, unknown>)[field]).toBeUndefined();
+    }
+    expect(shaped.written_by).toBe('c1:done');
+    expect(JSON.stringify(shaped)).toBe(text);
+    const moved = moveTo(shaped, S.CAPTURED, 5, { connector_ref: 'sbx_1' });
+    expect(moved.ok && JSON.parse(JSON.stringify(moved.payment))).toEqual({
+      ...JSON.parse(text),
+      status: S.CAPTURED,
+      updated_at: 5,
+      connector_ref: 'sbx_1',
+      history: [{ at: 5, from: S.AUTHORISED, to: S.CAPTURED }],
+    });
   });
 });
