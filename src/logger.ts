@@ -77,10 +77,11 @@ type Level = 'info' | 'warn' | 'error' | 'debug';
 export type CoreLogger = Record<Level, (obj: object, msg?: string) => void>;
 
 /**
- * The core's logger: a line whose fields are flat scalars under no redacted name (the per-request access line,
- * and most of the core's lines: ids, statuses, counts) is written by a child without the redaction walk, which cost as much as the rest of
- * the line; any other line (an error object, a nested record) goes through the redacting logger. The output
- * is the same either way: the walk has nothing to replace in such a line.
+ * The core's logger: a line whose fields are flat scalars under no redacted name (the per-request access
+ * line, and most of the core's lines: ids, statuses, counts) is written by a child without the redaction
+ * walk, which cost as much as the rest of the line; any other line (an error object, a nested record) goes
+ * through the redacting logger. The output is the same either way: the walk has nothing to replace in such
+ * a line.
  */
 export function coreLogger(log: PinoLogger): CoreLogger {
   const plain = withoutRedaction(log);

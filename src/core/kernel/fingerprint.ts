@@ -74,9 +74,8 @@ function deepCanonical(value: unknown, omit?: string): string {
       }
     } else if (v && typeof v === 'object') {
       const record = v as Record<string, unknown>;
-      const names = Object.keys(record)
-        .filter((name) => v !== value || name !== omit)
-        .sort();
+      const all = Object.keys(record);
+      const names = (omit !== undefined && v === value ? all.filter((name) => name !== omit) : all).sort();
       out.push('{');
       stack.push({ text: '}' });
       for (let i = names.length - 1; i >= 0; i--) {
