@@ -2,10 +2,13 @@ import { z } from 'zod';
 import { formatAmount, isCurrency, parseAmount } from '../../core/kernel/money.js';
 import { GatewayError } from '../../core/kernel/errors.js';
 import { mapItems, maskFreeText } from './free-text.js';
+import { ABSENT, FAIL, parseByLanes, withLane } from './fast-lane.js';
 
 /** Field shapes shared by every call's schema. */
 export const text = (max = 255) => z.string({ error: 'must be a string' }).max(max, `must be at most ${max} characters`);
-export const optionalText = (max = 255) => text(max).optional().default('');
+/** Optional text, '' when absent; its lane (schemas/fast-lane.ts) is the same check written out. */
+export const optionalText = (max = 255) =>
+  withLane(text(max).optional().default(''), (v) => (v === undefined ? '' : typeof v === 'string' && v.length <= max ? v : FAIL));
 
 export const merchantId = z.string({ error: 'is required' }).min(1, 'is required').max(7, 'must be at most 7 characters');
 export const accountId = z.string({ error: 'is required' }).min(1, 'is required').max(10, 'must be at most 10 characters');
@@ -20,7 +23,11 @@ export const amountText = z
   .string({ error: 'must be a decimal string such as "10.00"' })
   .refine((v) => parseAmount(v) !== undefined, AMOUNT_SHAPE)
   .transform((v) => formatAmount(parseAmount(v)!));
-export const optionalAmountText = amountText.optional();
+export const optionalAmountText = withLane(amountText.optional(), (v) => {
+  if (v === undefined) return ABSENT;
+  const minor = typeof v === 'string' ? parseAmount(v) : undefined;
+  return minor === undefined ? FAIL : formatAmount(minor);
+});
 
 export const currencyCode = z.string({ error: 'is required' }).refine(isCurrency, 'must be an ISO 4217 currency code such as "USD"');
 
@@ -96,6 +103,9 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
  */
 export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   const present = withoutEmptyFields(input);
+  // most bodies are valid: the narrow path answers them, and the full schema words any error
+  const quick = parseByLanes(schema, present);
+  if (quick !== FAIL) return maskFreeText(quick as z.output<T>);
   const parsed = schema.safeParse(present);
   if (parsed.success) return maskFreeText(parsed.data);
   const issue = parsed.error.issues[0]!;

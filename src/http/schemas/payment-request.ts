@@ -12,6 +12,7 @@ import {
   signature,
   text,
 } from './common.js';
+import { requestObject } from './fast-lane.js';
 
 const email = z
   .union([z.literal(''), z.email({ error: 'must be an email address' })])
@@ -289,7 +290,7 @@ const cardFields = {
   return_url: optionalUrl,
 };
 
-export const authoriseSchema = z.object({ ...orderFields, ...cardFields }).superRefine((o, ctx) => {
+export const authoriseSchema = requestObject({ ...orderFields, ...cardFields }, (o, ctx) => {
   wholeUnits(o, ctx);
   itemsMatchTotal(o, ctx);
   if (!o.token_id) {
@@ -300,18 +301,19 @@ export const authoriseSchema = z.object({ ...orderFields, ...cardFields }).super
 });
 export type AuthoriseRequest = z.output<typeof authoriseSchema>;
 
-export const checkoutSchema = z
-  .object({
+export const checkoutSchema = requestObject(
+  {
     ...orderFields,
     /** where the result page sends the shopper at the end */
     return_url: optionalUrl,
     cancel_url: optionalUrl,
     default_lang: optionalText(16),
-  })
-  .superRefine((o, ctx) => {
+  },
+  (o, ctx) => {
     wholeUnits(o, ctx);
     itemsMatchTotal(o, ctx);
-  });
+  },
+);
 export type CheckoutRequest = z.output<typeof checkoutSchema>;
 
 /** The documented fields of /v1/checkout (others are bounded: schemas/common.ts boundExtraFields). */

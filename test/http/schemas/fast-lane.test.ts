@@ -1,0 +1,156 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { parseOrThrow, withoutEmptyFields } from '../../../src/http/schemas/common.js';
+import { ABSENT, FAIL, laneOf, parseByLanes, requestObject } from '../../../src/http/schemas/fast-lane.js';
+import { authoriseSchema, checkoutSchema } from '../../../src/http/schemas/payment-request.js';
+
+/** A body every field of which is valid: an authorise with card data and most order fields set. */
+function validBody(): Record<string, unknown> {
+  return {
+    merchant_id: '1000001',
+    account_id: '1000001001',
+    order_no: 'LANE-1',
+    currency: 'USD',
+    amount: '25',
+    item_total: '25.0',
+    shipping: '0',
+    items: 'Mug#,#SKU-7#,#12.50#,#2',
+    website: 'https://shop.example',
+    shopper_email: 'a@example.com',
+    shopper_ip: '203.0.113.9',
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    note: 'ring twice',
+    token_flag: 'NO',
+    billing_country: 'GB',
+    billing_city: 'London',
+    user_agent: 'Mozilla/5.0',
+    checkout_time: 1763700000,
+    cart_items: [
+      { basic_item_data: { name: 'Mug', quantity: '2', price: { amount_usd: 12.5, amount_local_currency: 12.5, currency: 'USD' } } },
+    ],
+    card: '4242 4242 4242 4242',
+    expiration_month: '12',
+    expiration_year: '2034',
+    security_code: '737',
+    return_url: 'https://shop.example/back',
+    cancel_url: 'https://shop.example/cancel',
+    encryption_data: 'a'.repeat(64),
+    unknown_extra: 'dropped by both',
+  };
+}
+
+/** A change that takes the field out of the body. */
+const REMOVED = Symbol('removed');
+
+const SCHEMAS = { authorise: authoriseSchema, checkout: checkoutSchema } as const;
+
+/** Values a merchant's integration might send in any field, near every lane's limits. */
+const anyValue = fc.oneof(
+  fc.constant(undefined),
+  fc.constant(''),
+  fc.constant(null),
+  fc.string({ maxLength: 20 }),
+  fc.string({ minLength: 60, maxLength: 70 }),
+  fc.string({ minLength: 250, maxLength: 260 }),
+  fc.constantFrom('10', '10.5', '10.50', '10.505', '-1', '0', ' 10', '1e3', 'USD', 'NO', 'YES', 'do3DS'),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }),
+  fc.dictionary(fc.string({ maxLength: 3 }), fc.string({ maxLength: 3 }), { maxKeys: 2 }),
+);
+
+describe('parse by lanes: the narrow success path of request parsing (schemas/fast-lane.ts)', () => {
+  const laned = Object.entries({ ...authoriseSchema.shape, ...checkoutSchema.shape }).filter(([, s]) => laneOf(s as z.ZodType));
+
+  it('when the wide schemas are built, then their plain text and optional amount fields have lanes', () => {
+    const names = laned.map(([k]) => k);
+    expect(names.length).toBeGreaterThanOrEqual(45);
+    for (const name of ['first_name', 'note', 'user_agent', 'item_total', 'shipping', 'accept', 'default_lang'])
+      expect(names).toContain(name);
+    for (const name of ['amount', 'order_no', 'card', 'shopper_email', 'cart_items']) expect(names).not.toContain(name);
+  });
+
+  it('when a lane accepts a value, then its field schema accepts it with the same output', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...laned), anyValue, ([name, schema], value) => {
+        const lane = laneOf(schema as z.ZodType)!;
+        const verdict = lane(value);
+        if (verdict === FAIL) return;
+        const zod = (schema as z.ZodType).safeParse(value);
+        expect(zod.success, `${name} ${JSON.stringify(value)}`).toBe(true);
+        expect(zod.data).toEqual(verdict === ABSENT ? undefined : verdict);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('when a lane refuses a value, then its field schema refuses it too: lanes accept everything valid but nothing more', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...laned), anyValue, ([name, schema], value) => {
+        if (laneOf(schema as z.ZodType)!(value) !== FAIL) return;
+        expect((schema as z.ZodType).safeParse(value).success, `${name} ${JSON.stringify(value)}`).toBe(false);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('when any fields of a body are changed, then the lanes answer as the full schema does, key order included, or leave it to the schema', () => {
+    const fields = [...new Set([...Object.keys(authoriseSchema.shape), ...Object.keys(checkoutSchema.shape)])];
+    let answered = 0;
+    fc.assert(
+      fc.property(
+        fc.constantFrom('authorise', 'checkout'),
+        fc.dictionary(fc.constantFrom(...fields), fc.oneof(anyValue, fc.constant(REMOVED)), { maxKeys: 4 }),
+        (call, changes) => {
+          const body: Record<string, unknown> = validBody();
+          for (const [k, v] of Object.entries(changes)) {
+            if (v === REMOVED) delete body[k];
+            else body[k] = v;
+          }
+          const input = withoutEmptyFields(body);
+          const schema = SCHEMAS[call];
+          const quick = parseByLanes(schema, input);
+          const full = schema.safeParse(input);
+          if (quick === FAIL) return;
+          answered++;
+          expect(full.success, JSON.stringify(full.error?.issues[0])).toBe(true);
+          expect(quick).toEqual(full.data);
+          expect(Object.keys(quick as object)).toEqual(Object.keys(full.data as object));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    // not a vacuous pass: many changed bodies are still valid and were answered by the lanes
+    expect(answered).toBeGreaterThan(200);
+  });
+
+  it('when the body is valid, then the lanes answer it; when a field or a rule refuses it, then parseOrThrow words the error as the schema does', () => {
+    for (const schema of Object.values(SCHEMAS)) {
+      const input = withoutEmptyFields(validBody());
+      expect(parseByLanes(schema, input)).not.toBe(FAIL);
+      expect(parseByLanes(schema, input)).toEqual(schema.safeParse(input).data);
+    }
+    expect(() => parseOrThrow(authoriseSchema, { ...validBody(), first_name: 'x'.repeat(65) })).toThrow(
+      'first_name: must be at most 64 characters',
+    );
+    expect(() => parseOrThrow(authoriseSchema, { ...validBody(), note: 7 })).toThrow('note: must be a string');
+    expect(() => parseOrThrow(authoriseSchema, { ...validBody(), shipping: '1.234' })).toThrow('shipping: must be a decimal amount');
+    // a cross-field rule: the items add up to 25.00, not to this item_total
+    expect(() => parseOrThrow(checkoutSchema, { ...validBody(), item_total: '24.00' })).toThrow('items: unit price times quantity adds up');
+    expect(() => parseOrThrow(authoriseSchema, { ...validBody(), card: '' })).toThrow('card: is required (or token_id)');
+  });
+
+  it('when a lane would accept what zod refuses elsewhere, then nothing is answered by lanes: a schema not made by requestObject, or not an object', () => {
+    const plain = z.object({ a: z.string() });
+    expect(parseByLanes(plain, { a: 'x' })).toBe(FAIL);
+    expect(parseByLanes(authoriseSchema, ['not', 'an', 'object'])).toBe(FAIL);
+    expect(parseByLanes(authoriseSchema, null)).toBe(FAIL);
+    // a field named __proto__ is one zod drops from its output: such a shape keeps to the full schema
+    const odd = requestObject({ ['__proto__']: z.string().optional(), b: z.string() });
+    expect(parseByLanes(odd, { b: 'x' })).toBe(FAIL);
+    expect(odd.safeParse({ b: 'x' }).success).toBe(true);
+  });
+});
