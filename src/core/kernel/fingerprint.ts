@@ -11,22 +11,52 @@ export function canonicalJson(value: unknown, omit?: string): string {
   return shallow ?? deepCanonical(value, omit);
 }
 
-/** Field names repeat from request to request: their JSON text is kept (a bounded number of them). */
-const QUOTED = new Map<string, string>();
-function quotedKey(name: string): string {
-  let q = QUOTED.get(name);
-  if (q === undefined) {
-    q = JSON.stringify(name);
-    if (QUOTED.size < 2048 && name.length <= 64) QUOTED.set(name, q);
-  }
-  return q;
+/**
+ * An object's members in canonical order, each with the text written before its value (`"name":`, after a
+ * comma but for the first). Requests of one integration come with the same names in the same order, so
+ * the order is sorted, and each name written as JSON, once per layout rather than once per request.
+ */
+interface Layout {
+  /** the names as Object.keys gave them, and the one left out: to confirm a cache hit */
+  from: readonly string[];
+  omit: string | undefined;
+  sorted: string[];
+  prefixes: string[];
 }
+const LAYOUTS = new Map<string, Layout>();
+/** at most 512 layouts of at most 256 names in 8 KB of text: a few MB whatever bodies arrive */
+const MAX_LAYOUTS = 512;
+const MAX_CACHED_NAMES = 256;
+const MAX_KEY_LENGTH = 8192;
+
+function layoutOf(names: readonly string[], omit: string | undefined): Layout {
+  const key = names.length <= MAX_CACHED_NAMES ? `${omit ?? ''}\u0000${names.join('\u0000')}` : '';
+  const cacheable = key !== '' && key.length <= MAX_KEY_LENGTH;
+  const hit = cacheable ? LAYOUTS.get(key) : undefined;
+  if (hit !== undefined && hit.omit === omit && sameNames(hit.from, names)) return hit;
+  const sorted = (omit === undefined ? names.slice() : names.filter((n) => n !== omit)).sort();
+  const layout = { from: names, omit, sorted, prefixes: sorted.map((n, i) => `${i > 0 ? ',' : ''}${JSON.stringify(n)}:`) };
+  if (cacheable && LAYOUTS.size < MAX_LAYOUTS) LAYOUTS.set(key, layout);
+  return layout;
+}
+
+/** A name may hold the separator of the cache key: a hit counts only when the names are the same. */
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Text JSON writes as is between quotes: no quote, backslash, control character or surrogate. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what JSON escapes
+const PLAIN_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
 /** Recursion bounded by this depth; undefined when the value is deeper. */
 const RECURSION_LIMIT = 64;
 
 /** `omit`: a member of the top-level object left out (as if it were not there). */
 function shallowCanonical(v: unknown, depth: number, omit?: string): string | undefined {
+  if (typeof v === 'string') return PLAIN_TEXT.test(v) ? `"${v}"` : JSON.stringify(v);
   if (Array.isArray(v)) {
     if (depth >= RECURSION_LIMIT) return undefined;
     let text = '[';
@@ -40,14 +70,12 @@ function shallowCanonical(v: unknown, depth: number, omit?: string): string | un
   if (v && typeof v === 'object') {
     if (depth >= RECURSION_LIMIT) return undefined;
     const record = v as Record<string, unknown>;
-    const names = Object.keys(record).sort();
+    const { sorted, prefixes } = layoutOf(Object.keys(record), omit);
     let text = '{';
-    let written = 0;
-    for (let i = 0; i < names.length; i++) {
-      if (names[i] === omit) continue;
-      const item = shallowCanonical(record[names[i]!], depth + 1);
+    for (let i = 0; i < sorted.length; i++) {
+      const item = shallowCanonical(record[sorted[i]!], depth + 1);
       if (item === undefined) return undefined;
-      text += `${written++ > 0 ? ',' : ''}${quotedKey(names[i]!)}:${item}`;
+      text += prefixes[i]! + item;
     }
     return `${text}}`;
   }

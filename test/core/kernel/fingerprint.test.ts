@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../src/core/kernel/fingerprint.js';
 
@@ -60,5 +61,47 @@ describe('canonical JSON of a request (idempotency fingerprints)', () => {
       expect(canonicalJson(body, 'encryption_data')).not.toContain('SIG');
     }
     expect(canonicalJson({ encryption_data: 'SIG' }, 'encryption_data')).toBe('{}');
+  });
+
+  it('when any JSON value is written, with any text (quotes, controls, lone surrogates), then the text is the reference one', () => {
+    const text = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'binary' }),
+      fc.string({ unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\ud800', '\udc00', 'é', 'a') }),
+    );
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), tie('list'), tie('object')),
+      list: fc.array(tie('value'), { maxLength: 4 }),
+      object: fc.dictionary(text, tie('value'), { maxKeys: 6 }),
+    })).value;
+    fc.assert(
+      fc.property(json, (v) => {
+        expect(canonicalJson(v)).toBe(reference(v));
+        if (v && typeof v === 'object' && !Array.isArray(v)) {
+          const name = Object.keys(v)[0];
+          if (name === undefined) return;
+          const { [name]: _left, ...without } = v as Record<string, unknown>;
+          expect(canonicalJson(v, name)).toBe(reference(without));
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('when two objects have names that join to the same text, then each is written with its own names (the layout cache confirms a hit)', () => {
+    const two = { a: 1, b: 2 };
+    const one = { 'a\u0000b': 3 };
+    for (let i = 0; i < 3; i++) {
+      expect(canonicalJson(two)).toBe('{"a":1,"b":2}');
+      expect(canonicalJson(one)).toBe(reference(one));
+      expect(canonicalJson({ b: 2, a: 1 })).toBe('{"a":1,"b":2}');
+    }
+    // with the signature left out, and without: two layouts of the same names
+    expect(canonicalJson({ x: 1, encryption_data: 's' }, 'encryption_data')).toBe('{"x":1}');
+    expect(canonicalJson({ x: 1, encryption_data: 's' })).toBe('{"encryption_data":"s","x":1}');
+    // an empty name left out, and the same names with nothing left out
+    expect(canonicalJson({ '': false })).toBe('{"":false}');
+    expect(canonicalJson({ '': false }, '')).toBe('{}');
+    expect(canonicalJson({ '': false })).toBe('{"":false}');
   });
 });
