@@ -84,12 +84,14 @@ export class SandboxConnector implements CardConnector {
 
   async capture(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome> {
     if (failsFor(amount, currency)) return { ok: false, message: 'sandbox: capture refused (amount cents 13)' };
-    // one capture per authorisation: another reference for the same authorisation is a second capture
-    const first = await this.ledger.ledgerRecord(`${connectorRef}#capture`, reference);
-    const outcome: OperationOutcome =
-      first === reference ? { ok: true, connectorRef } : { ok: false, message: 'sandbox: authorisation already captured' };
-    const recorded = await this.ledger.ledgerRecord(reference, JSON.stringify({ op: 'capture', outcome, amount, currency }));
-    return (JSON.parse(recorded) as { outcome: OperationOutcome }).outcome;
+    // one round trip, both writes sent together: the authorisation's capture marker (the first reference
+    // to capture it; another one is a second capture) and this reference's record. The record holds the
+    // request, not the outcome, so it need not wait for the marker: the outcome is read from the marker.
+    const [marker] = await Promise.all([
+      this.ledger.ledgerRecord(captureMarker(connectorRef), reference),
+      this.ledger.ledgerRecord(reference, JSON.stringify({ op: 'capture', connectorRef, amount, currency } satisfies CaptureRecord)),
+    ]);
+    return captureOutcome(marker, reference, connectorRef);
   }
 
   void(connectorRef: string, reference: string): Promise<OperationOutcome> {
@@ -108,6 +110,27 @@ export class SandboxConnector implements CardConnector {
 
   async status(reference: string): Promise<AcquirerStatus> {
     const kept = await this.ledger.ledgerLookup(reference);
-    return kept ? (JSON.parse(kept) as AcquirerStatus) : undefined;
+    if (!kept) return undefined;
+    const record = JSON.parse(kept) as NonNullable<AcquirerStatus> | CaptureRecord;
+    // a capture recorded with its outcome (before records held the request) answers as it was kept
+    if (record.op !== 'capture' || 'outcome' in record) return record as AcquirerStatus;
+    const marker = await this.ledger.ledgerLookup(captureMarker(record.connectorRef));
+    // no marker: the acquirer never took this capture (a record alone cannot capture), so it may be asked again
+    return marker === undefined ? undefined : { op: 'capture', outcome: captureOutcome(marker, reference, record.connectorRef) };
   }
+}
+
+/** What the sandbox keeps of a capture under its reference: the request; the outcome is its marker's. */
+interface CaptureRecord {
+  op: 'capture';
+  connectorRef: string;
+  amount: number;
+  currency: string;
+}
+
+/** The ledger key of an authorisation's capture marker: the reference that captured it first. */
+const captureMarker = (connectorRef: string): string => `${connectorRef}#capture`;
+
+function captureOutcome(marker: string, reference: string, connectorRef: string): OperationOutcome {
+  return marker === reference ? { ok: true, connectorRef } : { ok: false, message: 'sandbox: authorisation already captured' };
 }

@@ -4,6 +4,7 @@ import { ManualClock, randomIds } from '../../../src/core/kernel/clock.js';
 import { CARDS, CHALLENGE_CODE } from '../../support/cards.js';
 import { KvGatewayStore } from '../../../src/store/gateway-store.js';
 import { MemoryKv } from '../../../src/store/memory-kv.js';
+import type { AcquirerLedger } from '../../../src/core/ports/acquirer-ledger.js';
 
 const sandbox = new SandboxConnector(randomIds(new ManualClock()), new KvGatewayStore(new MemoryKv()));
 let n = 0;
@@ -39,5 +40,57 @@ describe('the sandbox connector (DESIGN section 7)', () => {
     const c = await sandbox.refund('sbx_X', 500, 'USD', 'T1-02');
     expect(a).toEqual(b);
     expect(c).not.toEqual(a);
+  });
+
+  it('when a capture is asked, then the marker and the record are both sent before either answers: one round trip', async () => {
+    const kept = new Map<string, string>();
+    const waiting: (() => void)[] = [];
+    const sent: string[] = [];
+    // a ledger that answers only when told: what capture sends before any answer is one round trip
+    const ledger: AcquirerLedger = {
+      ledgerRecord: (reference, data) => {
+        sent.push(reference);
+        return new Promise((resolve) =>
+          waiting.push(() => {
+            if (!kept.has(reference)) kept.set(reference, data);
+            resolve(kept.get(reference)!);
+          }),
+        );
+      },
+      ledgerLookup: (reference) => Promise.resolve(kept.get(reference)),
+    };
+    const connector = new SandboxConnector(randomIds(new ManualClock()), ledger);
+    const captured = connector.capture('sbx_A', 1000, 'USD', 'T9-cap');
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual(['sbx_A#capture', 'T9-cap']);
+    for (const answer of waiting.splice(0)) answer();
+    expect(await captured).toEqual({ ok: true, connectorRef: 'sbx_A' });
+    expect(await connector.status('T9-cap')).toEqual({ op: 'capture', outcome: { ok: true, connectorRef: 'sbx_A' } });
+  });
+
+  it('when an authorisation is captured under two references, then the second is refused, a retry of the first is not, and status says each', async () => {
+    const store = new KvGatewayStore(new MemoryKv());
+    const connector = new SandboxConnector(randomIds(new ManualClock()), store);
+    expect(await connector.capture('sbx_B', 1000, 'USD', 'T10-cap')).toEqual({ ok: true, connectorRef: 'sbx_B' });
+    const refused = { ok: false, message: 'sandbox: authorisation already captured' };
+    expect(await connector.capture('sbx_B', 1000, 'USD', 'T11-cap')).toEqual(refused);
+    expect(await connector.capture('sbx_B', 1000, 'USD', 'T10-cap')).toEqual({ ok: true, connectorRef: 'sbx_B' });
+    expect(await connector.status('T10-cap')).toEqual({ op: 'capture', outcome: { ok: true, connectorRef: 'sbx_B' } });
+    expect(await connector.status('T11-cap')).toEqual({ op: 'capture', outcome: refused });
+    expect(await connector.status('T12-cap')).toBeUndefined();
+  });
+
+  it('when a capture record was kept with its outcome (as before), or has no marker (the marker never written), then status reads it as such', async () => {
+    const store = new KvGatewayStore(new MemoryKv());
+    const connector = new SandboxConnector(randomIds(new ManualClock()), store);
+    const outcome = { ok: true, connectorRef: 'sbx_C' };
+    await store.ledgerRecord('sbx_C#capture', 'T13-cap');
+    await store.ledgerRecord('T13-cap', JSON.stringify({ op: 'capture', outcome, amount: 1000, currency: 'USD' }));
+    expect(await connector.status('T13-cap')).toMatchObject({ op: 'capture', outcome });
+    expect(await connector.capture('sbx_C', 1000, 'USD', 'T13-cap')).toEqual(outcome);
+    // a record without its marker: the acquirer never took the capture, so recovery may ask it again
+    await store.ledgerRecord('T14-cap', JSON.stringify({ op: 'capture', connectorRef: 'sbx_D', amount: 1000, currency: 'USD' }));
+    expect(await connector.status('T14-cap')).toBeUndefined();
+    expect(await connector.capture('sbx_D', 1000, 'USD', 'T14-cap')).toEqual({ ok: true, connectorRef: 'sbx_D' });
   });
 });
