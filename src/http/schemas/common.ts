@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { formatAmount, isCurrency, parseAmount } from '../../core/kernel/money.js';
 import { GatewayError } from '../../core/kernel/errors.js';
 import { mapItems, maskFreeText } from './free-text.js';
-import { ABSENT, FAIL, parseByLanes, withLane } from './fast-lane.js';
+import { ABSENT, FAIL, parseByLanes, patternLane, withLane } from './fast-lane.js';
 
 /** Field shapes shared by every call's schema. */
 export const text = (max = 255) => z.string({ error: 'must be a string' }).max(max, `must be at most ${max} characters`);
@@ -10,9 +10,20 @@ export const text = (max = 255) => z.string({ error: 'must be a string' }).max(m
 export const optionalText = (max = 255) =>
   withLane(text(max).optional().default(''), (v) => (v === undefined ? '' : typeof v === 'string' && v.length <= max ? v : FAIL));
 
-export const merchantId = z.string({ error: 'is required' }).min(1, 'is required').max(7, 'must be at most 7 characters');
-export const accountId = z.string({ error: 'is required' }).min(1, 'is required').max(10, 'must be at most 10 characters');
-export const signature = z.string({ error: 'is required' }).regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters');
+const textOf = (min: number, max: number) => (v: unknown) => (typeof v === 'string' && v.length >= min && v.length <= max ? v : FAIL);
+export const merchantId = withLane(
+  z.string({ error: 'is required' }).min(1, 'is required').max(7, 'must be at most 7 characters'),
+  textOf(1, 7),
+);
+export const accountId = withLane(
+  z.string({ error: 'is required' }).min(1, 'is required').max(10, 'must be at most 10 characters'),
+  textOf(1, 10),
+);
+const SIGNATURE = /^[0-9a-fA-F]{64}$/;
+export const signature = withLane(
+  z.string({ error: 'is required' }).regex(SIGNATURE, 'must be 64 hexadecimal characters'),
+  patternLane(SIGNATURE),
+);
 
 export const AMOUNT_SHAPE = 'must be a decimal amount with at most two fraction digits, such as "10.00"';
 /**

@@ -35,6 +35,18 @@ export function laneOf(schema: z.ZodType): Lane | undefined {
   return LANES.get(schema);
 }
 
+/** The lane of a text field that must match `pattern` (its zod schema checks the same pattern). */
+export const patternLane =
+  (pattern: RegExp, absent: unknown = FAIL): Lane =>
+  (v) =>
+    v === undefined ? absent : typeof v === 'string' && pattern.test(v) ? v : FAIL;
+
+/** The lane of a field that is one of `values`, `absent` when not sent. */
+export const oneOfLane =
+  (values: readonly string[], absent: unknown = FAIL): Lane =>
+  (v) =>
+    v === undefined ? absent : typeof v === 'string' && values.includes(v) ? v : FAIL;
+
 type Rules<O> = (o: O, ctx: z.RefinementCtx<O>) => void;
 
 /** Builds the output from the lanes' values and zod's output of the other fields (see `assembler`). */

@@ -12,7 +12,7 @@ import {
   signature,
   text,
 } from './common.js';
-import { requestObject } from './fast-lane.js';
+import { ABSENT, oneOfLane, patternLane, requestObject, withLane } from './fast-lane.js';
 
 const email = z
   .union([z.literal(''), z.email({ error: 'must be an email address' })])
@@ -149,11 +149,29 @@ export const subscriptionSchema = z
   });
 export type SubscriptionRequest = z.output<typeof subscriptionSchema>;
 
+const ORDER_NO = /^[\x21-\x7e]{1,64}$/;
+const OPEN3D = ['do3DS', 'no3DS'] as const;
+const TOKEN_FLAGS = ['YES', 'NO'] as const;
+const COUNTRY = /^[A-Za-z]{2}$/;
+/** A two-letter country code or '' ('' when absent). */
+const optionalCountry = () =>
+  withLane(
+    z
+      .union([z.literal(''), z.string().regex(COUNTRY, 'must be a two-letter country code')])
+      .optional()
+      .default(''),
+    (v) => (v === '' ? '' : countryLane(v)),
+  );
+const countryLane = patternLane(COUNTRY, '');
+
 /** Fields of a payment order, shared by /v1/authorise and /v1/checkout. */
 export const orderFields = {
   merchant_id: merchantId,
   account_id: accountId,
-  order_no: z.string({ error: 'is required' }).regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 printable characters without spaces'),
+  order_no: withLane(
+    z.string({ error: 'is required' }).regex(ORDER_NO, 'must be 1 to 64 printable characters without spaces'),
+    patternLane(ORDER_NO),
+  ),
   currency: currencyCode,
   amount: amountText.refine((v) => parseAmount(v)! > 0, 'must be greater than 0.00'),
   item_total: optionalAmountText,
@@ -173,17 +191,14 @@ export const orderFields = {
   shopper_ip: ip,
   shopper_phone: optionalText(32),
   shopper_level: optionalText(32),
-  open3d: z.enum(['do3DS', 'no3DS'], { error: 'must be do3DS or no3DS' }).optional().default('do3DS'),
-  token_flag: z.enum(['YES', 'NO'], { error: 'must be YES or NO' }).optional().default('NO'),
+  open3d: withLane(z.enum(OPEN3D, { error: 'must be do3DS or no3DS' }).optional().default('do3DS'), oneOfLane(OPEN3D, 'do3DS')),
+  token_flag: withLane(z.enum(TOKEN_FLAGS, { error: 'must be YES or NO' }).optional().default('NO'), oneOfLane(TOKEN_FLAGS, 'NO')),
   token_id: optionalText(64),
   first_name: optionalText(64),
   last_name: optionalText(64),
   notify_url: optionalUrl,
   birth_date: birthDate,
-  billing_country: z
-    .union([z.literal(''), z.string().regex(/^[A-Za-z]{2}$/, 'must be a two-letter country code')])
-    .optional()
-    .default(''),
+  billing_country: optionalCountry(),
   billing_state: optionalText(64),
   billing_city: optionalText(64),
   billing_address: optionalText(255),
@@ -205,10 +220,7 @@ export const orderFields = {
   device_fingerprint: optionalText(512),
   delivery_firstname: optionalText(64),
   delivery_lastname: optionalText(64),
-  delivery_country: z
-    .union([z.literal(''), z.string().regex(/^[A-Za-z]{2}$/, 'must be a two-letter country code')])
-    .optional()
-    .default(''),
+  delivery_country: optionalCountry(),
   delivery_state: optionalText(64),
   delivery_city: optionalText(64),
   delivery_address: optionalText(255),
@@ -262,6 +274,10 @@ function wholeUnits(
     ctx.addIssue({ code: 'custom', path: ['subscription', 'contract_amount'], message });
 }
 
+/** Optional text matching `pattern`, with its lane. */
+const optionalPattern = (pattern: RegExp, message: string) =>
+  withLane(z.string({ error: 'must be a string' }).regex(pattern, message).optional(), patternLane(pattern, ABSENT));
+
 const cardFields = {
   card: z
     .string({ error: 'must be a string' })
@@ -273,18 +289,9 @@ const cardFields = {
         .refine(luhnValid, 'is not a valid card number (Luhn check)'),
     )
     .optional(),
-  expiration_month: z
-    .string({ error: 'must be a string' })
-    .regex(/^(0?[1-9]|1[0-2])$/, 'must be a month from 01 to 12')
-    .optional(),
-  expiration_year: z
-    .string({ error: 'must be a string' })
-    .regex(/^(\d{2}|\d{4})$/, 'must be a year written YY or YYYY')
-    .optional(),
-  security_code: z
-    .string({ error: 'must be a string' })
-    .regex(/^\d{3,4}$/, 'must be 3 or 4 digits')
-    .optional(),
+  expiration_month: optionalPattern(/^(0?[1-9]|1[0-2])$/, 'must be a month from 01 to 12'),
+  expiration_year: optionalPattern(/^(\d{2}|\d{4})$/, 'must be a year written YY or YYYY'),
+  security_code: optionalPattern(/^\d{3,4}$/, 'must be 3 or 4 digits'),
   accept: optionalText(255),
   /** where the shopper goes after a 3-D Secure challenge (DESIGN 5); checked like notify_url */
   return_url: optionalUrl,

@@ -54,7 +54,9 @@ const anyValue = fc.oneof(
   fc.string({ maxLength: 20 }),
   fc.string({ minLength: 60, maxLength: 70 }),
   fc.string({ minLength: 250, maxLength: 260 }),
-  fc.constantFrom('10', '10.5', '10.50', '10.505', '-1', '0', ' 10', '1e3', 'USD', 'NO', 'YES', 'do3DS'),
+  fc.constantFrom('10', '10.5', '10.50', '10.505', '-1', '0', ' 10', '1e3', 'USD', 'NO', 'YES', 'do3DS', 'no3DS', 'yes'),
+  fc.constantFrom('GB', 'gb', 'G', 'GBR', '1', '01', '12', '13', '2034', '34', '737', '7377', 'a'.repeat(64), 'f'.repeat(63), 'B-1'),
+  fc.stringMatching(/^[\x20-\x7f]{0,66}$/),
   fc.integer(),
   fc.double(),
   fc.boolean(),
@@ -65,12 +67,14 @@ const anyValue = fc.oneof(
 describe('parse by lanes: the narrow success path of request parsing (schemas/fast-lane.ts)', () => {
   const laned = Object.entries({ ...authoriseSchema.shape, ...checkoutSchema.shape }).filter(([, s]) => laneOf(s as z.ZodType));
 
-  it('when the wide schemas are built, then their plain text and optional amount fields have lanes', () => {
+  it('when the wide schemas are built, then their plain text, optional amount, pattern and choice fields have lanes', () => {
     const names = laned.map(([k]) => k);
-    expect(names.length).toBeGreaterThanOrEqual(45);
-    for (const name of ['first_name', 'note', 'user_agent', 'item_total', 'shipping', 'accept', 'default_lang'])
+    expect(names.length).toBeGreaterThanOrEqual(58);
+    for (const name of ['first_name', 'note', 'user_agent', 'item_total', 'shipping', 'accept', 'default_lang', 'merchant_id', 'order_no'])
       expect(names).toContain(name);
-    for (const name of ['amount', 'order_no', 'card', 'shopper_email', 'cart_items']) expect(names).not.toContain(name);
+    for (const name of ['open3d', 'token_flag', 'billing_country', 'expiration_month', 'security_code', 'encryption_data'])
+      expect(names).toContain(name);
+    for (const name of ['amount', 'card', 'shopper_email', 'cart_items', 'items', 'currency']) expect(names).not.toContain(name);
   });
 
   it('when a lane accepts a value, then its field schema accepts it with the same output', () => {
