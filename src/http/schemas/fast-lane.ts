@@ -65,22 +65,49 @@ interface Plan {
  * function of named property reads and writes, as zod's own object parser is: a loop over 70 computed keys
  * cost more than the 42 lanes it fills. The names are the schema's own field names, never request data.
  */
-function assembler(keys: readonly string[], lanes: readonly (Lane | undefined)[]): Assemble {
+export function assembler(keys: readonly string[], lanes: readonly (Lane | undefined)[], generate = true): Assemble {
+  if (!generate) return loopAssembler(keys);
   const lines = keys.map((key, i) => {
     const k = JSON.stringify(key);
     if (lanes[i] === undefined) return `if (${k} in others) out[${k}] = others[${k}];`;
     // zod keeps an optional key sent as undefined (JSON cannot send one, code can)
     return `v = lanes[${i}](body[${k}]); if (v === FAIL) return FAIL; if (v !== ABSENT) out[${k}] = v; else if (${k} in body) out[${k}] = undefined;`;
   });
-  const build = new Function(
-    'FAIL',
-    'ABSENT',
-    'lanes',
-    'others',
-    'body',
-    `'use strict'; const out = {}; let v;\n${lines.join('\n')}\nreturn out;`,
-  );
-  return (l, others, body) => build(FAIL, ABSENT, l, others, body) as unknown;
+  let build: (...args: unknown[]) => unknown;
+  try {
+    build = new Function(
+      'FAIL',
+      'ABSENT',
+      'lanes',
+      'others',
+      'body',
+      `'use strict'; const out = {}; let v;\n${lines.join('\n')}\nreturn out;`,
+    ) as (...args: unknown[]) => unknown;
+  } catch {
+    // code generation refused (node --disallow-code-generation-from-strings): the same output by a loop
+    return loopAssembler(keys);
+  }
+  return (l, others, body) => build(FAIL, ABSENT, l, others, body);
+}
+
+/** The assembler's output by a loop over the keys: slower, for a process that refuses generated code. */
+function loopAssembler(keys: readonly string[]): Assemble {
+  return (lanes, others, body) => {
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const lane = lanes[i];
+      if (lane === undefined) {
+        if (key in others) out[key] = others[key];
+        continue;
+      }
+      const v = lane(body[key]);
+      if (v === FAIL) return FAIL;
+      if (v !== ABSENT) out[key] = v;
+      else if (key in body) out[key] = undefined;
+    }
+    return out;
+  };
 }
 
 const PLANS = new WeakMap<z.ZodType, Plan>();

@@ -1,8 +1,10 @@
 import fc from 'fast-check';
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseOrThrow, withoutEmptyFields } from '../../../src/http/schemas/common.js';
-import { ABSENT, FAIL, laneOf, parseByLanes, requestObject } from '../../../src/http/schemas/fast-lane.js';
+import { ABSENT, FAIL, assembler, laneOf, parseByLanes, requestObject } from '../../../src/http/schemas/fast-lane.js';
+import { ROOT } from '../../support/paths.js';
 import { authoriseSchema, checkoutSchema } from '../../../src/http/schemas/payment-request.js';
 
 /** A body every field of which is valid: an authorise with card data and most order fields set. */
@@ -156,5 +158,38 @@ describe('parse by lanes: the narrow success path of request parsing (schemas/fa
     const odd = requestObject({ ['__proto__']: z.string().optional(), b: z.string() });
     expect(parseByLanes(odd, { b: 'x' })).toBe(FAIL);
     expect(odd.safeParse({ b: 'x' }).success).toBe(true);
+  });
+
+  it('when the process refuses generated code (node --disallow-code-generation-from-strings), then the schemas load and parse by a loop', () => {
+    const script = [
+      "import { authoriseSchema } from './src/http/schemas/payment-request.ts';",
+      "import { parseOrThrow, withoutEmptyFields } from './src/http/schemas/common.ts';",
+      `const body = ${JSON.stringify(validBody())};`,
+      'const out = parseOrThrow(authoriseSchema, body);',
+      'console.log(JSON.stringify(out) === JSON.stringify(authoriseSchema.safeParse(withoutEmptyFields(body)).data) ? "same" : "differs");',
+    ].join('\n');
+    const printed = execFileSync(
+      process.execPath,
+      ['--disallow-code-generation-from-strings', '--import', 'tsx', '--input-type=module', '-e', script],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    );
+    expect(printed.trim()).toBe('same');
+  });
+
+  it('when the loop assembler and the generated one build the same bodies, then their outputs are the same', () => {
+    const shape = authoriseSchema.shape as Record<string, z.ZodType>;
+    const keys = Object.keys(shape);
+    const lanes = keys.map((k) => laneOf(shape[k]!));
+    const generated = assembler(keys, lanes);
+    const loop = assembler(keys, lanes, false);
+    const others = { amount: '25.00', currency: 'USD', cart_items: [] };
+    for (const body of [validBody(), { ...validBody(), note: undefined }, {}, { ...validBody(), first_name: 7 }]) {
+      const a = generated(lanes, others, body);
+      expect(loop(lanes, others, body)).toEqual(a);
+      if (a !== FAIL) expect(Object.keys(loop(lanes, others, body) as object)).toEqual(Object.keys(a as object));
+    }
   });
 });
