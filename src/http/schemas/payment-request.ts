@@ -153,16 +153,15 @@ const ORDER_NO = /^[\x21-\x7e]{1,64}$/;
 const OPEN3D = ['do3DS', 'no3DS'] as const;
 const TOKEN_FLAGS = ['YES', 'NO'] as const;
 const COUNTRY = /^[A-Za-z]{2}$/;
-/** A two-letter country code or '' ('' when absent). */
+/** A two-letter country code or '' ('' when absent); the lane's pattern takes '' as the union's literal does. */
 const optionalCountry = () =>
   withLane(
     z
       .union([z.literal(''), z.string().regex(COUNTRY, 'must be a two-letter country code')])
       .optional()
       .default(''),
-    (v) => (v === '' ? '' : countryLane(v)),
+    patternLane(/^(?:[A-Za-z]{2})?$/, ''),
   );
-const countryLane = patternLane(COUNTRY, '');
 
 /** Fields of a payment order, shared by /v1/authorise and /v1/checkout. */
 export const orderFields = {
