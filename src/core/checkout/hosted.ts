@@ -7,6 +7,7 @@ import type { PaymentResult } from '../payments/settle.js';
 import type { BrowserInfo } from '../ports/card-connector.js';
 import { assertNotifyUrl } from '../notifications/target.js';
 import { returnUrlAllowed } from '../merchants/return-origins.js';
+import { paymentOfOrder, orderForms } from '../payments/order-lookup.js';
 import { loadingFormFields } from './form.js';
 import { formSignature, hostedUrls, SETTLED_SESSION_TTL_MS, type CheckoutSession } from './session.js';
 
@@ -43,12 +44,15 @@ export async function openCheckout(deps: CoreDeps, c: NewCheckout): Promise<Chec
   await assertNotifyUrl(order.notify_url, deps.notifyAllowPrivate, deps.transport.resolve);
   const m = account.merchant_id;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const used = await deps.store.findPaymentByOrder(m, account.account_id, order.order_no);
+    const used = await paymentOfOrder(deps, m, account.account_id, order.order_no);
     if (used && used.fingerprint !== c.fingerprint) {
       throw new GatewayError('ORDER_CONFLICT', 'order_no: was already used for a different payment request', 'order_no');
     }
     const indexed = await deps.store.checkoutOfOrder(m, account.account_id, order.order_no);
-    const open = indexed && (await deps.store.getCheckoutSession(m, indexed.sessionId));
+    // a session opened before runs inside a UUID were kept is indexed under the order_no's former form
+    const formerly = indexed ? undefined : await formerCheckoutOfOrder(deps, account, order.order_no);
+    const sessionId = (indexed ?? formerly)?.sessionId;
+    const open = sessionId && (await deps.store.getCheckoutSession(m, sessionId));
     if (open && open.state !== 'cancelled' && (open.state === 'paying' || deps.clock.now() < open.expires_at)) {
       if (open.fingerprint === c.fingerprint) return open;
       throw new GatewayError('ORDER_CONFLICT', 'order_no: has an open checkout session with different content', 'order_no');
@@ -66,6 +70,14 @@ export async function openCheckout(deps: CoreDeps, c: NewCheckout): Promise<Chec
     // another request opened (or replaced) the order's session meanwhile: answer against that one
   }
   throw new GatewayError('STORE_UNAVAILABLE', 'could not store the checkout session; try again');
+}
+
+async function formerCheckoutOfOrder(deps: CoreDeps, account: Account, orderNo: string) {
+  for (const form of orderForms(orderNo).slice(1)) {
+    const indexed = await deps.store.checkoutOfOrder(account.merchant_id, account.account_id, form);
+    if (indexed) return indexed;
+  }
+  return undefined;
 }
 
 /** Each session is stored for its whole life: an account's sessions a minute are bounded (docs/security.md). */

@@ -62,8 +62,11 @@ export function expiryPassed(expMonth: string, expYear: string, now: number): bo
   return firstOfNextMonth <= now;
 }
 
-/** A run of 12 to 19 digits, single spaces or dashes allowed between them, not part of a longer run. */
-const DIGIT_RUN = /(?<![\d])\d(?:[ -]?\d){11,18}(?![\d])/g;
+/**
+ * A run of 12 to 19 digits, single spaces or dashes allowed between them, not part of a longer run, and not
+ * touching a mask (`400005***5556`): a mask's digits never join a run, so masked text masks to itself.
+ */
+const DIGIT_RUN = /(?<!\d|\d{6}\*\*\*)\d(?:[ -]?\d){11,18}(?!\d|\*\*\*\d{4})/g;
 const DIGIT_RUN_START = /\d(?:[ -]?\d){11}/;
 
 /**
@@ -79,17 +82,41 @@ export function cardShaped(digits: string): boolean {
   return ISSUER_PREFIX.test(digits) && luhnValid(digits);
 }
 
+/** A UUID (8-4-4-4-12 hexadecimal digits): an identifier, whatever runs of decimal digits it holds. */
+const UUID = /[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/g;
+
+function maskRuns(text: string, keepUuids: boolean): string {
+  // most text holds no run of 12 digits at all: one test, no copy
+  if (!DIGIT_RUN_START.test(text)) return text;
+  const uuids = keepUuids ? [...text.matchAll(UUID)].map((m) => [m.index, m.index + m[0].length] as const) : [];
+  return text.replace(DIGIT_RUN, (run: string, at: number) => {
+    if (uuids.some(([from, to]) => at >= from && at + run.length <= to)) return run;
+    const digits = run.replace(/[ -]/g, '');
+    return cardShaped(digits) ? maskCard(digits) : run;
+  });
+}
+
 /**
  * Masks card numbers typed into free text (a name, an order number, a refund reason): every card-shaped run
  * of 12 to 19 digits becomes first 6, `***`, last 4, so the text can be stored, logged and notified. The
  * Luhn check alone passes one number in ten: an order number built from a time stamp was masked one order in
  * ten, and its answer and notifications no longer named the merchant's order.
+ *
+ * A run inside a UUID is kept: digit groups of a UUID joined across its dashes (`...-a631-968875783f8f`)
+ * formed a card-shaped run in about one `ORD-<uuid>` order number in 600, and that order was answered under
+ * a number the merchant never sent.
  */
 export function maskCardNumbers(text: string): string {
-  // most text holds no run of 12 digits at all: one test, no copy
-  if (!DIGIT_RUN_START.test(text)) return text;
-  return text.replace(DIGIT_RUN, (run) => {
-    const digits = run.replace(/[ -]/g, '');
-    return cardShaped(digits) ? maskCard(digits) : run;
-  });
+  return maskRuns(text, true);
+}
+
+/**
+ * The form in which a gateway before the UUID rule above stored `text`: every card-shaped run masked, inside
+ * a UUID too. A payment, a checkout and a notification made then are indexed under that form, so a call that
+ * names such an order (a retry of it above all) looks for this form when the text as masked now finds nothing.
+ * Masking is the same outside UUIDs, so the former form of the text as masked now is the former form of the
+ * text as sent.
+ */
+export function formerMask(text: string): string {
+  return maskRuns(text, false);
 }

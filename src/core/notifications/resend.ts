@@ -2,6 +2,7 @@ import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
 import type { OutboxRecord } from './outbox.js';
 import { GatewayError } from '../kernel/errors.js';
+import { orderForms, sameOrder } from '../payments/order-lookup.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
 
 export interface ResendAnswer {
@@ -45,9 +46,19 @@ export async function resendNotifications(deps: CoreDeps, account: Account, noti
   let targets: OutboxRecord[];
   if (notifyId) {
     const rec = await deps.store.getOutbox(m, notifyId);
-    targets = rec && rec.account_id === account.account_id && (!orderNo || rec.fields.order_no === orderNo) ? [rec] : [];
+    targets =
+      rec &&
+      rec.account_id === account.account_id &&
+      (!orderNo || (rec.fields.order_no !== undefined && sameOrder(rec.fields.order_no, orderNo)))
+        ? [rec]
+        : [];
   } else {
-    targets = (await deps.store.outboxOfOrder(m, account.account_id, orderNo, 1)).filter((r) => r.account_id === account.account_id);
+    // an order stored before runs inside a UUID were kept has its notifications under the former form
+    targets = [];
+    for (const form of orderForms(orderNo)) {
+      targets = (await deps.store.outboxOfOrder(m, account.account_id, form, 1)).filter((r) => r.account_id === account.account_id);
+      if (targets.length > 0) break;
+    }
   }
   if (targets.length === 0) {
     throw new GatewayError(

@@ -6,6 +6,7 @@ import type { CardConnector, OperationOutcome } from '../ports/card-connector.js
 import type { Payment } from '../payments/payment.js';
 import { outboxRecord, paymentNotificationFields } from '../notifications/outbox.js';
 import { connectorFor } from '../payments/authorise.js';
+import { sameOrder } from '../payments/order-lookup.js';
 import { commitMarked, releaseClaim, outcomeMark, resolveDue, takeClaim, withoutClaim, type ClaimOp } from '../payments/claim.js';
 import { resolveStaleClaim } from '../jobs/recovery.js';
 import type { OrderOutcome } from './failures.js';
@@ -57,8 +58,9 @@ export interface PaymentOperation<O, P> {
 export type OperationResult<P> = { ok: true; payment: Payment; plan: P } | { ok: false; failure: OrderOutcome; payment?: Payment };
 
 export function orderMismatch(p: Payment, ref: OrderRef, amountMustMatch: boolean): OrderOutcome | undefined {
-  // a card-shaped order_no is masked as it is read, in the request that made the payment as in this one
-  if (p.order_no !== ref.order_no) return 'ORDER_NO_MISMATCH';
+  // a card-shaped order_no is masked as it is read, in the request that made the payment as in this one; a
+  // payment made before runs inside a UUID were kept holds the former form (payments/order-lookup.ts)
+  if (!sameOrder(p.order_no, ref.order_no)) return 'ORDER_NO_MISMATCH';
   if (p.currency !== ref.currency) return 'CURRENCY_MISMATCH';
   if (amountMustMatch && p.amount !== ref.amount) return 'AMOUNT_MISMATCH';
   return undefined;

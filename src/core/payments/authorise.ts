@@ -15,6 +15,7 @@ import { returnUrlAllowed } from '../merchants/return-origins.js';
 import { acquirerAmount } from '../kernel/money.js';
 import { acquirerReference, commitMarked, isStale, newClaim, resolveDue, takeClaim } from './claim.js';
 import { resolveStaleClaim } from '../jobs/recovery.js';
+import { orderForms, paymentOfOrder } from './order-lookup.js';
 
 export interface CardInput {
   pan: string;
@@ -101,7 +102,7 @@ async function awaitOutcome(deps: CoreDeps, account: Account, p: Payment): Promi
 }
 
 async function replayOf(deps: CoreDeps, account: Account, cmd: AuthoriseCommand): Promise<PaymentResult | undefined> {
-  const existing = await deps.store.findPaymentByOrder(account.merchant_id, account.account_id, cmd.order.order_no);
+  const existing = await paymentOfOrder(deps, account.merchant_id, account.account_id, cmd.order.order_no);
   if (!existing) return undefined;
   if (existing.fingerprint !== cmd.fingerprint) {
     throw new GatewayError('ORDER_CONFLICT', 'order_no: was already used for a different payment request', 'order_no');
@@ -128,6 +129,12 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
   }
   const connector = connectorFor(deps, account);
   // No read before the write: the order_no claim in the create step finds a repeat (one round trip less).
+  // Except for an order_no that an earlier gateway masked otherwise (a UUID's digits read as a card number):
+  // its payment is indexed under that former form, which the claim does not see.
+  if (orderForms(order.order_no).length > 1) {
+    const replay = await replayOf(deps, account, cmd);
+    if (replay) return replay;
+  }
   const card = await resolveCard(deps, cmd);
   const now = deps.clock.now();
   const keepCard = cmd.card !== undefined && (order.token_flag === 'YES' || order.subscription !== undefined);

@@ -1,8 +1,7 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { PaymentIndexEntry } from '../ports/store.js';
 import type { Payment, PaymentStatus } from '../payments/payment.js';
-import { maskCardNumbers } from '../kernel/cards.js';
-import { paymentOfOrder } from '../queries/order-lookup.js';
+import { paymentOfOrder, sameOrder } from '../payments/order-lookup.js';
 
 /** What a portal user can search payments by; every field optional, all given ones must match. */
 export interface PaymentFilter {
@@ -75,7 +74,7 @@ async function nextEntries(
 export function matches(p: Payment, f: PaymentFilter): boolean {
   if (!f.accounts.includes(p.account_id)) return false;
   if (f.transaction_id && p.transaction_id !== f.transaction_id) return false;
-  if (f.order_no && p.order_no !== f.order_no && p.order_no !== maskCardNumbers(f.order_no)) return false;
+  if (f.order_no && !sameOrder(p.order_no, f.order_no)) return false;
   if (f.statuses?.length && !f.statuses.includes(p.status)) return false;
   if (f.from !== undefined && p.created_at < f.from) return false;
   if (f.to !== undefined && p.created_at > f.to) return false;
@@ -88,7 +87,7 @@ export function matches(p: Payment, f: PaymentFilter): boolean {
 
 /**
  * Payments named exactly (transaction_id or order_no): read directly, no scan. An order numbered like a card
- * number was stored masked; the number the merchant keeps finds it too (queries/order-lookup.ts).
+ * number was stored masked; the number the merchant keeps finds it too (payments/order-lookup.ts).
  */
 async function exactLookups(deps: CoreDeps, merchantId: string, f: PaymentFilter): Promise<Payment[]> {
   const found = f.transaction_id

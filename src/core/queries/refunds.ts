@@ -4,7 +4,7 @@ import type { Payment, RefundRecord } from '../payments/payment.js';
 import { formatAmount } from '../kernel/money.js';
 import { compactDate } from '../kernel/dates.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
-import { paymentOfOrder } from './order-lookup.js';
+import { paymentOfOrder } from '../payments/order-lookup.js';
 
 export const REFUND_SEARCH_LIMIT = 100;
 
