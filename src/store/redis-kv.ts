@@ -3,56 +3,73 @@ import { GatewayError } from '../core/kernel/errors.js';
 import type { CommitResult, Condition, KvStore, ScoredMember, Versioned, Write } from './kv.js';
 
 /**
- * Checks every condition, then applies every write, in one script: Redis runs it as one atomic step.
- * Records are hashes {v: version, d: data}. ARGV: number of conditions, their versions, then the writes
- * as opcode and arguments; KEYS: the condition keys, then one key per write. A put is `p` (the version
- * counted up in Redis) or, on a key the commit checks, `P` with the version it gets.
+ * Applies a batch of independent commits in one script: Redis runs it as one atomic step, and each commit in
+ * it checks every condition, then applies every write, or applies nothing and answers the key that failed.
+ * Records are hashes {v: version, d: data}. ARGV: the number of commits, then per commit its number of keys,
+ * its number of arguments and the arguments: the number of conditions, their versions, then the writes as
+ * opcode and arguments. KEYS: per commit, its condition keys, then one key per write. A put is `p` (the
+ * version counted up in Redis) or, on a key the commit checks, `P` with the version it gets. A commit whose
+ * step fails answers `!` and the error; the commits before and after it are not affected.
  */
 const COMMIT_SCRIPT = `
-local nc = tonumber(ARGV[1])
-for i = 1, nc do
-  local cur = tonumber(redis.call('HGET', KEYS[i], 'v') or '0')
-  if cur ~= tonumber(ARGV[i + 1]) then return KEYS[i] end
-end
-local a = nc + 2
-local k = nc + 1
-while a <= #ARGV do
-  local op = ARGV[a]
-  local key = KEYS[k]
-  if op == 'p' then
-    local version = redis.call('HINCRBY', key, 'v', 1)
-    redis.call('HSET', key, 'd', ARGV[a + 1])
-    local ttl = tonumber(ARGV[a + 2])
-    -- a key made by this put has no expiry to remove
-    if ttl > 0 then redis.call('PEXPIRE', key, ttl) elseif version > 1 then redis.call('PERSIST', key) end
-    a = a + 3
-  elseif op == 'P' then
-    -- a put on a key this commit checked: its next version is known, so one HSET writes both fields
-    local version = tonumber(ARGV[a + 3])
-    redis.call('HSET', key, 'v', version, 'd', ARGV[a + 1])
-    local ttl = tonumber(ARGV[a + 2])
-    if ttl > 0 then redis.call('PEXPIRE', key, ttl) elseif version > 1 then redis.call('PERSIST', key) end
-    a = a + 4
-  elseif op == 'd' then
-    redis.call('DEL', key)
-    a = a + 1
-  elseif op == 'z' then
-    redis.call('ZADD', key, ARGV[a + 1], ARGV[a + 2])
-    a = a + 3
-  elseif op == 'r' then
-    redis.call('ZREM', key, ARGV[a + 1])
-    a = a + 2
-  elseif op == 'h' then
-    local by = tonumber(ARGV[a + 1])
-    local n = tonumber(ARGV[a + 2])
-    for j = 1, n do redis.call('HINCRBY', key, ARGV[a + 2 + j], by) end
-    a = a + 3 + n
-  else
-    return redis.error_reply('unknown op ' .. tostring(op))
+local function apply(kb, a0, last)
+  local nc = tonumber(ARGV[a0])
+  for i = 1, nc do
+    local cur = tonumber(redis.call('HGET', KEYS[kb + i], 'v') or '0')
+    if cur ~= tonumber(ARGV[a0 + i]) then return KEYS[kb + i] end
   end
-  k = k + 1
+  local a = a0 + nc + 1
+  local k = kb + nc + 1
+  while a <= last do
+    local op = ARGV[a]
+    local key = KEYS[k]
+    if op == 'p' then
+      local version = redis.call('HINCRBY', key, 'v', 1)
+      redis.call('HSET', key, 'd', ARGV[a + 1])
+      local ttl = tonumber(ARGV[a + 2])
+      -- a key made by this put has no expiry to remove
+      if ttl > 0 then redis.call('PEXPIRE', key, ttl) elseif version > 1 then redis.call('PERSIST', key) end
+      a = a + 3
+    elseif op == 'P' then
+      -- a put on a key this commit checked: its next version is known, so one HSET writes both fields
+      local version = tonumber(ARGV[a + 3])
+      redis.call('HSET', key, 'v', version, 'd', ARGV[a + 1])
+      local ttl = tonumber(ARGV[a + 2])
+      if ttl > 0 then redis.call('PEXPIRE', key, ttl) elseif version > 1 then redis.call('PERSIST', key) end
+      a = a + 4
+    elseif op == 'd' then
+      redis.call('DEL', key)
+      a = a + 1
+    elseif op == 'z' then
+      redis.call('ZADD', key, ARGV[a + 1], ARGV[a + 2])
+      a = a + 3
+    elseif op == 'r' then
+      redis.call('ZREM', key, ARGV[a + 1])
+      a = a + 2
+    elseif op == 'h' then
+      local by = tonumber(ARGV[a + 1])
+      local n = tonumber(ARGV[a + 2])
+      for j = 1, n do redis.call('HINCRBY', key, ARGV[a + 2 + j], by) end
+      a = a + 3 + n
+    else
+      error('unknown op ' .. tostring(op))
+    end
+    k = k + 1
+  end
+  return 1
 end
-return 1
+local out = {}
+local a = 2
+local kb = 0
+for c = 1, tonumber(ARGV[1]) do
+  local nk = tonumber(ARGV[a])
+  local na = tonumber(ARGV[a + 1])
+  local ok, res = pcall(apply, kb, a + 2, a + 1 + na)
+  if ok then out[c] = res else out[c] = '!' .. tostring(type(res) == 'table' and (res.err or res) or res) end
+  a = a + 2 + na
+  kb = kb + nk
+end
+return out
 `;
 
 const WINDOW_SCRIPT = `
@@ -63,13 +80,14 @@ return n
 
 type Client = Redis | Cluster;
 type ScriptClient = Client & {
-  gwCommit(numKeys: number, ...args: (string | number)[]): Promise<string | number>;
+  gwCommit(numKeys: number, ...args: (string | number)[]): Promise<(string | number)[]>;
   gwWindow(key: string, windowMs: number): Promise<number>;
 };
 
 /** Connects to a Redis server or, with redis+cluster://h1:p1,h2:p2, a Redis Cluster. */
 export function connectRedis(url: string): Client {
-  const common = { enableAutoPipelining: true, maxRetriesPerRequest: 2, commandTimeout: 5000 };
+  // the commit script batches itself (RedisKv.commit) and is sent at once, not deferred a second time
+  const common = { enableAutoPipelining: true, autoPipeliningIgnoredCommands: ['gwCommit'], maxRetriesPerRequest: 2, commandTimeout: 5000 };
   if (url.startsWith('redis+cluster://')) {
     const nodes = url
       .slice('redis+cluster://'.length)
@@ -78,7 +96,11 @@ export function connectRedis(url: string): Client {
         const [host, port] = hp.split(':');
         return { host: host || '127.0.0.1', port: Number(port) || 6379 };
       });
-    return new Cluster(nodes, { enableAutoPipelining: true, redisOptions: { commandTimeout: 5000 } });
+    return new Cluster(nodes, {
+      enableAutoPipelining: true,
+      autoPipeliningIgnoredCommands: ['gwCommit'],
+      redisOptions: { commandTimeout: 5000 },
+    });
   }
   return new Redis(url, common);
 }
@@ -91,10 +113,72 @@ function unavailable(err: unknown): GatewayError {
   return e;
 }
 
+interface CommitArgs {
+  keys: string[];
+  args: (string | number)[];
+}
+
+interface WaitingCommit extends CommitArgs {
+  resolve(result: CommitResult): void;
+  reject(err: unknown): void;
+}
+
+/** At most this many commits in one script: Redis serves nothing else while a script runs. */
+const MAX_COMMITS_PER_SCRIPT = 64;
+
+/** The part of a key that decides its Redis Cluster slot: the first non-empty {tag}, else the whole key. */
+function slotTag(key: string): string {
+  const open = key.indexOf('{');
+  if (open < 0) return key;
+  const close = key.indexOf('}', open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : key;
+}
+
+/** One commit's keys and arguments, as the commit script reads them. */
+function commitArgs(conditions: readonly Condition[], writes: readonly Write[]): CommitArgs {
+  const keys: string[] = conditions.map((c) => c.key);
+  const args: (string | number)[] = [conditions.length, ...conditions.map((c) => c.version)];
+  // a key whose version this commit checks gets that version plus one from its first put
+  let checked: Map<string, number> | undefined;
+  for (const c of conditions) (checked ??= new Map()).set(c.key, c.version);
+  for (const w of writes) {
+    keys.push(w.key);
+    switch (w.op) {
+      case 'put': {
+        const expected = checked?.get(w.key);
+        if (expected === undefined) args.push('p', w.data, w.ttlMs ?? 0);
+        else {
+          args.push('P', w.data, w.ttlMs ?? 0, expected + 1);
+          checked!.delete(w.key);
+        }
+        break;
+      }
+      case 'del':
+        args.push('d');
+        break;
+      case 'zadd':
+        args.push('z', w.score, w.member);
+        break;
+      case 'zrem':
+        args.push('r', w.member);
+        break;
+      case 'hincr':
+        args.push('h', w.by, w.fields.length, ...w.fields);
+        break;
+    }
+  }
+  return { keys, args };
+}
+
 export class RedisKv implements KvStore {
   private client: ScriptClient;
+  private readonly cluster: boolean;
+  /** commits waiting for the next flush, by hash slot tag (one script's keys must share a slot in a cluster) */
+  private waiting = new Map<string, WaitingCommit[]>();
+  private flushing = false;
 
   constructor(client: Client) {
+    this.cluster = client instanceof Cluster;
     client.defineCommand('gwCommit', { lua: COMMIT_SCRIPT });
     client.defineCommand('gwWindow', { lua: WINDOW_SCRIPT, numberOfKeys: 1 });
 
@@ -114,45 +198,58 @@ export class RedisKv implements KvStore {
     return Promise.all(keys.map((k) => this.get(k)));
   }
 
-  async commit(conditions: readonly Condition[], writes: readonly Write[]): Promise<CommitResult> {
-    const keys: string[] = conditions.map((c) => c.key);
-    const args: (string | number)[] = [conditions.length, ...conditions.map((c) => c.version)];
-    // a key whose version this commit checks gets that version plus one from its first put
-    let checked: Map<string, number> | undefined;
-    for (const c of conditions) (checked ??= new Map()).set(c.key, c.version);
-    for (const w of writes) {
-      keys.push(w.key);
-      switch (w.op) {
-        case 'put': {
-          const expected = checked?.get(w.key);
-          if (expected === undefined) args.push('p', w.data, w.ttlMs ?? 0);
-          else {
-            args.push('P', w.data, w.ttlMs ?? 0, expected + 1);
-            checked!.delete(w.key);
-          }
-          break;
-        }
-        case 'del':
-          args.push('d');
-          break;
-        case 'zadd':
-          args.push('z', w.score, w.member);
-          break;
-        case 'zrem':
-          args.push('r', w.member);
-          break;
-        case 'hincr':
-          args.push('h', w.by, w.fields.length, ...w.fields);
-          break;
+  /**
+   * Commits issued while one batch of replies is handled (the orders of a capture, the requests whose
+   * Redis replies came together) are sent as one script: each is still checked and applied on its own, but
+   * Redis runs one script, not one per commit (a script's own price on the server is about ten times that of
+   * the commands in it), and the client builds one command.
+   */
+  commit(conditions: readonly Condition[], writes: readonly Write[]): Promise<CommitResult> {
+    const queued = commitArgs(conditions, writes);
+    return new Promise<CommitResult>((resolve, reject) => {
+      const slot = this.cluster ? slotTag(queued.keys[0] ?? '') : '';
+      let waiting = this.waiting.get(slot);
+      if (!waiting) this.waiting.set(slot, (waiting = []));
+      waiting.push({ ...queued, resolve, reject });
+      if (!this.flushing) {
+        this.flushing = true;
+        // after this turn of the event loop has read its sockets: the commits of every request it served
+        setImmediate(() => this.flush());
       }
+    });
+  }
+
+  private flush(): void {
+    this.flushing = false;
+    const bySlot = this.waiting;
+    this.waiting = new Map();
+    for (const waiting of bySlot.values()) {
+      for (let i = 0; i < waiting.length; i += MAX_COMMITS_PER_SCRIPT) void this.send(waiting.slice(i, i + MAX_COMMITS_PER_SCRIPT));
     }
-    let reply: string | number;
+  }
+
+  private async send(batch: readonly WaitingCommit[]): Promise<void> {
+    const keys: string[] = [];
+    const args: (string | number)[] = [batch.length];
+    for (const c of batch) {
+      for (const k of c.keys) keys.push(k);
+      args.push(c.keys.length, c.args.length);
+      for (const a of c.args) args.push(a);
+    }
+    let replies: (string | number)[];
     try {
-      reply = await this.client.gwCommit(keys.length, ...keys, ...args);
+      replies = await this.client.gwCommit(keys.length, ...keys, ...args);
     } catch (err) {
-      throw unavailable(err);
+      const e = unavailable(err);
+      for (const c of batch) c.reject(e);
+      return;
     }
-    return reply === 1 ? { ok: true } : { ok: false, conflict: String(reply) };
+    for (let i = 0; i < batch.length; i++) {
+      const reply = replies[i];
+      if (reply === 1) batch[i]!.resolve({ ok: true });
+      else if (typeof reply === 'string' && reply.startsWith('!')) batch[i]!.reject(unavailable(new Error(reply.slice(1))));
+      else batch[i]!.resolve({ ok: false, conflict: String(reply) });
+    }
   }
 
   async range(key: string, min: number, max: number, limit: number, reverse = false): Promise<ScoredMember[]> {

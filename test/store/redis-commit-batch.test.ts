@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisKv, connectRedis } from '../../src/store/redis-kv.js';
+import { startRedis, type RedisServer } from '../support/redis.js';
+
+let redis: RedisServer;
+let kv: RedisKv;
+
+beforeAll(async () => {
+  redis = await startRedis('commit-batch');
+  kv = new RedisKv(connectRedis(redis.url));
+});
+afterAll(async () => {
+  await kv?.close();
+  await redis?.stop();
+});
+
+let n = 0;
+const key = (name: string) => `gw:{batch}:${name}:${++n}`;
+
+/** How many times Redis has run a script (EVALSHA, or EVAL the first time). */
+async function scriptRuns(): Promise<number> {
+  const info = await redis.client().info('commandstats');
+  let calls = 0;
+  for (const m of info.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)) calls += Number(m[1]);
+  return calls;
+}
+
+describe('when many commits are issued in one turn of the event loop (the orders of a capture)', () => {
+  it('then Redis runs them as one script, and each is applied', async () => {
+    await kv.commit([], [{ op: 'put', key: key('warm'), data: 'x' }]);
+    const before = await scriptRuns();
+    const keys = Array.from({ length: 50 }, () => key('order'));
+    const results = await Promise.all(keys.map((k) => kv.commit([{ key: k, version: 0 }], [{ op: 'put', key: k, data: `data of ${k}` }])));
+    expect(await scriptRuns()).toBe(before + 1);
+    expect(results.every((r) => r.ok)).toBe(true);
+    for (const k of keys) expect(await kv.get(k)).toEqual({ version: 1, data: `data of ${k}` });
+  });
+
+  it('then a batch larger than one script takes is sent as several, and each commit is applied once', async () => {
+    const before = await scriptRuns();
+    const keys = Array.from({ length: 150 }, () => key('many'));
+    const results = await Promise.all(keys.map((k) => kv.commit([{ key: k, version: 0 }], [{ op: 'put', key: k, data: 'd' }])));
+    expect(await scriptRuns()).toBe(before + 3);
+    expect(results.every((r) => r.ok)).toBe(true);
+    for (const k of keys) expect((await kv.get(k))?.version).toBe(1);
+  });
+
+  it('then two commits on the same record in one script are checked in turn: the second sees the first and conflicts', async () => {
+    const k = key('same');
+    const [first, second] = await Promise.all([
+      kv.commit([{ key: k, version: 0 }], [{ op: 'put', key: k, data: 'first' }]),
+      kv.commit([{ key: k, version: 0 }], [{ op: 'put', key: k, data: 'second' }]),
+    ]);
+    expect(first).toEqual({ ok: true });
+    expect(second).toEqual({ ok: false, conflict: k });
+    expect(await kv.get(k)).toEqual({ version: 1, data: 'first' });
+  });
+
+  it('then a commit whose step fails in Redis fails alone: the commits before and after it in the script are applied', async () => {
+    const broken = key('broken');
+    // a plain string where the store keeps a record hash: HGET answers WRONGTYPE
+    await redis.client().set(broken, 'not a record');
+    const [a, b] = [key('a'), key('b')];
+    const settled = await Promise.allSettled([
+      kv.commit([{ key: a, version: 0 }], [{ op: 'put', key: a, data: 'A' }]),
+      kv.commit([{ key: broken, version: 0 }], [{ op: 'put', key: broken, data: 'X' }]),
+      kv.commit([{ key: b, version: 0 }], [{ op: 'put', key: b, data: 'B' }]),
+    ]);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((settled[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    expect(await kv.get(a)).toEqual({ version: 1, data: 'A' });
+    expect(await kv.get(b)).toEqual({ version: 1, data: 'B' });
+    expect(await redis.client().get(broken)).toBe('not a record');
+  });
+});
