@@ -58,7 +58,7 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
     t: (k: MessageKey) => t(lang, k),
     asset: (name: string) => assetTag(assets, deps.baseUrl, name),
     action: `${deps.baseUrl}/v1/checkout`,
-    hiddenInputs: hiddenInputs(Object.entries(sessionForm(deps, account, session))),
+    hiddenInputs: hiddenInputs(sessionForm(deps, account, session)),
   });
 }
 
@@ -76,7 +76,7 @@ async function openFromForm(deps: CoreDeps, req: Request, res: Response): Promis
   const { session, account } = found;
   const form = sessionForm(deps, account, session);
   for (const [name, value] of Object.entries(body)) {
-    const expected = form[name];
+    const expected = form.get(name);
     if (expected !== undefined && sameLines(expected) !== sameLines(value))
       return renderNotice(res, deps, account, shopperLang(req, session.request), NOTICES.changed);
   }
