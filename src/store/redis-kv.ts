@@ -334,6 +334,8 @@ export class RedisKv implements KvStore {
   }
 
   async close(): Promise<void> {
+    // commits still waiting for their turn go out before QUIT, not after it
+    if (this.waiting.size > 0) this.flush();
     await this.client.quit().catch(() => this.client.disconnect());
   }
 }

@@ -73,3 +73,15 @@ describe('when many commits are issued in one turn of the event loop (the orders
     expect(await redis.client().get(broken)).toBe('not a record');
   });
 });
+
+describe('when the store is closed while commits wait for their turn', () => {
+  it('then they are sent before the connection closes, and applied', async () => {
+    const own = new RedisKv(connectRedis(redis.url));
+    await own.ping();
+    const k = key('at-close');
+    const pending = own.commit([{ key: k, version: 0 }], [{ op: 'put', key: k, data: 'last words' }]);
+    await own.close();
+    expect(await pending).toEqual({ ok: true });
+    expect(await kv.get(k)).toEqual({ version: 1, data: 'last words' });
+  });
+});
