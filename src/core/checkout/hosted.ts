@@ -118,7 +118,11 @@ function newSession(deps: CoreDeps, c: NewCheckout): CheckoutSession {
  * The loading page's hidden fields, derived from the stored session (the order is stored once). The
  * merchant's signature is replaced by the session's form value (formSignature).
  */
-export function sessionForm(deps: Pick<CoreDeps, 'baseUrl' | 'timezone'>, account: Account, s: CheckoutSession): ReadonlyMap<string, string> {
+export function sessionForm(
+  deps: Pick<CoreDeps, 'baseUrl' | 'timezone'>,
+  account: Account,
+  s: CheckoutSession,
+): ReadonlyMap<string, string> {
   const urls = hostedUrls(deps.baseUrl, s.merchant_id, s.session_id);
   return loadingFormFields({
     account,
