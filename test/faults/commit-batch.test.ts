@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/kernel/clock.js';
+import { connectRedis, RedisKv } from '../../src/store/redis-kv.js';
+import { KvGatewayStore } from '../../src/store/gateway-store.js';
+import { redisWorld } from '../support/redis-world.js';
+import { MERCHANT_ID, ACCOUNT_ID, type TestGateway } from '../support/gateway.js';
+import { jobOf } from '../support/jobs.js';
+import { pay, postBatch, ref, type Paid } from '../support/operations.js';
+import { instrumented } from '../support/faults.js';
+
+const world = redisWorld('faults-commit-batch');
+const MINUTE = 60_000;
+const ORDERS = 10;
+
+interface ScriptFault {
+  /** scripts of fewer commits pass (a batch, not a single commit) */
+  minCommits: number;
+  /** matching scripts that pass first */
+  skip: number;
+  /** 'answer-lost': Redis applies the script, its answer never arrives; 'not-sent': it never reaches Redis */
+  mode: 'answer-lost' | 'not-sent';
+  times: number;
+}
+
+/**
+ * The real Redis store, whose batched commit script fails on demand: the fault of a whole batch of commits
+ * (a capture's claims, or its outcomes) at once, below the store's own code, as a timeout or a dropped
+ * connection shows it to ioredis's caller.
+ */
+function storeWithScriptFaults(url: string) {
+  const client = connectRedis(url);
+  const kv = new RedisKv(client);
+  const faults: ScriptFault[] = [];
+  let fired = 0;
+  const scripted = client as unknown as { gwCommit: (...args: (string | number)[]) => Promise<unknown> };
+  const send = scripted.gwCommit.bind(client);
+  scripted.gwCommit = async (...args) => {
+    const commits = Number(args[1 + Number(args[0])]);
+    const fault = faults.find((f) => f.times > 0 && commits >= f.minCommits);
+    if (!fault) return send(...args);
+    if (fault.skip > 0) {
+      fault.skip--;
+      return send(...args);
+    }
+    fault.times--;
+    fired++;
+    if (fault.mode === 'answer-lost') await send(...args);
+    throw new Error('Command timed out');
+  };
+  const fail = (f: ScriptFault): ScriptFault => {
+    faults.push(f);
+    return f;
+  };
+  return { store: new KvGatewayStore(kv), fail, fired: () => fired };
+}
+
+async function payMany(gw: TestGateway): Promise<Paid[]> {
+  const paid: Paid[] = [];
+  for (let i = 0; i < ORDERS; i++) paid.push(await pay(gw.app, { notify_url: 'https://merchant.example/notify' }));
+  return paid;
+}
+
+/** Every order captured once: by the payment, by the acquirer's records and by the capture notifications. */
+async function expectCapturedOnce(gw: TestGateway, paid: Paid[], captures: number) {
+  expect(captures).toBe(ORDERS);
+  for (const p of paid) {
+    expect(await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id)).toMatchObject({ status: '3100', captured: 1000 });
+    expect(await gw.deps.store.ledgerLookup(`${p.transaction_id}-cap`)).toBeDefined();
+    const notices = (await gw.deps.store.outboxOfOrder(MERCHANT_ID, ACCOUNT_ID, p.order_no, 10)).filter((n) => n.notify_type === 'capture');
+    expect(notices).toHaveLength(1);
+  }
+}
+
+describe("when a capture's commits travel in one script and that script fails (real Redis)", () => {
+  it("when the claims' script is applied but its answer is lost, then every order is captured once", async () => {
+    const faulty = storeWithScriptFaults(world.redis.url);
+    const connector = instrumented();
+    const gw = world.gateway('batch-claims-lost', new ManualClock(), { store: faulty.store, wrapConnector: connector.wrap });
+    const paid = await payMany(gw);
+    faulty.fail({ minCommits: 2, skip: 0, mode: 'answer-lost', times: 1 });
+    const res = await postBatch(
+      gw.app,
+      'capture',
+      paid.map((p) => ref(p)),
+    );
+    expect(faulty.fired()).toBe(1);
+    expect(res.status).toBe(200);
+    expect(res.body.capture_orders.map((o: { capture_status: string }) => o.capture_status)).toEqual(paid.map(() => '1'));
+    await expectCapturedOnce(gw, paid, connector.calls.capture);
+  });
+
+  it("when the outcomes' script is applied but its answer is lost, then every order answers captured, with one notification each", async () => {
+    const faulty = storeWithScriptFaults(world.redis.url);
+    const connector = instrumented();
+    const gw = world.gateway('batch-outcomes-lost', new ManualClock(), { store: faulty.store, wrapConnector: connector.wrap });
+    const paid = await payMany(gw);
+    faulty.fail({ minCommits: 2, skip: 1, mode: 'answer-lost', times: 1 });
+    const res = await postBatch(
+      gw.app,
+      'capture',
+      paid.map((p) => ref(p)),
+    );
+    expect(faulty.fired()).toBe(1);
+    expect(res.status).toBe(200);
+    expect(res.body.capture_orders.map((o: { capture_status: string }) => o.capture_status)).toEqual(paid.map(() => '1'));
+    await expectCapturedOnce(gw, paid, connector.calls.capture);
+  });
+
+  it("when the outcomes' script never reaches Redis, then the outcomes are committed again and every order is captured once", async () => {
+    const faulty = storeWithScriptFaults(world.redis.url);
+    const connector = instrumented();
+    const gw = world.gateway('batch-outcomes-unsent', new ManualClock(), { store: faulty.store, wrapConnector: connector.wrap });
+    const paid = await payMany(gw);
+    faulty.fail({ minCommits: 2, skip: 1, mode: 'not-sent', times: 1 });
+    const res = await postBatch(
+      gw.app,
+      'capture',
+      paid.map((p) => ref(p)),
+    );
+    expect(faulty.fired()).toBe(1);
+    expect(res.status).toBe(200);
+    expect(res.body.capture_orders.map((o: { capture_status: string }) => o.capture_status)).toEqual(paid.map(() => '1'));
+    await expectCapturedOnce(gw, paid, connector.calls.capture);
+  });
+
+  it('when every outcome script fails, then the orders answer "being recorded" and recovery records each capture once', async () => {
+    const clock = new ManualClock();
+    const faulty = storeWithScriptFaults(world.redis.url);
+    const connector = instrumented();
+    const gw = world.gateway('batch-outcomes-down', clock, { store: faulty.store, wrapConnector: connector.wrap });
+    const paid = await payMany(gw);
+    // the claims' script passes; every script after it (the outcomes, and each commit tried again) fails
+    const down = faulty.fail({ minCommits: 1, skip: 1, mode: 'not-sent', times: 1000 });
+    const res = await postBatch(
+      gw.app,
+      'capture',
+      paid.map((p) => ref(p)),
+    );
+    expect(res.status).toBe(200);
+    for (const o of res.body.capture_orders)
+      expect(o).toMatchObject({ capture_status: '0', error_message: expect.stringMatching(/^V5002:/) });
+    expect(connector.calls.capture).toBe(ORDERS);
+    // Redis answers again; after the claims' window the recovery job asks the acquirer and records each capture
+    expect(faulty.fired()).toBeGreaterThanOrEqual(1);
+    down.times = 0;
+    clock.advance(2 * MINUTE);
+    await jobOf(gw, 'pending-resolve').runOnce();
+    await expectCapturedOnce(gw, paid, connector.calls.capture);
+  });
+});
