@@ -72,46 +72,16 @@ async function expectCapturedOnce(gw: TestGateway, paid: Paid[], captures: numbe
 }
 
 describe("when a capture's commits travel in one script and that script fails (real Redis)", () => {
-  it("when the claims' script is applied but its answer is lost, then every order is captured once", async () => {
+  it.each([
+    ["the claims' script is applied but its answer is lost", 'claims', 0, 'answer-lost'],
+    ["the outcomes' script is applied but its answer is lost", 'outcomes', 1, 'answer-lost'],
+    ["the outcomes' script never reaches Redis (they are committed again)", 'outcomes', 1, 'not-sent'],
+  ] as const)('when %s, then every order answers captured and is captured once', async (_what, script, skip, mode) => {
     const faulty = storeWithScriptFaults(world.redis.url);
     const connector = instrumented();
-    const gw = world.gateway('batch-claims-lost', new ManualClock(), { store: faulty.store, wrapConnector: connector.wrap });
+    const gw = world.gateway(`batch-${script}-${mode}`, new ManualClock(), { store: faulty.store, wrapConnector: connector.wrap });
     const paid = await payMany(gw);
-    faulty.fail({ minCommits: 2, skip: 0, mode: 'answer-lost', times: 1 });
-    const res = await postBatch(
-      gw.app,
-      'capture',
-      paid.map((p) => ref(p)),
-    );
-    expect(faulty.fired()).toBe(1);
-    expect(res.status).toBe(200);
-    expect(res.body.capture_orders.map((o: { capture_status: string }) => o.capture_status)).toEqual(paid.map(() => '1'));
-    await expectCapturedOnce(gw, paid, connector.calls.capture);
-  });
-
-  it("when the outcomes' script is applied but its answer is lost, then every order answers captured, with one notification each", async () => {
-    const faulty = storeWithScriptFaults(world.redis.url);
-    const connector = instrumented();
-    const gw = world.gateway('batch-outcomes-lost', new ManualClock(), { store: faulty.store, wrapConnector: connector.wrap });
-    const paid = await payMany(gw);
-    faulty.fail({ minCommits: 2, skip: 1, mode: 'answer-lost', times: 1 });
-    const res = await postBatch(
-      gw.app,
-      'capture',
-      paid.map((p) => ref(p)),
-    );
-    expect(faulty.fired()).toBe(1);
-    expect(res.status).toBe(200);
-    expect(res.body.capture_orders.map((o: { capture_status: string }) => o.capture_status)).toEqual(paid.map(() => '1'));
-    await expectCapturedOnce(gw, paid, connector.calls.capture);
-  });
-
-  it("when the outcomes' script never reaches Redis, then the outcomes are committed again and every order is captured once", async () => {
-    const faulty = storeWithScriptFaults(world.redis.url);
-    const connector = instrumented();
-    const gw = world.gateway('batch-outcomes-unsent', new ManualClock(), { store: faulty.store, wrapConnector: connector.wrap });
-    const paid = await payMany(gw);
-    faulty.fail({ minCommits: 2, skip: 1, mode: 'not-sent', times: 1 });
+    faulty.fail({ minCommits: 2, skip, mode, times: 1 });
     const res = await postBatch(
       gw.app,
       'capture',
