@@ -4,7 +4,7 @@ import ejs from 'ejs';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { CoreDeps } from './core/ports/deps.js';
-import { maskCardNumbers } from './core/kernel/cards.js';
+import { maskField } from './http/schemas/free-text.js';
 import { gatewayBody } from './http/middleware/body.js';
 import { chain } from './http/middleware/chain.js';
 import { errorHandler, loggedPath, notFound } from './http/middleware/error-handler.js';
@@ -99,7 +99,7 @@ function scalarsOf(outcome: unknown): Record<string, string | number | boolean> 
   const out: Record<string, string | number | boolean> = {};
   if (!outcome || typeof outcome !== 'object') return out;
   for (const [k, v] of Object.entries(outcome)) {
-    if (typeof v === 'string') out[k] = maskCardNumbers(v);
+    if (typeof v === 'string') out[k] = maskField(k, v);
     else if (typeof v === 'number' || typeof v === 'boolean') out[k] = v;
   }
   return out;

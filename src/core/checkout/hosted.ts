@@ -49,7 +49,7 @@ export async function openCheckout(deps: CoreDeps, c: NewCheckout): Promise<Chec
       throw new GatewayError('ORDER_CONFLICT', 'order_no: was already used for a different payment request', 'order_no');
     }
     const indexed = await deps.store.checkoutOfOrder(m, account.account_id, order.order_no);
-    // a session opened before runs inside a UUID were kept is indexed under the order_no's former form
+    // a session opened before identifiers kept their digit runs is indexed under the order_no's former form
     const formerly = indexed ? undefined : await formerCheckoutOfOrder(deps, account, order.order_no);
     const sessionId = (indexed ?? formerly)?.sessionId;
     const open = sessionId && (await deps.store.getCheckoutSession(m, sessionId));

@@ -53,7 +53,7 @@ export async function resendNotifications(deps: CoreDeps, account: Account, noti
         ? [rec]
         : [];
   } else {
-    // an order stored before runs inside a UUID were kept has its notifications under the former form
+    // an order stored before identifiers kept their digit runs has its notifications under the former form
     targets = [];
     for (const form of orderForms(orderNo)) {
       targets = (await deps.store.outboxOfOrder(m, account.account_id, form, 1)).filter((r) => r.account_id === account.account_id);

@@ -59,7 +59,7 @@ export type OperationResult<P> = { ok: true; payment: Payment; plan: P } | { ok:
 
 export function orderMismatch(p: Payment, ref: OrderRef, amountMustMatch: boolean): OrderOutcome | undefined {
   // a card-shaped order_no is masked as it is read, in the request that made the payment as in this one; a
-  // payment made before runs inside a UUID were kept holds the former form (payments/order-lookup.ts)
+  // payment made before identifiers kept their digit runs holds the former form (payments/order-lookup.ts)
   if (!sameOrder(p.order_no, ref.order_no)) return 'ORDER_NO_MISMATCH';
   if (p.currency !== ref.currency) return 'CURRENCY_MISMATCH';
   if (amountMustMatch && p.amount !== ref.amount) return 'AMOUNT_MISMATCH';

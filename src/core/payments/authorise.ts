@@ -129,7 +129,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
   }
   const connector = connectorFor(deps, account);
   // No read before the write: the order_no claim in the create step finds a repeat (one round trip less).
-  // Except for an order_no that an earlier gateway masked otherwise (a UUID's digits read as a card number):
+  // Except for an order_no that an earlier gateway masked otherwise (a UUID's or a hash's digits read as a card number):
   // its payment is indexed under that former form, which the claim does not see.
   if (orderForms(order.order_no).length > 1) {
     const replay = await replayOf(deps, account, cmd);

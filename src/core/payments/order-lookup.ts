@@ -1,17 +1,17 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { Payment } from './payment.js';
-import { formerMask, maskCardNumbers } from '../kernel/cards.js';
+import { formerMask, maskIdentifier } from '../kernel/cards.js';
 
 /**
  * The forms under which an order named by `orderNo` may be stored, most likely first: as named; masked, for
  * an order_no holding a card-shaped run of digits (a numeric order number under a card issuer's prefix that
  * passes the Luhn check is stored masked like a card number, docs/security.md), where the name comes as sent
- * (a query's lists, the portal's search); and masked as the gateway masked before runs inside a UUID were
- * kept (kernel/cards.ts `formerMask`), for orders made then.
+ * (a query's lists, the portal's search); and masked as the gateway masked before runs inside a UUID or a
+ * hexadecimal identifier were kept (kernel/cards.ts `formerMask`), for orders made then.
  */
 export function orderForms(orderNo: string): string[] {
   const forms = [orderNo];
-  for (const form of [maskCardNumbers(orderNo), formerMask(orderNo)]) if (!forms.includes(form)) forms.push(form);
+  for (const form of [maskIdentifier(orderNo), formerMask(orderNo)]) if (!forms.includes(form)) forms.push(form);
   return forms;
 }
 

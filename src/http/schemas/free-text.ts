@@ -1,4 +1,4 @@
-import { maskCardNumbers } from '../../core/kernel/cards.js';
+import { maskCardNumbers, maskIdentifier } from '../../core/kernel/cards.js';
 
 /**
  * Request fields that hold free text a person typed, at any level of a body. A card number found in one is
@@ -40,6 +40,14 @@ export const FREE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   'cardholder',
 ]);
 
+/** Free-text fields that hold a merchant's identifier, masked by the identifier rule (kernel/cards.ts). */
+export const IDENTIFIER_FIELDS: ReadonlySet<string> = new Set(['order_no', 'shopper_id', 'productId']);
+
+/** Card numbers masked in one free-text field's value, by the rule of that field. */
+export function maskField(name: string, value: string): string {
+  return IDENTIFIER_FIELDS.has(name) ? maskIdentifier(value) : maskCardNumbers(value);
+}
+
 /** The items each passed through `f`: the same array when no item changed, else a copy with the changes. */
 export function mapItems(list: readonly unknown[], f: (item: unknown) => unknown): readonly unknown[] {
   let out: unknown[] | undefined;
@@ -62,7 +70,7 @@ export function maskFreeText<T>(value: T): T {
     for (const k of Object.keys(record)) {
       const v = record[k];
       // a card number has at least 12 digits: a shorter text (most names and cities) cannot hold one
-      const masked = typeof v === 'string' ? (v.length >= 12 && FREE_TEXT_FIELDS.has(k) ? maskCardNumbers(v) : v) : maskFreeText(v);
+      const masked = typeof v === 'string' ? (v.length >= 12 && FREE_TEXT_FIELDS.has(k) ? maskField(k, v) : v) : maskFreeText(v);
       if (masked !== v) (out ??= { ...record })[k] = masked;
     }
     return (out ?? value) as T;

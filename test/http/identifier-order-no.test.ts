@@ -3,7 +3,8 @@ import request from 'supertest';
 import fc from 'fast-check';
 import { XMLParser } from 'fast-xml-parser';
 import { ManualClock } from '../../src/core/kernel/clock.js';
-import { formerMask, maskCardNumbers } from '../../src/core/kernel/cards.js';
+import { formerMask, maskCardNumbers, maskIdentifier } from '../../src/core/kernel/cards.js';
+import { maskFreeText } from '../../src/http/schemas/free-text.js';
 import { authorisePayment } from '../../src/core/payments/authorise.js';
 import { openCheckout } from '../../src/core/checkout/hosted.js';
 import { requestFingerprint } from '../../src/core/kernel/fingerprint.js';
@@ -17,13 +18,16 @@ import { signBody } from '../support/sign.js';
 import { CARDS, TEST_SECURITY_CODE } from '../support/cards.js';
 import { redisWorld } from '../support/redis-world.js';
 
-const world = redisWorld('uuid-order-no');
+const world = redisWorld('identifier-order-no');
 const clock = new ManualClock();
 const xml = new XMLParser({ parseTagValue: false });
 
 /** An order number whose UUID holds a card-shaped run across a dash: `a631-968875783f8f` reads 631968875783. */
 const UUID_ORDER = 'ORD-a6c52a93-1dd4-4390-a631-968875783f8f';
 const FORMER = 'ORD-a6c52a93-1dd4-4390-a631968***5783f8f';
+/** A database id (24 hexadecimal digits) whose run `494450341495` touches the letter before it. */
+const HEX_ORDER = 'f2d17b98e8ba494450341495';
+const HEX_FORMER = 'f2d17b98e8ba494450***1495';
 
 describe('when an order number is built from a UUID', () => {
   it('then it is kept as sent, while a card number beside it, or in any other form, is still masked', () => {
@@ -50,16 +54,51 @@ describe('when an order number is built from a UUID', () => {
     expect(formerlyMasked).toBeGreaterThan(5);
   });
 
+  it('then an order number that is a hexadecimal id or hash keeps its digits, while a card number glued to a name is still masked', () => {
+    expect(formerMask(HEX_ORDER)).toBe(HEX_FORMER);
+    expect(maskIdentifier(HEX_ORDER)).toBe(HEX_ORDER);
+    expect(maskFreeText({ order_no: HEX_ORDER, shopper_id: `u-${HEX_ORDER}`, first_name: 'Ade4111111111111111' })).toEqual({
+      order_no: HEX_ORDER,
+      shopper_id: `u-${HEX_ORDER}`,
+      first_name: 'Ade411111***1111',
+    });
+    // an identifier is still masked where its run stands alone
+    expect(maskIdentifier('ORD-4242424242424242')).toBe('ORD-424242***4242');
+    expect(maskIdentifier(`${UUID_ORDER} 4000 0566 5566 5556`)).toBe(`${UUID_ORDER} 400005***5556`);
+  });
+
+  it('then no hexadecimal id or hash of 16 to 40 digits is masked as an order number (fast-check, 20,000 ids)', () => {
+    let formerlyMasked = 0;
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 8, maxLength: 20 }),
+        fc.constantFrom('', 'ORD-', 'order '),
+        fc.boolean(),
+        (bytes, prefix, upper) => {
+          const hex = Buffer.from(bytes).toString('hex');
+          const text = `${prefix}${upper ? hex.toUpperCase() : hex}`;
+          if (formerMask(text) !== text) formerlyMasked++;
+          // a hex text made only of digits is a number, not an id: it stays under the card rule
+          if (/[a-f]/i.test(hex)) expect(maskIdentifier(text)).toBe(text);
+        },
+      ),
+      { numRuns: 20_000 },
+    );
+    expect(formerlyMasked).toBeGreaterThan(5);
+  });
+
   it("then the former form of the text as masked now is the former form of the text as sent (what an old order's lookup relies on)", () => {
     const piece = fc.oneof(
       fc.uuid(),
       fc.constantFrom('4242424242424242', '4000 0566 5566 5556', '5105-1051-0510-5100', '-', ' ', 'ORD', '12'),
       fc.stringMatching(/^[0-9a-f -]{0,20}$/),
+      fc.uint8Array({ minLength: 8, maxLength: 20 }).map((b) => Buffer.from(b).toString('hex')),
     );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 6 }), (pieces) => {
         const text = pieces.join('');
         expect(formerMask(maskCardNumbers(text))).toBe(formerMask(text));
+        expect(formerMask(maskIdentifier(text))).toBe(formerMask(text));
       }),
       { numRuns: 20_000 },
     );
@@ -79,46 +118,49 @@ async function formerPayment(gw: TestGateway, body: Record<string, unknown>) {
   });
 }
 
-describe('when a merchant names an order stored under the former masked form of its UUID order number', () => {
+describe.each([
+  ['a UUID', UUID_ORDER, FORMER],
+  ['a hexadecimal id', HEX_ORDER, HEX_FORMER],
+])('when a merchant names an order stored under the former masked form of its order number, %s', (_kind, ORDER, STORED) => {
   it('then a retry is answered with the same payment and charges nothing more, and other content is refused with 409', async () => {
-    const gw = world.gateway('uuid-order-retry', clock);
-    const body = authoriseBody({ order_no: UUID_ORDER, items: undefined, item_total: undefined, card: CARDS.approved });
+    const gw = world.gateway(`order-retry-${ORDER.length}`, clock);
+    const body = authoriseBody({ order_no: ORDER, items: undefined, item_total: undefined, card: CARDS.approved });
     const first = await formerPayment(gw, body);
-    expect(first.payment.order_no).toBe(FORMER);
+    expect(first.payment.order_no).toBe(STORED);
 
     const retry = await request(gw.app).post('/v1/authorise').send(JSON.stringify(body));
     expect(retry.status).toBe(200);
     const doc = xml.parse(retry.text).respon;
     expect(doc.transaction_id).toBe(first.payment.transaction_id);
-    expect(doc.order_no).toBe(FORMER);
+    expect(doc.order_no).toBe(STORED);
     // nothing was stored under the order number as sent: no second payment, no second charge
-    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, UUID_ORDER)).toBeUndefined();
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, ORDER)).toBeUndefined();
 
     const other = await request(gw.app)
       .post('/v1/authorise')
-      .send(JSON.stringify(authoriseBody({ order_no: UUID_ORDER, amount: '11.00', items: undefined, item_total: undefined })));
+      .send(JSON.stringify(authoriseBody({ order_no: ORDER, amount: '11.00', items: undefined, item_total: undefined })));
     expect(other.status).toBe(409);
     expect(other.text).toContain('order_no');
-    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, UUID_ORDER)).toBeUndefined();
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, ORDER)).toBeUndefined();
   });
 
   it('then a capture, a query and a resend that name it by the order number as sent find it', async () => {
-    const gw = world.gateway('uuid-order-ops', clock);
+    const gw = world.gateway(`order-ops-${ORDER.length}`, clock);
     const body = authoriseBody({
-      order_no: UUID_ORDER,
+      order_no: ORDER,
       items: undefined,
       item_total: undefined,
       notify_url: 'https://merchant.example/notify',
     });
     const { payment } = await formerPayment(gw, body);
 
-    const query = await postQuery(gw.app, '/v1/retrievalTrans', { order_no: UUID_ORDER });
+    const query = await postQuery(gw.app, '/v1/retrievalTrans', { order_no: ORDER });
     expect(query.status).toBe(200);
     expect(query.body.orders_list).toHaveLength(1);
     expect(query.body.orders_list[0].transaction_id).toBe(payment.transaction_id);
 
     const capture = await postBatch(gw.app, 'capture', [
-      { transaction_id: payment.transaction_id, order_no: UUID_ORDER, currency: 'USD', amount: '10.00' },
+      { transaction_id: payment.transaction_id, order_no: ORDER, currency: 'USD', amount: '10.00' },
     ]);
     expect(capture.status).toBe(200);
     expect(capture.body.capture_orders[0]).toMatchObject({ transaction_id: payment.transaction_id, capture_status: '1' });
@@ -128,25 +170,25 @@ describe('when a merchant names an order stored under the former masked form of 
       .send(
         JSON.stringify(
           signBody(
-            { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, notify_id: '', order_no: UUID_ORDER },
+            { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, notify_id: '', order_no: ORDER },
             ['merchant_id', 'account_id', 'notify_id', 'order_no'],
             SIGN_KEY,
           ),
         ),
       );
     expect(resend.status).toBe(200);
-    expect(resend.body.notifications[0].order_no).toBe(FORMER);
+    expect(resend.body.notifications[0].order_no).toBe(STORED);
   });
 
   it('then a checkout request repeated for it answers the session already open, not a second one', async () => {
-    const gw = world.gateway('uuid-order-checkout', clock);
+    const gw = world.gateway(`order-checkout-${ORDER.length}`, clock);
     const account = gw.deps.merchants.find(MERCHANT_ID, ACCOUNT_ID)!;
-    const body = checkoutBody({ order_no: UUID_ORDER });
+    const body = checkoutBody({ order_no: ORDER });
     const input = parseOrThrow(checkoutSchema, body);
     const open = await openCheckout(gw.deps, {
       account,
-      order: { ...paymentOrder(input), order_no: FORMER },
-      request: { ...body, order_no: FORMER },
+      order: { ...paymentOrder(input), order_no: STORED },
+      request: { ...body, order_no: STORED },
       fingerprint: requestFingerprint(gw.deps, body),
       returnUrl: input.return_url,
       cancelUrl: input.cancel_url,
@@ -158,18 +200,18 @@ describe('when a merchant names an order stored under the former masked form of 
     const other = await request(gw.app)
       .post('/v1/checkout')
       .set('Accept', 'application/json')
-      .send(JSON.stringify(checkoutBody({ order_no: UUID_ORDER, amount: '12.00' })));
+      .send(JSON.stringify(checkoutBody({ order_no: ORDER, amount: '12.00' })));
     expect(other.status).toBe(409);
   });
 
-  it('then a new UUID order is stored, answered and found under the order number as sent', async () => {
-    const gw = world.gateway('uuid-order-new', clock);
+  it('then a new order numbered so is stored, answered and found under the order number as sent', async () => {
+    const gw = world.gateway(`order-new-${ORDER.length}`, clock);
     const res = await request(gw.app)
       .post('/v1/authorise')
-      .send(JSON.stringify(authoriseBody({ order_no: UUID_ORDER })));
+      .send(JSON.stringify(authoriseBody({ order_no: ORDER })));
     expect(res.status).toBe(200);
-    expect(xml.parse(res.text).respon.order_no).toBe(UUID_ORDER);
-    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, UUID_ORDER)).toBeDefined();
-    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, FORMER)).toBeUndefined();
+    expect(xml.parse(res.text).respon.order_no).toBe(ORDER);
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, ORDER)).toBeDefined();
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, STORED)).toBeUndefined();
   });
 });
