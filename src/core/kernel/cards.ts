@@ -132,10 +132,11 @@ export function maskIdentifier(text: string): string {
 
 /**
  * The form in which a gateway before the UUID and identifier rules above stored `text`: every card-shaped
- * run masked, inside a UUID or a hexadecimal identifier too. A payment, a checkout and a notification made then are indexed under that form, so a call that
- * names such an order (a retry of it above all) looks for this form when the text as masked now finds nothing.
- * The rules now only keep runs the former rule masked, and a mask's digits join no run, so the former form
- * of the text as masked now is the former form of the text as sent.
+ * run masked, inside a UUID or a hexadecimal identifier too. A payment, a checkout and a notification made
+ * then are indexed under that form, so a call that names such an order (a retry of it above all) looks for
+ * this form when the text as masked now finds nothing. The rules now only keep runs the former rule masked,
+ * and a mask's digits join no run, so the former form of the text as masked now is the former form of the
+ * text as sent.
  */
 export function formerMask(text: string): string {
   return maskRuns(text, { uuids: false, hexGlued: false });
