@@ -202,6 +202,15 @@ describe.each([
       .set('Accept', 'application/json')
       .send(JSON.stringify(checkoutBody({ order_no: ORDER, amount: '12.00' })));
     expect(other.status).toBe(409);
+    // once that session has expired, the order opens a new one, indexed under the order number as sent
+    clock.advance(31 * 60_000);
+    const renewed = await request(gw.app)
+      .post('/v1/checkout')
+      .set('Accept', 'application/json')
+      .send(JSON.stringify(checkoutBody({ order_no: ORDER })));
+    expect(renewed.status).toBe(200);
+    expect(JSON.stringify(renewed.body)).not.toContain(open.session_id);
+    expect(await gw.deps.store.checkoutOfOrder(MERCHANT_ID, ACCOUNT_ID, ORDER)).toBeDefined();
   });
 
   it('then a new order numbered so is stored, answered and found under the order number as sent', async () => {

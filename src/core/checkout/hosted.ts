@@ -7,7 +7,7 @@ import type { PaymentResult } from '../payments/settle.js';
 import type { BrowserInfo } from '../ports/card-connector.js';
 import { assertNotifyUrl } from '../notifications/target.js';
 import { returnUrlAllowed } from '../merchants/return-origins.js';
-import { paymentOfOrder, orderForms } from '../payments/order-lookup.js';
+import { firstOfOrder, paymentOfOrder } from '../payments/order-lookup.js';
 import { loadingFormFields } from './form.js';
 import { formSignature, hostedUrls, SETTLED_SESSION_TTL_MS, type CheckoutSession } from './session.js';
 
@@ -72,12 +72,11 @@ export async function openCheckout(deps: CoreDeps, c: NewCheckout): Promise<Chec
   throw new GatewayError('STORE_UNAVAILABLE', 'could not store the checkout session; try again');
 }
 
-async function formerCheckoutOfOrder(deps: CoreDeps, account: Account, orderNo: string) {
-  for (const form of orderForms(orderNo).slice(1)) {
-    const indexed = await deps.store.checkoutOfOrder(account.merchant_id, account.account_id, form);
-    if (indexed) return indexed;
-  }
-  return undefined;
+/** The session index of an order under a former form of its order_no (not the form it is indexed under now). */
+function formerCheckoutOfOrder(deps: CoreDeps, account: Account, orderNo: string) {
+  return firstOfOrder(orderNo, async (form) =>
+    form === orderNo ? undefined : deps.store.checkoutOfOrder(account.merchant_id, account.account_id, form),
+  );
 }
 
 /** Each session is stored for its whole life: an account's sessions a minute are bounded (docs/security.md). */

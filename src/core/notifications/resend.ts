@@ -2,7 +2,7 @@ import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
 import type { OutboxRecord } from './outbox.js';
 import { GatewayError } from '../kernel/errors.js';
-import { orderForms, sameOrder } from '../payments/order-lookup.js';
+import { firstOfOrder, sameOrder } from '../payments/order-lookup.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
 
 export interface ResendAnswer {
@@ -54,11 +54,11 @@ export async function resendNotifications(deps: CoreDeps, account: Account, noti
         : [];
   } else {
     // an order stored before identifiers kept their digit runs has its notifications under the former form
-    targets = [];
-    for (const form of orderForms(orderNo)) {
-      targets = (await deps.store.outboxOfOrder(m, account.account_id, form, 1)).filter((r) => r.account_id === account.account_id);
-      if (targets.length > 0) break;
-    }
+    const ofForm = async (form: string) => {
+      const found = (await deps.store.outboxOfOrder(m, account.account_id, form, 1)).filter((r) => r.account_id === account.account_id);
+      return found.length > 0 ? found : undefined;
+    };
+    targets = (await firstOfOrder(orderNo, ofForm)) ?? [];
   }
   if (targets.length === 0) {
     throw new GatewayError(

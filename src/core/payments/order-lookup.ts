@@ -25,10 +25,15 @@ export function sameOrder(stored: string, named: string): boolean {
  * or the portal's named order. Every form of the order_no is tried, so an order stored masked, or masked by an
  * earlier rule, is found by the order_no the merchant keeps, and a retry of it is answered, not charged again.
  */
-export async function paymentOfOrder(deps: CoreDeps, merchantId: string, accountId: string, orderNo: string): Promise<Payment | undefined> {
+export function paymentOfOrder(deps: CoreDeps, merchantId: string, accountId: string, orderNo: string): Promise<Payment | undefined> {
+  return firstOfOrder(orderNo, (form) => deps.store.findPaymentByOrder(merchantId, accountId, form));
+}
+
+/** What `lookup` finds under the first form of the order_no (orderForms) that finds anything. */
+export async function firstOfOrder<T>(orderNo: string, lookup: (form: string) => Promise<T | undefined>): Promise<T | undefined> {
   for (const form of orderForms(orderNo)) {
-    const found = await deps.store.findPaymentByOrder(merchantId, accountId, form);
-    if (found) return found;
+    const found = await lookup(form);
+    if (found !== undefined) return found;
   }
   return undefined;
 }
