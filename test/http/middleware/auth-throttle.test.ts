@@ -32,4 +32,13 @@ describe('when a client address fails authentication again and again (finding 9)
     for (const ip of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) expect((await from(ip, forged)).status).toBe(401);
     expect((await from('198.51.100.4', JSON.stringify(authoriseBody()))).status).toBe(429);
   });
+
+  it('then failures sent to another spelling of an endpoint (/V1/AUTHORISE, /v1/capture/) count, and its calls are refused too', async () => {
+    const gw = world.gateway('auth-throttle-path-case', clock, { env: { AUTH_FAILURES_PER_MINUTE: '3' } });
+    const forged = JSON.stringify({ ...authoriseBody(), encryption_data: 'ab'.repeat(32) });
+    const to = (path: string, text: string) => request(gw.app).post(path).set('Accept', 'application/json').type('form').send(text);
+    for (const path of ['/V1/AUTHORISE', '/v1/authorise/', '/v1/Authorise']) expect((await to(path, forged)).status).toBe(401);
+    expect((await to('/v1/authorise', JSON.stringify(authoriseBody()))).status).toBe(429);
+    expect((await to('/V1/CAPTURE/', JSON.stringify(authoriseBody()))).status).toBe(429);
+  });
 });

@@ -89,3 +89,34 @@ describe('when an account signs as DESIGN 2 does (compat) and a refund body is r
     expect((await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id))?.refunded).toBe(400);
   });
 });
+
+describe('when a call names its endpoint in another letter case or with a trailing slash (Express routes both)', () => {
+  it('then a strict account still needs X-Signature, the call is served as the endpoint, and a replay is refused', async () => {
+    const gw = world.gateway('strict-path-case', clock, { merchants: strictMerchants() });
+    const p = await strictPay(gw.app);
+    const capture = JSON.stringify(batchBody('capture', [ref(p)]));
+    for (const path of ['/V1/CAPTURE', '/v1/capture/', '/v1/Capture/']) {
+      const unsigned = await post(gw.app, path, capture);
+      expect(unsigned.status, path).toBe(401);
+    }
+    expect((await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id))?.status).toBe('3000');
+    // the endpoint's path is what X-Signature covers, whatever letter case the call was sent in
+    const signature = header('/v1/capture', capture);
+    const first = await post(gw.app, '/V1/Capture', capture, signature);
+    expect(first.status).toBe(200);
+    expect(first.body.capture_orders[0].capture_status).toBe('1');
+    expect((await post(gw.app, '/v1/capture/', capture, signature)).status).toBe(401);
+  });
+
+  it('then a compat refund body repeated under another spelling of the path is still answered once (the implicit replay key)', async () => {
+    const gw = world.gateway('compat-refund-path-case', clock);
+    const p = await pay(gw.app);
+    await postBatch(gw.app, 'capture', [ref(p)]);
+    const text = JSON.stringify(batchBody('refund', [ref(p, { refund_amount: '2.00', refund_reason: 'damaged' })]));
+    const answers = [];
+    for (const path of ['/v1/refund', '/V1/REFUND', '/v1/refund/']) answers.push(await post(gw.app, path, text));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+    expect((await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id))?.refunded).toBe(200);
+  });
+});
