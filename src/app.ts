@@ -7,7 +7,8 @@ import type { CoreDeps } from './core/ports/deps.js';
 import { maskField } from './http/schemas/free-text.js';
 import { gatewayBody } from './http/middleware/body.js';
 import { chain } from './http/middleware/chain.js';
-import { fixedPostRoutes, postDispatch } from './http/post-dispatch.js';
+import { fixedPostRoutes, postDispatch, undispatched } from './http/post-dispatch.js';
+import { appRoutes } from './http/route-table.js';
 import { errorHandler, loggedPath, notFound } from './http/middleware/error-handler.js';
 import { healthRouter } from './http/routes/health.js';
 import { authoriseRouter } from './http/routes/authorise.js';
@@ -143,7 +144,8 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   // the API's fixed POST routes skip the router's walk (http/post-dispatch.ts), with the same middlewares in
   // the same order as below, where everything else still goes; another spelling of their paths (/V1/CAPTURE,
   // /v1/capture/) is served and checked as the endpoint (docs/security.md)
-  app.use(postDispatch(fixedPostRoutes(api, '/v1/'), [headers, throttle, gatewayBody, signature, replays]));
+  const dispatched = fixedPostRoutes(api, '/v1/');
+  app.use(postDispatch(dispatched, [headers, throttle, gatewayBody, signature, replays]));
   // merchants' pages load embed.js, and the loading page (served by the merchant) its script and styles
   app.use(
     '/public',
@@ -180,5 +182,7 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(notFound);
   app.use(countAuthFailures(deps));
   app.use(errorHandler(deps.log, deps.timezone));
+  const missing = undispatched(appRoutes(app), dispatched, '/v1/');
+  if (missing.length > 0) throw new Error(`API routes outside the POST dispatch (add their router to the api list): ${missing.join(', ')}`);
   return app;
 }

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { chain } from './middleware/chain.js';
+import type { AppRoute } from './route-table.js';
 
 interface RouteLayer {
   route?: { path: unknown; methods: Record<string, boolean>; stack: { method?: string; handle: RequestHandler }[] };
@@ -30,6 +31,16 @@ export function fixedPostRoutes(routers: readonly Router[], prefix: string): Map
     }
   }
   return table;
+}
+
+/**
+ * The app's fixed POST routes under `prefix` that `table` lacks. Each of them would be served by the router,
+ * where another spelling of its path skips the checks that go by path: the app refuses to start with one.
+ */
+export function undispatched(routes: readonly AppRoute[], table: ReadonlyMap<string, unknown>, prefix: string): string[] {
+  return routes
+    .filter((r) => r.method === 'POST' && r.path.startsWith(prefix) && FIXED_PATH.test(r.path) && !table.has(r.path))
+    .map((r) => r.path);
 }
 
 /** A path as Express's router matches it by default: in any letter case, with or without one trailing slash. */

@@ -1,7 +1,7 @@
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixedPostRoutes, postDispatch } from '../../src/http/post-dispatch.js';
+import { fixedPostRoutes, postDispatch, undispatched } from '../../src/http/post-dispatch.js';
 import { appRoutes } from '../../src/http/route-table.js';
 import { authoriseBody, makeGateway, type TestGateway } from '../support/gateway.js';
 import { signBody } from '../support/sign.js';
@@ -33,6 +33,32 @@ describe('fixedPostRoutes: the API routes the dispatch may serve', () => {
     const table = fixedPostRoutes([a, withUse, later], '/v1/');
     expect([...table.keys()].sort()).toEqual(['/v1/a', '/v1/c']);
     expect(table.get('/v1/a')).toHaveLength(2);
+  });
+});
+
+describe('undispatched: the app refuses to start with an API route the dispatch does not serve', () => {
+  it('when a router with its own middleware declares a fixed POST route, then that route is named', () => {
+    const plain = Router();
+    plain.post('/v1/a', answer('a'));
+    const withUse = Router();
+    withUse.use(note('router-mw'));
+    withUse.post('/v1/b', answer('b'));
+    withUse.post('/v1/item/:id', answer('param'));
+    const app = express();
+    app.use(plain);
+    app.use(withUse);
+    expect(undispatched(appRoutes(app), fixedPostRoutes([plain, withUse], '/v1/'), '/v1/')).toEqual(['/v1/b']);
+    expect(undispatched(appRoutes(app), fixedPostRoutes([plain], '/v1/'), '/v1/')).toEqual(['/v1/b']);
+    expect(
+      undispatched(
+        appRoutes(app),
+        new Map([
+          ['/v1/a', []],
+          ['/v1/b', []],
+        ]),
+        '/v1/',
+      ),
+    ).toEqual([]);
   });
 });
 
