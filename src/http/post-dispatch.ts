@@ -9,6 +9,10 @@ interface RouteLayer {
 /** A route path with nothing to match but its text (no parameter, wildcard or pattern). */
 const FIXED_PATH = /^\/[\w/-]*$/;
 
+/** A route path the dispatch may serve: fixed text under `prefix`. */
+const fixedUnder = (path: unknown, prefix: string): path is string =>
+  typeof path === 'string' && path.startsWith(prefix) && FIXED_PATH.test(path);
+
 /**
  * The POST routes under `prefix` whose path is fixed text (`/v1/authorise`, `/v1/capture`, ...), read from the
  * routers as built: path -> the route's handlers. A router with a middleware of its own (`router.use`) is left
@@ -22,8 +26,7 @@ export function fixedPostRoutes(routers: readonly Router[], prefix: string): Map
     if (!stack.every((layer) => layer.route)) continue;
     for (const { route } of stack) {
       const path = route!.path;
-      if (typeof path !== 'string' || !path.startsWith(prefix) || !FIXED_PATH.test(path) || table.has(path)) continue;
-      if (!route!.methods.post) continue;
+      if (!route!.methods.post || !fixedUnder(path, prefix) || table.has(path)) continue;
       table.set(
         path,
         route!.stack.filter((l) => l.method === undefined || l.method === 'post').map((l) => l.handle),
@@ -38,9 +41,7 @@ export function fixedPostRoutes(routers: readonly Router[], prefix: string): Map
  * where another spelling of its path skips the checks that go by path: the app refuses to start with one.
  */
 export function undispatched(routes: readonly AppRoute[], table: ReadonlyMap<string, unknown>, prefix: string): string[] {
-  return routes
-    .filter((r) => r.method === 'POST' && r.path.startsWith(prefix) && FIXED_PATH.test(r.path) && !table.has(r.path))
-    .map((r) => r.path);
+  return routes.filter((r) => r.method === 'POST' && fixedUnder(r.path, prefix) && !table.has(r.path)).map((r) => r.path);
 }
 
 /** A path as Express's router matches it by default: in any letter case, with or without one trailing slash. */
