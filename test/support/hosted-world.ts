@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
@@ -8,6 +8,7 @@ import { makeGateway, SIGN_KEY, type TestGateway } from './gateway.js';
 import { launchBrowser, sendHtml, serveLoopback, type LoopbackServer } from './browser.js';
 import { checkoutBody } from './checkout.js';
 import { brandedMerchants } from './hosted.js';
+import { createGatewayServer } from '../../src/http/server.js';
 
 /** Real time plus an offset the tests move (a session "expires" without waiting). */
 export class OffsetClock implements Clock {
@@ -91,9 +92,9 @@ export async function startHostedWorld(name: string): Promise<HostedWorld> {
     merchants: brandedMerchants([`http://127.0.0.1:${shopPort}`]),
     env: { BASE_URL: gateway },
   });
-  const server = await new Promise<Server>((resolve) => {
-    const s = gw.app.listen(gatewayPort, '127.0.0.1', () => resolve(s));
-  });
+  // the server main.ts runs (its limits, and requests made with the app's prototypes), not app.listen's
+  const server = createGatewayServer(gw.app, gw.config.serverLimits);
+  await new Promise<void>((resolve) => server.listen(gatewayPort, '127.0.0.1', resolve));
   const ref: { world?: HostedWorld } = {};
   const shop = await serveLoopback(
     shopPages(() => ref.world!),
