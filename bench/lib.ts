@@ -16,6 +16,8 @@ export interface Figures {
   cpuPerRequest: number;
   /** the store's (redis-server's) CPU per answered request, where the scenario has one */
   storeCpuPerRequest?: number;
+  /** the load generator's own CPU (this process: autocannon) per answered request */
+  loadCpuPerRequest: number;
   rps: number;
   p50: number;
   p99: number;
@@ -158,15 +160,18 @@ export async function measure(
   if (!load.amount && load.warmup !== false) await run(2); // warm-up: JIT, connection pools
   const cpuBefore = cpuMicros(serverPid);
   const storeBefore = storePid === undefined ? 0 : cpuMicros(storePid);
+  const loadBefore = process.cpuUsage();
   const from = Date.now();
   const r = await run(seconds, load.onResponse);
   const to = Date.now();
+  const loadCpu = process.cpuUsage(loadBefore);
   const cpuPerRequest = (cpuMicros(serverPid) - cpuBefore) / Math.max(1, r.requests.total);
   const storeCpu = storePid === undefined ? undefined : (cpuMicros(storePid) - storeBefore) / Math.max(1, r.requests.total);
   return {
     name,
     cpuPerRequest,
     ...(storeCpu === undefined ? {} : { storeCpuPerRequest: storeCpu }),
+    loadCpuPerRequest: (loadCpu.user + loadCpu.system) / Math.max(1, r.requests.total),
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
@@ -190,6 +195,7 @@ export function combine(name: string, runs: Figures[]): Figures {
     name,
     cpuPerRequest: cpu / Math.max(1, total),
     ...store,
+    loadCpuPerRequest: runs.reduce((t, r) => t + r.loadCpuPerRequest * r.total, 0) / Math.max(1, total),
     rps: total / seconds,
     p50: Math.max(...runs.map((r) => r.p50)),
     p99: Math.max(...runs.map((r) => r.p99)),

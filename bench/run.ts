@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test/support/redis.js';
 import { A, M, SIGN_KEY, authorisedOrders, authoriseBody, bareBody, captureBodies, checkoutBody } from './bodies.js';
@@ -24,7 +24,9 @@ import { soak } from './soak.js';
  * npm run bench: in one run, against the same bare Express baseline (a route parsing a 2 KB JSON body),
  * POST /v1/authorise (approved sandbox card, a fresh order_no per request) on a real Redis with appendfsync
  * always, the checkout loading page, the hosted card page, captures of 50 orders at 1 and at 8 connections,
- * authorise with WORKERS=2, authorise with METRICS_ALLOW=off (the metrics' cost), and a short soak. Absolute figures vary on shared machines; ratios are comparable.
+ * authorise with WORKERS=2 against 1 worker, authorise with METRICS_ALLOW=off against on (the metrics' cost), and
+ * a short soak. The baseline and the three gateway scenarios it is compared with run in rounds, side by side
+ * (inRounds), as do the two comparisons (alternating). Absolute figures vary on shared machines; ratios are comparable.
  *
  *   npm run bench -- --profile   baseline and authorise only, the gateway under the V8 profiler: top functions
  *                                and packages by self time
@@ -40,8 +42,36 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const args = new Set(process.argv.slice(2));
 
 /** POST /v1/authorise (approved sandbox card, a fresh order_no per request), with the gateway's CPU and its Redis's. */
-function authoriseScenario(gw: Gateway, name: string, body = bodyPool(authoriseBody, POOL), warmup = true): Promise<Figures> {
-  return measure(name, `${gw.url}/v1/authorise`, { body, warmup }, gw.child.pid!, DURATION, gw.redis.pid);
+function authoriseScenario(
+  gw: Gateway,
+  name: string,
+  body = bodyPool(authoriseBody, POOL),
+  warmup = true,
+  seconds = DURATION,
+): Promise<Figures> {
+  return measure(name, `${gw.url}/v1/authorise`, { body, warmup }, gw.child.pid!, seconds, gw.redis.pid);
+}
+
+/**
+ * Authorise on two gateways in ROUNDS alternating rounds of half a scenario's time each, as one row per
+ * gateway: a comparison of two set-ups (1 worker and 2, metrics on and off) measured one after the other
+ * differed by more than the set-ups did (the machine's noise moves one run against the next by 10 %
+ * and more); alternating puts that noise on both sides.
+ */
+async function alternating(names: [string, string], a: Gateway, b: Gateway): Promise<{ a: Figures; b: Figures; rounds: string }> {
+  const seconds = Math.max(2, DURATION / 2);
+  const [bodiesA, bodiesB] = [bodyPool(authoriseBody, POOL / 2), bodyPool(authoriseBody, POOL / 2)];
+  const runsA: Figures[] = [];
+  const runsB: Figures[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    runsA.push(await authoriseScenario(a, '', bodiesA, round === 0, seconds));
+    runsB.push(await authoriseScenario(b, '', bodiesB, round === 0, seconds));
+  }
+  return {
+    a: combine(names[0], runsA),
+    b: combine(names[1], runsB),
+    rounds: runsA.map((r, i) => (r.rps / runsB[i]!.rps).toFixed(2)).join(' '),
+  };
 }
 
 /** Capture calls made one by one before the first capture scenario is measured: the path's JIT warm-up. */
@@ -83,17 +113,41 @@ async function captureScenario(gw: Gateway, connections: number, warm = false): 
 }
 
 /** The hosted card page of one open session (GET does not change it, so one session serves every request). */
-async function cardPageScenario(gw: Gateway): Promise<Figures> {
+async function cardPagePath(gw: Gateway): Promise<string> {
   const res = await fetch(`${gw.url}/v1/checkout`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    headers: { accept: 'application/json', 'content-type': 'application/json' },
     body: checkoutBody(),
   });
   const answer = (await res.json()) as { checkout_url?: string };
   if (!answer.checkout_url) throw new Error(`no checkout session for the card page: ${res.status} ${JSON.stringify(answer)}`);
-  const checkout_url = answer.checkout_url;
-  const path = new URL(checkout_url).pathname;
-  return measure('GET card page', `${gw.url}${path}`, { method: 'GET', accept: 'text/html' }, gw.child.pid!, DURATION, gw.redis.pid);
+  return new URL(answer.checkout_url).pathname;
+}
+
+interface Scenario {
+  name: string;
+  /** one measured run of `seconds`; `warmup` on the scenario's first round only */
+  run(seconds: number, warmup: boolean): Promise<Figures>;
+}
+
+/**
+ * The scenarios in ROUNDS rounds of half a scenario's time each, every round running each scenario in turn,
+ * one row per scenario: the baseline and the gateway are then measured side by side through the whole run,
+ * so the machine's noise (which moves one run against the next by 10 % and more, within seconds) falls on
+ * both alike. Also prints each round's req/s ratio of every scenario to the first.
+ */
+async function inRounds(scenarios: Scenario[]): Promise<Figures[]> {
+  const seconds = Math.max(2, DURATION / 2);
+  const runs: Figures[][] = scenarios.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, scenario] of scenarios.entries()) runs[i]!.push(await scenario.run(seconds, round === 0));
+  }
+  for (const [i, scenario] of scenarios.entries()) {
+    if (i === 0) continue;
+    const ratios = runs[i]!.map((r, round) => (r.rps / runs[0]![round]!.rps).toFixed(2)).join(' ');
+    console.log(`${scenario.name}: req/s ratio to ${scenarios[0]!.name} in each round: ${ratios}`);
+  }
+  return scenarios.map((scenario, i) => combine(scenario.name, runs[i]!));
 }
 
 function merchantsFile(): string {
@@ -133,15 +187,55 @@ async function main(): Promise<void> {
   const rows: Figures[] = [];
   try {
     console.log(
-      `\n${CONNECTIONS} connections, ${DURATION} s per scenario after a 2 s warm-up; Redis with appendfsync always; gateway LOG_LEVEL=${logLevel}${profileDir ? '; gateway under the V8 profiler' : ''}\n`,
+      `\n${CONNECTIONS} connections; ${ROUNDS} rounds of ${Math.max(2, DURATION / 2)} s per scenario, after a 2 s warm-up; Redis with appendfsync always; gateway LOG_LEVEL=${logLevel}${profileDir ? '; gateway under the V8 profiler' : ''}\n`,
     );
     const bare2k = bareBody();
-    rows.push(await measure('bare Express, 2 KB JSON', `http://127.0.0.1:${barePort}/bare`, { body: () => bare2k }, bare.pid!));
+    const quick = Boolean(profileDir) || args.has('--authorise');
     // each gateway gets its own Redis, so one scenario's data (and the AOF rewrite it may trigger) does not
     // land in another's figures
     const first = await gateway('bench-authorise', { ...(profileDir ? { profileDir } : {}) });
-    const authorise = await authoriseScenario(first, 'POST /v1/authorise (approved)');
-    rows.push(authorise);
+    const pages = quick ? undefined : await gateway('bench-pages');
+    const authoriseBodies = bodyPool(authoriseBody, POOL);
+    const scenarios: Scenario[] = [
+      {
+        name: 'bare Express, 2 KB JSON',
+        run: (seconds, warmup) => measure('', `http://127.0.0.1:${barePort}/bare`, { body: () => bare2k, warmup }, bare.pid!, seconds),
+      },
+      { name: 'POST /v1/authorise (approved)', run: (seconds, warmup) => authoriseScenario(first, '', authoriseBodies, warmup, seconds) },
+    ];
+    if (pages) {
+      const checkoutBodies = bodyPool(checkoutBody, POOL / 2);
+      const cardPath = await cardPagePath(pages);
+      scenarios.push(
+        {
+          name: 'POST /v1/checkout (loading page)',
+          run: (seconds, warmup) =>
+            measure(
+              '',
+              `${pages.url}/v1/checkout`,
+              { body: checkoutBodies, accept: 'text/html', warmup },
+              pages.child.pid!,
+              seconds,
+              pages.redis.pid,
+            ),
+        },
+        {
+          name: 'GET card page',
+          run: (seconds, warmup) =>
+            measure(
+              '',
+              `${pages.url}${cardPath}`,
+              { method: 'GET', accept: 'text/html', warmup },
+              pages.child.pid!,
+              seconds,
+              pages.redis.pid,
+            ),
+        },
+      );
+    }
+    rows.push(...(await inRounds(scenarios)));
+    const authorise = rows[1]!;
+    await pages?.stop();
     const txns = (await first.redis.client().keys(`gw:{${M}}:pay:*`)).length;
     await first.stop();
     const compare = process.env.BENCH_COMPARE;
@@ -185,38 +279,37 @@ async function main(): Promise<void> {
         });
       return;
     }
-    const pages = await gateway('bench-pages');
-    rows.push(
-      await measure(
-        'POST /v1/checkout (loading page)',
-        `${pages.url}/v1/checkout`,
-        { body: bodyPool(checkoutBody, POOL / 2), accept: 'text/html' },
-        pages.child.pid!,
-        DURATION,
-        pages.redis.pid,
-      ),
-    );
-    rows.push(await cardPageScenario(pages));
-    await pages.stop();
     const captures = await gateway('bench-capture');
     const capture1 = await captureScenario(captures, 1, true);
     const capture8 = await captureScenario(captures, 8);
     rows.push(capture1, capture8);
     await captures.stop();
-    /** The authorise scenario on a gateway of its own, started with `options`. */
-    const authoriseOn = async (name: string, label: string, options: Parameters<typeof gateway>[1]): Promise<Figures> => {
-      const gw = await gateway(name, options);
-      const row = await authoriseScenario(gw, `POST /v1/authorise, ${label}`);
-      rows.push(row);
-      await gw.stop();
-      return row;
-    };
-    const authorise2 = await authoriseOn('bench-workers', 'WORKERS=2', { workers: 2 });
-    // the same authorise scenario with metrics off (METRICS_ALLOW=off): the price of the Prometheus series
-    const authoriseOff = await authoriseOn('bench-no-metrics', 'metrics off', { env: { METRICS_ALLOW: 'off' } });
+    // 1 worker against 2, then metrics on against off: each pair in alternating rounds (`alternating`)
+    const one = await gateway('bench-one-worker');
+    const two = await gateway('bench-workers', { workers: 2 });
+    const workers = await alternating(
+      [`POST /v1/authorise, 1 worker, ${ROUNDS} rounds`, `POST /v1/authorise, WORKERS=2, ${ROUNDS} rounds`],
+      one,
+      two,
+    );
+    rows.push(workers.a, workers.b);
+    await one.stop();
+    await two.stop();
+    // the price of the Prometheus series: the same gateway with METRICS_ALLOW=off
+    const metricsOn = await gateway('bench-metrics');
+    const metricsOff = await gateway('bench-no-metrics', { env: { METRICS_ALLOW: 'off' } });
+    const metrics = await alternating(
+      [`POST /v1/authorise, metrics on, ${ROUNDS} rounds`, `POST /v1/authorise, metrics off, ${ROUNDS} rounds`],
+      metricsOn,
+      metricsOff,
+    );
+    rows.push(metrics.a, metrics.b);
+    await metricsOn.stop();
+    await metricsOff.stop();
     const soaked = await soak(await gateway('bench-soak', { memProbe: true }), Number(process.env.BENCH_SOAK ?? 3000));
     print(rows);
     const base = rows[0]!;
+    const cores = availableParallelism();
     console.log(
       `\nauthorise / baseline req/s: ${(authorise.rps / base.rps).toFixed(2)}  (aim >= 0.50; p99 ${authorise.p99.toFixed(1)} ms, aim <= 25 ms)`,
     );
@@ -227,12 +320,20 @@ async function main(): Promise<void> {
         `the ${CAPTURE_WARM_CALLS} calls before them, the first after the start: ${capture1.coldMs!.map((ms) => ms.toFixed(0)).join(', ')} ms`,
     );
     console.log(
-      `authorise with 2 workers / 1 worker req/s: ${(authorise2.rps / authorise.rps).toFixed(2)}  (the load generator shares the cores)`,
+      `authorise with 2 workers / 1 worker req/s: ${(workers.b.rps / workers.a.rps).toFixed(2)}, each round ${workers.rounds}; ` +
+        `CPU µs per request ${workers.a.cpuPerRequest.toFixed(0)} (1 worker), ${workers.b.cpuPerRequest.toFixed(0)} (2 workers); ` +
+        `the load generator, on the same ${cores} cores, ${workers.b.loadCpuPerRequest.toFixed(0)} µs per request`,
     );
-    const cost = 1 - authorise.rps / authoriseOff.rps;
-    const cpuCost = authorise.cpuPerRequest / authoriseOff.cpuPerRequest - 1;
     console.log(
-      `cost of metrics on authorise: ${(cost * 100).toFixed(1)} % of req/s, ${(cpuCost * 100).toFixed(1)} % of server CPU per request (aim < 5 %)`,
+      `  estimate with the cores the gateway's alone (the load generator elsewhere): up to ${cores} x 1e6 / ${workers.b.cpuPerRequest.toFixed(0)} µs = ` +
+        `${((cores * 1e6) / workers.b.cpuPerRequest).toFixed(0)} req/s with ${cores} workers, ${((cores * 1e6) / workers.b.cpuPerRequest / workers.a.rps).toFixed(2)} times 1 worker's measured req/s ` +
+        `(Redis at ${(workers.b.storeCpuPerRequest ?? 0).toFixed(0)} µs per request is not the limit below ${(1e6 / Math.max(1, workers.b.storeCpuPerRequest ?? 1)).toFixed(0)} req/s)`,
+    );
+    const cost = 1 - metrics.a.rps / metrics.b.rps;
+    const cpuCost = metrics.a.cpuPerRequest / metrics.b.cpuPerRequest - 1;
+    console.log(
+      `cost of metrics on authorise: ${(cost * 100).toFixed(1)} % of req/s, ${(cpuCost * 100).toFixed(1)} % of server CPU per request (aim < 5 %); ` +
+        `each round's req/s ratio, on / off: ${metrics.rounds}`,
     );
     console.log(`transactions stored by the authorise scenario: ${txns} (answers counted in its measured window: ${authorise.total})`);
     if (!soaked || rows.some((r) => r.non2xx > 0 || r.errors > 0)) process.exitCode = 1;
