@@ -24,8 +24,8 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
  * A constructor of node's `base` whose objects are made with `proto` (the app's request or response) as
  * their prototype: what Express would otherwise set on each request after node has made it. Node's two
  * constructors are plain functions, called on the new object; were one ever a class, node's own is kept
- * (and Express sets the prototype, as before). Reflect.construct would also make them, but measured at
- * three times the price of the swap it saves.
+ * (and Express sets the prototype, as before). Reflect.construct would also make them, but cost more than
+ * the swap it saves (a bare Express route at 431 us of CPU per request, against 235 with the swap).
  */
 export function madeWith<C extends typeof IncomingMessage | typeof ServerResponse>(base: C, proto: object): C | undefined {
   if (Function.prototype.toString.call(base).startsWith('class')) return undefined;
