@@ -26,7 +26,7 @@ import { soak } from './soak.js';
  * always, the checkout loading page, the hosted card page, captures of 50 orders at 1 and at 8 connections,
  * authorise with WORKERS=2 against 1 worker, authorise with METRICS_ALLOW=off against on (the metrics' cost), and
  * a short soak. The baseline and the three gateway scenarios it is compared with run in rounds, side by side
- * (inRounds), as do the two comparisons (alternating). Absolute figures vary on shared machines; ratios are comparable.
+ * (inRounds), as do the two comparisons. Absolute figures vary on shared machines; ratios are comparable.
  *
  *   npm run bench -- --profile   baseline and authorise only, the gateway under the V8 profiler: top functions
  *                                and packages by self time
@@ -37,7 +37,7 @@ import { soak } from './soak.js';
  */
 const CAPTURE_CALLS = Number(process.env.BENCH_CAPTURE_CALLS ?? 100);
 const POOL = Number(process.env.BENCH_POOL ?? 120_000);
-/** with BENCH_COMPARE: alternating rounds of BENCH_SECONDS against each checkout */
+/** rounds of half of BENCH_SECONDS per scenario (inRounds) */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const args = new Set(process.argv.slice(2));
 
@@ -50,28 +50,6 @@ function authoriseScenario(
   seconds = DURATION,
 ): Promise<Figures> {
   return measure(name, `${gw.url}/v1/authorise`, { body, warmup }, gw.child.pid!, seconds, gw.redis.pid);
-}
-
-/**
- * Authorise on two gateways in ROUNDS alternating rounds of half a scenario's time each, as one row per
- * gateway: a comparison of two set-ups (1 worker and 2, metrics on and off) measured one after the other
- * differed by more than the set-ups did (the machine's noise moves one run against the next by 10 %
- * and more); alternating puts that noise on both sides.
- */
-async function alternating(names: [string, string], a: Gateway, b: Gateway): Promise<{ a: Figures; b: Figures; rounds: string }> {
-  const seconds = Math.max(2, DURATION / 2);
-  const [bodiesA, bodiesB] = [bodyPool(authoriseBody, POOL / 2), bodyPool(authoriseBody, POOL / 2)];
-  const runsA: Figures[] = [];
-  const runsB: Figures[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    runsA.push(await authoriseScenario(a, '', bodiesA, round === 0, seconds));
-    runsB.push(await authoriseScenario(b, '', bodiesB, round === 0, seconds));
-  }
-  return {
-    a: combine(names[0], runsA),
-    b: combine(names[1], runsB),
-    rounds: runsA.map((r, i) => (r.rps / runsB[i]!.rps).toFixed(2)).join(' '),
-  };
 }
 
 /** Capture calls made one by one before the first capture scenario is measured: the path's JIT warm-up. */
@@ -130,24 +108,29 @@ interface Scenario {
   run(seconds: number, warmup: boolean): Promise<Figures>;
 }
 
+/** Authorise on `gw` as a scenario of `inRounds`, with bodies of its own. */
+function authoriseOn(gw: Gateway, name: string, pool = POOL): Scenario {
+  const bodies = bodyPool(authoriseBody, pool);
+  return { name, run: (seconds, warmup) => authoriseScenario(gw, '', bodies, warmup, seconds) };
+}
+
 /**
  * The scenarios in ROUNDS rounds of half a scenario's time each, every round running each scenario in turn,
- * one row per scenario: the baseline and the gateway are then measured side by side through the whole run,
- * so the machine's noise (which moves one run against the next by 10 % and more, within seconds) falls on
- * both alike. Also prints each round's req/s ratio of every scenario to the first.
+ * one row per scenario: the scenarios (the baseline and the gateway, or two set-ups of the gateway) are then
+ * measured side by side through the whole run, so the machine's noise (which moves one run against the next
+ * by 10 % and more, within seconds) falls on all of them alike. `ratios[i]`: each round's req/s of scenario
+ * i over the first scenario's.
  */
-async function inRounds(scenarios: Scenario[]): Promise<Figures[]> {
+async function inRounds(scenarios: Scenario[]): Promise<{ rows: Figures[]; ratios: string[] }> {
   const seconds = Math.max(2, DURATION / 2);
   const runs: Figures[][] = scenarios.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, scenario] of scenarios.entries()) runs[i]!.push(await scenario.run(seconds, round === 0));
   }
-  for (const [i, scenario] of scenarios.entries()) {
-    if (i === 0) continue;
-    const ratios = runs[i]!.map((r, round) => (r.rps / runs[0]![round]!.rps).toFixed(2)).join(' ');
-    console.log(`${scenario.name}: req/s ratio to ${scenarios[0]!.name} in each round: ${ratios}`);
-  }
-  return scenarios.map((scenario, i) => combine(scenario.name, runs[i]!));
+  return {
+    rows: scenarios.map((scenario, i) => combine(scenario.name, runs[i]!)),
+    ratios: runs.map((own) => own.map((r, round) => (r.rps / runs[0]![round]!.rps).toFixed(2)).join(' ')),
+  };
 }
 
 function merchantsFile(): string {
@@ -195,13 +178,12 @@ async function main(): Promise<void> {
     // land in another's figures
     const first = await gateway('bench-authorise', { ...(profileDir ? { profileDir } : {}) });
     const pages = quick ? undefined : await gateway('bench-pages');
-    const authoriseBodies = bodyPool(authoriseBody, POOL);
     const scenarios: Scenario[] = [
       {
         name: 'bare Express, 2 KB JSON',
         run: (seconds, warmup) => measure('', `http://127.0.0.1:${barePort}/bare`, { body: () => bare2k, warmup }, bare.pid!, seconds),
       },
-      { name: 'POST /v1/authorise (approved)', run: (seconds, warmup) => authoriseScenario(first, '', authoriseBodies, warmup, seconds) },
+      authoriseOn(first, 'POST /v1/authorise (approved)'),
     ];
     if (pages) {
       const checkoutBodies = bodyPool(checkoutBody, POOL / 2);
@@ -233,7 +215,10 @@ async function main(): Promise<void> {
         },
       );
     }
-    rows.push(...(await inRounds(scenarios)));
+    const headline = await inRounds(scenarios);
+    for (const [i, scenario] of scenarios.entries())
+      if (i > 0) console.log(`${scenario.name}: req/s ratio to ${scenarios[0]!.name} in each round: ${headline.ratios[i]}`);
+    rows.push(...headline.rows);
     const authorise = rows[1]!;
     await pages?.stop();
     const txns = (await first.redis.client().keys(`gw:{${M}}:pay:*`)).length;
@@ -246,26 +231,22 @@ async function main(): Promise<void> {
       const dir = profileDir ? mkdtempSync(join(tmpdir(), 'gw-profile-compare-')) : undefined;
       const ours = await gateway('bench-authorise-rounds');
       const other = await gateway('bench-compare', { root: compare, ...(dir ? { profileDir: dir } : {}) });
-      const oursBodies = bodyPool(authoriseBody, POOL);
-      const otherBodies = bodyPool(authoriseBody, POOL);
-      const a: Figures[] = [];
-      const b: Figures[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        a.push(await authoriseScenario(ours, '', oursBodies, round === 0));
-        b.push(await authoriseScenario(other, '', otherBodies, round === 0));
-      }
-      const oursRow = combine(`POST /v1/authorise, ${ROUNDS} rounds`, a);
-      const otherRow = combine(`POST /v1/authorise, ${ROUNDS} rounds, ${compare}`, b);
+      // the other checkout first: each round's ratio is then this checkout's req/s over the other's
+      const pair = await inRounds([
+        authoriseOn(other, `POST /v1/authorise, ${ROUNDS} rounds, ${compare}`),
+        authoriseOn(ours, `POST /v1/authorise, ${ROUNDS} rounds`),
+      ]);
+      const [otherRow, oursRow] = pair.rows as [Figures, Figures];
       rows.push(oursRow, otherRow);
       await ours.stop();
       await other.stop();
-      if (dir) compared = { dir, from: b[0]!.from, to: b[b.length - 1]!.to, spawnedAt: other.spawnedAt };
+      if (dir) compared = { dir, from: otherRow.from, to: otherRow.to, spawnedAt: other.spawnedAt };
       print(rows);
       console.log(
         `\nalternating rounds, this checkout / ${compare}: req/s ${(oursRow.rps / otherRow.rps).toFixed(3)}, ` +
           `CPU µs per request ${(oursRow.cpuPerRequest / otherRow.cpuPerRequest).toFixed(3)}, ` +
           `Redis CPU µs per request ${((oursRow.storeCpuPerRequest ?? 0) / (otherRow.storeCpuPerRequest ?? 1)).toFixed(3)}; ` +
-          `each round's req/s ratio: ${a.map((r, i) => (r.rps / b[i]!.rps).toFixed(2)).join(' ')}`,
+          `each round's req/s ratio: ${pair.ratios[1]}`,
       );
     }
     if (profileDir || args.has('--authorise')) {
@@ -284,26 +265,26 @@ async function main(): Promise<void> {
     const capture8 = await captureScenario(captures, 8);
     rows.push(capture1, capture8);
     await captures.stop();
-    // 1 worker against 2, then metrics on against off: each pair in alternating rounds (`alternating`)
+    // 1 worker against 2, then metrics off against on, each pair in rounds (inRounds)
     const one = await gateway('bench-one-worker');
     const two = await gateway('bench-workers', { workers: 2 });
-    const workers = await alternating(
-      [`POST /v1/authorise, 1 worker, ${ROUNDS} rounds`, `POST /v1/authorise, WORKERS=2, ${ROUNDS} rounds`],
-      one,
-      two,
-    );
-    rows.push(workers.a, workers.b);
+    const workers = await inRounds([
+      authoriseOn(one, `POST /v1/authorise, 1 worker, ${ROUNDS} rounds`, POOL / 2),
+      authoriseOn(two, `POST /v1/authorise, WORKERS=2, ${ROUNDS} rounds`, POOL / 2),
+    ]);
+    const [oneWorker, twoWorkers] = workers.rows as [Figures, Figures];
+    rows.push(oneWorker, twoWorkers);
     await one.stop();
     await two.stop();
     // the price of the Prometheus series: the same gateway with METRICS_ALLOW=off
     const metricsOn = await gateway('bench-metrics');
     const metricsOff = await gateway('bench-no-metrics', { env: { METRICS_ALLOW: 'off' } });
-    const metrics = await alternating(
-      [`POST /v1/authorise, metrics on, ${ROUNDS} rounds`, `POST /v1/authorise, metrics off, ${ROUNDS} rounds`],
-      metricsOn,
-      metricsOff,
-    );
-    rows.push(metrics.a, metrics.b);
+    const metrics = await inRounds([
+      authoriseOn(metricsOff, `POST /v1/authorise, metrics off, ${ROUNDS} rounds`, POOL / 2),
+      authoriseOn(metricsOn, `POST /v1/authorise, metrics on, ${ROUNDS} rounds`, POOL / 2),
+    ]);
+    const [withoutMetrics, withMetrics] = metrics.rows as [Figures, Figures];
+    rows.push(withMetrics, withoutMetrics);
     await metricsOn.stop();
     await metricsOff.stop();
     const soaked = await soak(await gateway('bench-soak', { memProbe: true }), Number(process.env.BENCH_SOAK ?? 3000));
@@ -320,20 +301,21 @@ async function main(): Promise<void> {
         `the ${CAPTURE_WARM_CALLS} calls before them, the first after the start: ${capture1.coldMs!.map((ms) => ms.toFixed(0)).join(', ')} ms`,
     );
     console.log(
-      `authorise with 2 workers / 1 worker req/s: ${(workers.b.rps / workers.a.rps).toFixed(2)}, each round ${workers.rounds}; ` +
-        `CPU µs per request ${workers.a.cpuPerRequest.toFixed(0)} (1 worker), ${workers.b.cpuPerRequest.toFixed(0)} (2 workers); ` +
-        `the load generator, on the same ${cores} cores, ${workers.b.loadCpuPerRequest.toFixed(0)} µs per request`,
+      `authorise with 2 workers / 1 worker req/s: ${(twoWorkers.rps / oneWorker.rps).toFixed(2)}, each round ${workers.ratios[1]}; ` +
+        `CPU µs per request ${oneWorker.cpuPerRequest.toFixed(0)} (1 worker), ${twoWorkers.cpuPerRequest.toFixed(0)} (2 workers); ` +
+        `the load generator, on the same ${cores} cores, ${twoWorkers.loadCpuPerRequest.toFixed(0)} µs per request`,
     );
+    const twoCores = (2 * 1e6) / twoWorkers.cpuPerRequest;
     console.log(
-      `  estimate with the cores the gateway's alone (the load generator elsewhere): up to ${cores} x 1e6 / ${workers.b.cpuPerRequest.toFixed(0)} µs = ` +
-        `${((cores * 1e6) / workers.b.cpuPerRequest).toFixed(0)} req/s with ${cores} workers, ${((cores * 1e6) / workers.b.cpuPerRequest / workers.a.rps).toFixed(2)} times 1 worker's measured req/s ` +
-        `(Redis at ${(workers.b.storeCpuPerRequest ?? 0).toFixed(0)} µs per request is not the limit below ${(1e6 / Math.max(1, workers.b.storeCpuPerRequest ?? 1)).toFixed(0)} req/s)`,
+      `  estimate with two cores the gateway's alone (the load generator elsewhere): up to 2 x 1e6 / ${twoWorkers.cpuPerRequest.toFixed(0)} µs = ` +
+        `${twoCores.toFixed(0)} req/s with 2 workers, ${(twoCores / oneWorker.rps).toFixed(2)} times 1 worker's measured req/s ` +
+        `(Redis at ${(twoWorkers.storeCpuPerRequest ?? 0).toFixed(0)} µs per request is not the limit below ${(1e6 / Math.max(1, twoWorkers.storeCpuPerRequest ?? 1)).toFixed(0)} req/s)`,
     );
-    const cost = 1 - metrics.a.rps / metrics.b.rps;
-    const cpuCost = metrics.a.cpuPerRequest / metrics.b.cpuPerRequest - 1;
+    const cost = 1 - withMetrics.rps / withoutMetrics.rps;
+    const cpuCost = withMetrics.cpuPerRequest / withoutMetrics.cpuPerRequest - 1;
     console.log(
       `cost of metrics on authorise: ${(cost * 100).toFixed(1)} % of req/s, ${(cpuCost * 100).toFixed(1)} % of server CPU per request (aim < 5 %); ` +
-        `each round's req/s ratio, on / off: ${metrics.rounds}`,
+        `each round's req/s ratio, on / off: ${metrics.ratios[1]}`,
     );
     console.log(`transactions stored by the authorise scenario: ${txns} (answers counted in its measured window: ${authorise.total})`);
     if (!soaked || rows.some((r) => r.non2xx > 0 || r.errors > 0)) process.exitCode = 1;
