@@ -44,11 +44,14 @@ export async function openCheckout(deps: CoreDeps, c: NewCheckout): Promise<Chec
   await assertNotifyUrl(order.notify_url, deps.notifyAllowPrivate, deps.transport.resolve);
   const m = account.merchant_id;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const used = await paymentOfOrder(deps, m, account.account_id, order.order_no);
+    // both lookups in one round trip to the store: neither depends on the other
+    const [used, indexed] = await Promise.all([
+      paymentOfOrder(deps, m, account.account_id, order.order_no),
+      deps.store.checkoutOfOrder(m, account.account_id, order.order_no),
+    ]);
     if (used && used.fingerprint !== c.fingerprint) {
       throw new GatewayError('ORDER_CONFLICT', 'order_no: was already used for a different payment request', 'order_no');
     }
-    const indexed = await deps.store.checkoutOfOrder(m, account.account_id, order.order_no);
     // a session opened before identifiers kept their digit runs is indexed under the order_no's former form
     const formerly = indexed ? undefined : await formerCheckoutOfOrder(deps, account, order.order_no);
     const sessionId = (indexed ?? formerly)?.sessionId;
