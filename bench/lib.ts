@@ -9,6 +9,13 @@ import { freePort, startRedis, type RedisServer } from '../test/support/redis.js
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 export const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+/**
+ * Seconds of load before a scenario's first measured run. A fresh gateway needs several seconds under load
+ * before V8 has compiled its paths: CPU per request, second by second after a 2 s warm-up, was 2428, 1719,
+ * 1389, 1190, 1089 and then about 1000 µs on the loading page, 2028, 1065, 958 and then about 830 on
+ * authorise, while bare Express was steady from its first second. A shorter warm-up measured start-up.
+ */
+export const WARMUP = Number(process.env.BENCH_WARMUP ?? 8);
 
 export interface Figures {
   name: string;
@@ -127,11 +134,11 @@ export interface Load {
   /** a fixed number of requests instead of a duration */
   amount?: number;
   onResponse?: (status: number, body: string) => void;
-  /** a 2 s warm-up first (default true; a later round of the same gateway can skip it) */
+  /** a warm-up of WARMUP seconds first (default true; a later round of the same gateway can skip it) */
   warmup?: boolean;
 }
 
-/** One scenario: a 2 s warm-up (unless a fixed amount), then the measured run with the server's CPU. */
+/** One scenario: a warm-up of WARMUP seconds (unless a fixed amount), then the measured run with the server's CPU. */
 export async function measure(
   name: string,
   url: string,
@@ -157,7 +164,7 @@ export async function measure(
         },
       ],
     });
-  if (!load.amount && load.warmup !== false) await run(2); // warm-up: JIT, connection pools
+  if (!load.amount && load.warmup !== false) await run(WARMUP); // warm-up: JIT, connection pools
   const cpuBefore = cpuMicros(serverPid);
   const storeBefore = storePid === undefined ? 0 : cpuMicros(storePid);
   const loadBefore = process.cpuUsage();
