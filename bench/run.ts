@@ -171,7 +171,7 @@ async function main(): Promise<void> {
   const rows: Figures[] = [];
   try {
     console.log(
-      `\n${CONNECTIONS} connections; ${ROUNDS} rounds of ${Math.max(2, DURATION / 2)} s per scenario, after a ${WARMUP} s warm-up; Redis with appendfsync always; gateway LOG_LEVEL=${logLevel}${profileDir ? '; gateway under the V8 profiler' : ''}\n`,
+      `\n${CONNECTIONS} connections; ${ROUNDS} rounds of ${Math.max(2, DURATION / 2)} s per scenario, after a ${WARMUP} s warm-up; Redis with appendfsync always, no AOF rewrite; gateway LOG_LEVEL=${logLevel}${profileDir ? '; gateway under the V8 profiler' : ''}\n`,
     );
     const bare2k = bareBody();
     const quick = Boolean(profileDir) || args.has('--authorise');
