@@ -44,7 +44,7 @@ export async function openCheckout(deps: CoreDeps, c: NewCheckout): Promise<Chec
   await assertNotifyUrl(order.notify_url, deps.notifyAllowPrivate, deps.transport.resolve);
   const m = account.merchant_id;
   for (let attempt = 0; attempt < 3; attempt++) {
-    // both lookups in one round trip to the store: neither depends on the other
+    // neither lookup depends on the other: they go out together (one round trip to Redis for an unused order)
     const [used, indexed] = await Promise.all([
       paymentOfOrder(deps, m, account.account_id, order.order_no),
       deps.store.checkoutOfOrder(m, account.account_id, order.order_no),
