@@ -16,6 +16,13 @@ export const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
  * authorise, while bare Express was steady from its first second. A shorter warm-up measured start-up.
  */
 export const WARMUP = Number(process.env.BENCH_WARMUP ?? 8);
+/**
+ * Seconds of load before each later round of a scenario. Its gateway sat idle while the other scenarios ran
+ * (half a minute), and V8's memory reducer may then have shrunk its heap: with --trace-gc, three
+ * "Mark-Compact (reduce)" took it from 108 to 23 MB, and the first 3 s back under load ran six full
+ * collections instead of one, at 1075 against 650 µs a request. A round measured that regrowth, at random.
+ */
+export const REWARM = Number(process.env.BENCH_REWARM ?? 2);
 
 export interface Figures {
   name: string;
@@ -134,11 +141,11 @@ export interface Load {
   /** a fixed number of requests instead of a duration */
   amount?: number;
   onResponse?: (status: number, body: string) => void;
-  /** a warm-up of WARMUP seconds first (default true; a later round of the same gateway can skip it) */
-  warmup?: boolean;
+  /** seconds of load before the measured run (default WARMUP; 0: none) */
+  warmup?: number;
 }
 
-/** One scenario: a warm-up of WARMUP seconds (unless a fixed amount), then the measured run with the server's CPU. */
+/** One scenario: a warm-up (WARMUP seconds unless told; none before a fixed amount), then the measured run with the server's CPU. */
 export async function measure(
   name: string,
   url: string,
@@ -164,7 +171,8 @@ export async function measure(
         },
       ],
     });
-  if (!load.amount && load.warmup !== false) await run(WARMUP); // warm-up: JIT, connection pools
+  const warmup = load.amount ? 0 : (load.warmup ?? WARMUP);
+  if (warmup > 0) await run(warmup); // warm-up: JIT, heap size, connection pools
   const cpuBefore = cpuMicros(serverPid);
   const storeBefore = storePid === undefined ? 0 : cpuMicros(storePid);
   const loadBefore = process.cpuUsage();

@@ -7,6 +7,7 @@ import { A, M, SIGN_KEY, authorisedOrders, authoriseBody, bareBody, captureBodie
 import {
   CONNECTIONS,
   DURATION,
+  REWARM,
   ROOT,
   WARMUP,
   bodyPool,
@@ -47,7 +48,7 @@ function authoriseScenario(
   gw: Gateway,
   name: string,
   body = bodyPool(authoriseBody, POOL),
-  warmup = true,
+  warmup = WARMUP,
   seconds = DURATION,
 ): Promise<Figures> {
   return measure(name, `${gw.url}/v1/authorise`, { body, warmup }, gw.child.pid!, seconds, gw.redis.pid);
@@ -105,8 +106,8 @@ async function cardPagePath(gw: Gateway): Promise<string> {
 
 interface Scenario {
   name: string;
-  /** one measured run of `seconds`; `warmup` on the scenario's first round only */
-  run(seconds: number, warmup: boolean): Promise<Figures>;
+  /** one measured run of `seconds` after `warmup` seconds of load (WARMUP in the first round, REWARM later) */
+  run(seconds: number, warmup: number): Promise<Figures>;
 }
 
 /** Authorise on `gw` as a scenario of `inRounds`, with bodies of its own. */
@@ -126,7 +127,7 @@ async function inRounds(scenarios: Scenario[]): Promise<{ rows: Figures[]; ratio
   const seconds = Math.max(2, DURATION / 2);
   const runs: Figures[][] = scenarios.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, scenario] of scenarios.entries()) runs[i]!.push(await scenario.run(seconds, round === 0));
+    for (const [i, scenario] of scenarios.entries()) runs[i]!.push(await scenario.run(seconds, round === 0 ? WARMUP : REWARM));
   }
   return {
     rows: scenarios.map((scenario, i) => combine(scenario.name, runs[i]!)),
@@ -171,7 +172,7 @@ async function main(): Promise<void> {
   const rows: Figures[] = [];
   try {
     console.log(
-      `\n${CONNECTIONS} connections; ${ROUNDS} rounds of ${Math.max(2, DURATION / 2)} s per scenario, after a ${WARMUP} s warm-up; Redis with appendfsync always, no AOF rewrite; gateway LOG_LEVEL=${logLevel}${profileDir ? '; gateway under the V8 profiler' : ''}\n`,
+      `\n${CONNECTIONS} connections; ${ROUNDS} rounds of ${Math.max(2, DURATION / 2)} s per scenario, after a ${WARMUP} s warm-up (${REWARM} s before each later round); Redis with appendfsync always, no AOF rewrite; gateway LOG_LEVEL=${logLevel}${profileDir ? '; gateway under the V8 profiler' : ''}\n`,
     );
     const bare2k = bareBody();
     const quick = Boolean(profileDir) || args.has('--authorise');
