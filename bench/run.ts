@@ -17,6 +17,7 @@ import {
   startGateway,
   startServer,
   type Figures,
+  type Load,
   type Gateway,
 } from './lib.js';
 import { printProfiles } from './profile.js';
@@ -42,17 +43,6 @@ const POOL = Number(process.env.BENCH_POOL ?? 120_000);
 /** rounds of half of BENCH_SECONDS per scenario (inRounds) */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const args = new Set(process.argv.slice(2));
-
-/** POST /v1/authorise (approved sandbox card, a fresh order_no per request), with the gateway's CPU and its Redis's. */
-function authoriseScenario(
-  gw: Gateway,
-  name: string,
-  body = bodyPool(authoriseBody, POOL),
-  warmup = WARMUP,
-  seconds = DURATION,
-): Promise<Figures> {
-  return measure(name, `${gw.url}/v1/authorise`, { body, warmup }, gw.child.pid!, seconds, gw.redis.pid);
-}
 
 /** Capture calls made one by one before the first capture scenario is measured: the path's JIT warm-up. */
 const CAPTURE_WARM_CALLS = 10;
@@ -110,10 +100,26 @@ interface Scenario {
   run(seconds: number, warmup: number): Promise<Figures>;
 }
 
-/** Authorise on `gw` as a scenario of `inRounds`, with bodies of its own. */
+/** A request on `gw` as a scenario of `inRounds`, with the gateway's CPU and its Redis's. */
+function scenarioOn(gw: Gateway, name: string, path: string, load: Omit<Load, 'warmup'>): Scenario {
+  return { name, run: (seconds, warmup) => measure('', `${gw.url}${path}`, { ...load, warmup }, gw.child.pid!, seconds, gw.redis.pid) };
+}
+
+/** POST /v1/authorise on `gw` (approved sandbox card, a fresh order_no per request), with bodies of its own. */
 function authoriseOn(gw: Gateway, name: string, pool = POOL): Scenario {
-  const bodies = bodyPool(authoriseBody, pool);
-  return { name, run: (seconds, warmup) => authoriseScenario(gw, '', bodies, warmup, seconds) };
+  return scenarioOn(gw, name, '/v1/authorise', { body: bodyPool(authoriseBody, pool) });
+}
+
+/** Authorise on two gateways in alternating rounds (inRounds), both stopped after: rows and each round's ratio b / a. */
+async function authorisePair(
+  a: [Gateway, string],
+  b: [Gateway, string],
+  pool = POOL / 2,
+): Promise<{ rows: [Figures, Figures]; ratios: string }> {
+  const pair = await inRounds([authoriseOn(a[0], a[1], pool), authoriseOn(b[0], b[1], pool)]);
+  await a[0].stop();
+  await b[0].stop();
+  return { rows: pair.rows as [Figures, Figures], ratios: pair.ratios[1]! };
 }
 
 /**
@@ -188,33 +194,12 @@ async function main(): Promise<void> {
       authoriseOn(first, 'POST /v1/authorise (approved)'),
     ];
     if (pages) {
-      const checkoutBodies = bodyPool(checkoutBody, POOL / 2);
-      const cardPath = await cardPagePath(pages);
       scenarios.push(
-        {
-          name: 'POST /v1/checkout (loading page)',
-          run: (seconds, warmup) =>
-            measure(
-              '',
-              `${pages.url}/v1/checkout`,
-              { body: checkoutBodies, accept: 'text/html', warmup },
-              pages.child.pid!,
-              seconds,
-              pages.redis.pid,
-            ),
-        },
-        {
-          name: 'GET card page',
-          run: (seconds, warmup) =>
-            measure(
-              '',
-              `${pages.url}${cardPath}`,
-              { method: 'GET', accept: 'text/html', warmup },
-              pages.child.pid!,
-              seconds,
-              pages.redis.pid,
-            ),
-        },
+        scenarioOn(pages, 'POST /v1/checkout (loading page)', '/v1/checkout', {
+          body: bodyPool(checkoutBody, POOL / 2),
+          accept: 'text/html',
+        }),
+        scenarioOn(pages, 'GET card page', await cardPagePath(pages), { method: 'GET', accept: 'text/html' }),
       );
     }
     const headline = await inRounds(scenarios);
@@ -234,21 +219,20 @@ async function main(): Promise<void> {
       const ours = await gateway('bench-authorise-rounds');
       const other = await gateway('bench-compare', { root: compare, ...(dir ? { profileDir: dir } : {}) });
       // the other checkout first: each round's ratio is then this checkout's req/s over the other's
-      const pair = await inRounds([
-        authoriseOn(other, `POST /v1/authorise, ${ROUNDS} rounds, ${compare}`),
-        authoriseOn(ours, `POST /v1/authorise, ${ROUNDS} rounds`),
-      ]);
-      const [otherRow, oursRow] = pair.rows as [Figures, Figures];
+      const pair = await authorisePair(
+        [other, `POST /v1/authorise, ${ROUNDS} rounds, ${compare}`],
+        [ours, `POST /v1/authorise, ${ROUNDS} rounds`],
+        POOL,
+      );
+      const [otherRow, oursRow] = pair.rows;
       rows.push(oursRow, otherRow);
-      await ours.stop();
-      await other.stop();
       if (dir) compared = { dir, from: otherRow.from, to: otherRow.to, spawnedAt: other.spawnedAt };
       print(rows);
       console.log(
         `\nalternating rounds, this checkout / ${compare}: req/s ${(oursRow.rps / otherRow.rps).toFixed(3)}, ` +
           `CPU µs per request ${(oursRow.cpuPerRequest / otherRow.cpuPerRequest).toFixed(3)}, ` +
           `Redis CPU µs per request ${((oursRow.storeCpuPerRequest ?? 0) / (otherRow.storeCpuPerRequest ?? 1)).toFixed(3)}; ` +
-          `each round's req/s ratio: ${pair.ratios[1]}`,
+          `each round's req/s ratio: ${pair.ratios}`,
       );
     }
     if (profileDir || args.has('--authorise')) {
@@ -268,27 +252,19 @@ async function main(): Promise<void> {
     rows.push(capture1, capture8);
     await captures.stop();
     // 1 worker against 2, then metrics off against on, each pair in rounds (inRounds)
-    const one = await gateway('bench-one-worker');
-    const two = await gateway('bench-workers', { workers: 2 });
-    const workers = await inRounds([
-      authoriseOn(one, `POST /v1/authorise, 1 worker, ${ROUNDS} rounds`, POOL / 2),
-      authoriseOn(two, `POST /v1/authorise, WORKERS=2, ${ROUNDS} rounds`, POOL / 2),
-    ]);
-    const [oneWorker, twoWorkers] = workers.rows as [Figures, Figures];
+    const workers = await authorisePair(
+      [await gateway('bench-one-worker'), `POST /v1/authorise, 1 worker, ${ROUNDS} rounds`],
+      [await gateway('bench-workers', { workers: 2 }), `POST /v1/authorise, WORKERS=2, ${ROUNDS} rounds`],
+    );
+    const [oneWorker, twoWorkers] = workers.rows;
     rows.push(oneWorker, twoWorkers);
-    await one.stop();
-    await two.stop();
     // the price of the Prometheus series: the same gateway with METRICS_ALLOW=off
-    const metricsOn = await gateway('bench-metrics');
-    const metricsOff = await gateway('bench-no-metrics', { env: { METRICS_ALLOW: 'off' } });
-    const metrics = await inRounds([
-      authoriseOn(metricsOff, `POST /v1/authorise, metrics off, ${ROUNDS} rounds`, POOL / 2),
-      authoriseOn(metricsOn, `POST /v1/authorise, metrics on, ${ROUNDS} rounds`, POOL / 2),
-    ]);
-    const [withoutMetrics, withMetrics] = metrics.rows as [Figures, Figures];
+    const metrics = await authorisePair(
+      [await gateway('bench-no-metrics', { env: { METRICS_ALLOW: 'off' } }), `POST /v1/authorise, metrics off, ${ROUNDS} rounds`],
+      [await gateway('bench-metrics'), `POST /v1/authorise, metrics on, ${ROUNDS} rounds`],
+    );
+    const [withoutMetrics, withMetrics] = metrics.rows;
     rows.push(withMetrics, withoutMetrics);
-    await metricsOn.stop();
-    await metricsOff.stop();
     const soaked = await soak(await gateway('bench-soak', { memProbe: true }), Number(process.env.BENCH_SOAK ?? 3000));
     print(rows);
     const base = rows[0]!;
@@ -303,7 +279,7 @@ async function main(): Promise<void> {
         `the ${CAPTURE_WARM_CALLS} calls before them, the first after the start: ${capture1.coldMs!.map((ms) => ms.toFixed(0)).join(', ')} ms`,
     );
     console.log(
-      `authorise with 2 workers / 1 worker req/s: ${(twoWorkers.rps / oneWorker.rps).toFixed(2)}, each round ${workers.ratios[1]}; ` +
+      `authorise with 2 workers / 1 worker req/s: ${(twoWorkers.rps / oneWorker.rps).toFixed(2)}, each round ${workers.ratios}; ` +
         `CPU µs per request ${oneWorker.cpuPerRequest.toFixed(0)} (1 worker), ${twoWorkers.cpuPerRequest.toFixed(0)} (2 workers); ` +
         `the load generator, on the same ${cores} cores, ${twoWorkers.loadCpuPerRequest.toFixed(0)} µs per request`,
     );
@@ -317,7 +293,7 @@ async function main(): Promise<void> {
     const cpuCost = withMetrics.cpuPerRequest / withoutMetrics.cpuPerRequest - 1;
     console.log(
       `cost of metrics on authorise: ${(cost * 100).toFixed(1)} % of req/s, ${(cpuCost * 100).toFixed(1)} % of server CPU per request (aim < 5 %); ` +
-        `each round's req/s ratio, on / off: ${metrics.ratios[1]}`,
+        `each round's req/s ratio, on / off: ${metrics.ratios}`,
     );
     console.log(`transactions stored by the authorise scenario: ${txns} (answers counted in its measured window: ${authorise.total})`);
     if (!soaked || rows.some((r) => r.non2xx > 0 || r.errors > 0)) process.exitCode = 1;
