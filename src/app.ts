@@ -9,6 +9,7 @@ import { gatewayBody } from './http/middleware/body.js';
 import { chain } from './http/middleware/chain.js';
 import { fixedPostRoutes, postDispatch, undispatched } from './http/post-dispatch.js';
 import { appRoutes } from './http/route-table.js';
+import { textSend } from './http/render/send-text.js';
 import { errorHandler, loggedPath, notFound } from './http/middleware/error-handler.js';
 import { healthRouter } from './http/routes/health.js';
 import { authoriseRouter } from './http/routes/authorise.js';
@@ -112,6 +113,7 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.response.send = textSend(app.response.send);
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
   app.set('views', VIEWS_DIR);
   app.set('view engine', 'ejs');
