@@ -44,8 +44,8 @@ function appWith(send: boolean, ends: string[], etag = false): Express {
 
 /** What a client sees of an answer: status, headers but Date, body bytes. */
 async function seen(app: Express, method: 'get' | 'head', path: string, headers: Record<string, string> = {}) {
-  const res = await request(app)
-    [method](path)
+  const agent = request(app);
+  const res = await (method === 'get' ? agent.get(path) : agent.head(path))
     .set(headers)
     .buffer(true)
     .parse((r, done) => {
