@@ -78,7 +78,7 @@ describe('res.send of a text (textSend)', () => {
     expect((await seen(ours, 'get', '/long')).headers['content-length']).toBe(String(Buffer.byteLength(LONG)));
   });
 
-  it('when a route sends a long text, then node is handed the text (one write with the head), where Express hands it a Buffer', async () => {
+  it('when a route sends a long text, then node is handed the text (to append to the response head), where Express hands it a Buffer', async () => {
     const theirs: string[] = [];
     const ours: string[] = [];
     await request(appWith(false, theirs)).get('/long');
