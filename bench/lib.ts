@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { freePort, startRedis, type RedisServer } from '../test/support/redis.js';
-import { startFlags } from '../test/support/start-flags.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -270,7 +269,7 @@ export interface GatewayOptions {
   root?: string;
 }
 
-/** A gateway process (dist/main.js, as npm start runs it, node's flags included) on its own real Redis. */
+/** A gateway process (dist/main.js, as npm start runs it) on its own real Redis. */
 export async function startGateway(name: string, merchantsFile: string, logLevel: string, o: GatewayOptions = {}): Promise<Gateway> {
   // no AOF rewrite during the run (appendfsync stays always): under authorise the file passed Redis's 64 MB
   // rewrite threshold after about 13 s, and each rewrite forked a child that took a second of a core while
@@ -278,7 +277,6 @@ export async function startGateway(name: string, merchantsFile: string, logLevel
   const redis = await startRedis(name, ['--auto-aof-rewrite-percentage', '0']);
   const port = await freePort();
   const nodeArgs = [
-    ...startFlags(o.root ?? ROOT),
     ...(o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`] : []),
     ...(o.memProbe ? ['--expose-gc', '--import', './bench/mem-probe.mjs'] : []),
   ];

@@ -10,13 +10,13 @@ export interface GatewayProcess {
 }
 
 /**
- * A real gateway process (`src/main.ts` under tsx, after node's `flags`) with the given environment;
- * everything it writes goes to test-artifacts/logs/<logName>.log, where the card-data scan reads it after the suite.
+ * A real gateway process (`src/main.ts` under tsx) with the given environment; everything it writes goes
+ * to test-artifacts/logs/<logName>.log, where the card-data scan reads it after the suite.
  */
-export function spawnGateway(env: Record<string, string>, logName: string, keep = Infinity, flags: string[] = []): GatewayProcess {
+export function spawnGateway(env: Record<string, string>, logName: string, keep = Infinity): GatewayProcess {
   mkdirSync(LOG_DIR, { recursive: true });
   const log = createWriteStream(join(LOG_DIR, `${logName}.log`));
-  const child = spawn(process.execPath, [...flags, '--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
