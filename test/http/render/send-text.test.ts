@@ -1,3 +1,5 @@
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import express, { type Express, type Request, type Response } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -76,6 +78,26 @@ describe('res.send of a text (textSend)', () => {
     expect((await seen(ours, 'get', '/other-charset')).headers['content-type']).toBe('text/plain; charset=utf-8');
     expect((await seen(ours, 'get', '/etag-header', { 'If-None-Match': '"v1"' })).status).toBe(304);
     expect((await seen(ours, 'get', '/long')).headers['content-length']).toBe(String(Buffer.byteLength(LONG)));
+  });
+
+  it('when an HTTP/1.0 client asks, then the Content-Length is Express’s too (node writes it only for HTTP/1.1)', async () => {
+    const raw = async (app: Express, path: string) => {
+      const server = app.listen(0, '127.0.0.1');
+      await new Promise((r) => server.once('listening', r));
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      socket.write(`GET ${path} HTTP/1.0\r\nHost: x\r\n\r\n`);
+      const chunks: Buffer[] = [];
+      for await (const c of socket) chunks.push(c as Buffer);
+      server.close();
+      const [head, body] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n');
+      const lines = head!.split('\r\n').filter((l) => !/^date:/i.test(l));
+      return { lines: lines.sort(), body };
+    };
+    for (const path of ['/long', '/xml', '/status-201']) {
+      const ours = await raw(appWith(true, []), path);
+      expect(ours, path).toEqual(await raw(appWith(false, []), path));
+      expect(ours.lines).toContain(`Content-Length: ${Buffer.byteLength(ours.body!)}`);
+    }
   });
 
   it('when a route sends a long text, then node is handed the text (to append to the response head), where Express hands it a Buffer', async () => {
