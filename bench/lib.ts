@@ -44,6 +44,28 @@ export interface Figures {
 }
 
 /**
+ * The processes this bench started and has not stopped, killed when the bench ends however it ends: an error
+ * thrown in the load generator's callbacks ends the process without running any finally, and once left two
+ * gateways and their Redis servers running (and taking CPU from the next run).
+ */
+const running = new Set<number>();
+process.on('exit', () => {
+  for (const pid of running) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // ended meanwhile
+    }
+  }
+});
+
+/** Kills `pid` with the bench if it is still running then (see `running`). */
+function ownProcess(pid: number, exited: (done: () => void) => void): void {
+  running.add(pid);
+  exited(() => running.delete(pid));
+}
+
+/**
  * Starts a server process and waits until `readyUrl` answers 200 (whatever its log level prints). Its output
  * goes to a file, as a deployed gateway's goes to a log collector: through a pipe, the bench process (which
  * is also the load generator) would read every log line on the cores it measures.
@@ -64,6 +86,7 @@ export async function startServer(
     stdio: ipc ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd],
   });
   closeSync(fd);
+  ownProcess(child.pid!, (done) => child.once('exit', done));
   const out = () => `${readFileSync(logFile, 'utf8').slice(0, 10_000)} (${logFile})`;
   const started = Date.now();
   for (;;) {
@@ -284,6 +307,8 @@ export async function startGateway(name: string, merchantsFile: string, logLevel
   // rewrite threshold after about 13 s, and each rewrite forked a child that took a second of a core while
   // the gateway was measured, twice in 20 s; with two cores shared, rounds fell by a quarter at random
   const redis = await startRedis(name, ['--auto-aof-rewrite-percentage', '0']);
+  let redisStopped = () => {};
+  ownProcess(redis.pid, (done) => (redisStopped = done));
   const port = await freePort();
   const nodeArgs = [
     ...(o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`] : []),
@@ -313,6 +338,7 @@ export async function startGateway(name: string, merchantsFile: string, logLevel
       await exited; // profiles are written on exit
     }
     await redis.stop();
+    redisStopped();
   };
   return { port, url: `http://127.0.0.1:${port}`, child, spawnedAt, redis, stop };
 }
