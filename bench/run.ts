@@ -36,7 +36,8 @@ import { soak } from './soak.js';
  *                                profiler: top functions and packages by self time
  *   npm run bench -- --soak      the soak alone, BENCH_SOAK payments (default 100000)
  *   npm run bench -- --authorise baseline and authorise only (a quick check of one change)
- *   BENCH_COMPARE=<dir>          also authorise against another checkout of the gateway (built: its
+ *   BENCH_COMPARE=<dir>          also authorise (or, with BENCH_COMPARE_SCENARIO=checkout, the loading page)
+ *                                against another checkout of the gateway (built: its
  *                                dist/main.js runs), measured in the same run: a before-and-after table
  */
 const CAPTURE_CALLS = Number(process.env.BENCH_CAPTURE_CALLS ?? 100);
@@ -111,9 +112,18 @@ function authoriseOn(gw: Gateway, name: string): Scenario {
   return scenarioOn(gw, name, '/v1/authorise', { body: bodyPool(authoriseBody, POOL) });
 }
 
-/** Authorise on two gateways in alternating rounds (inRounds), both stopped after: rows and each round's ratio b / a. */
-async function authorisePair(a: [Gateway, string], b: [Gateway, string]): Promise<{ rows: [Figures, Figures]; ratios: string }> {
-  const pair = await inRounds([authoriseOn(a[0], a[1]), authoriseOn(b[0], b[1])]);
+/** The checkout loading page on `gw` (a fresh signed order per request, the page asked for as HTML). */
+function loadingPageOn(gw: Gateway, name: string): Scenario {
+  return scenarioOn(gw, name, '/v1/checkout', { body: bodyPool(checkoutBody, POOL), accept: 'text/html' });
+}
+
+/** One scenario (authorise unless told) on two gateways in alternating rounds (inRounds), both stopped after: rows and each round's ratio b / a. */
+async function pairOf(
+  a: [Gateway, string],
+  b: [Gateway, string],
+  on: (gw: Gateway, name: string) => Scenario = authoriseOn,
+): Promise<{ rows: [Figures, Figures]; ratios: string }> {
+  const pair = await inRounds([on(a[0], a[1]), on(b[0], b[1])]);
   await a[0].stop();
   await b[0].stop();
   return { rows: pair.rows as [Figures, Figures], ratios: pair.ratios[1]! };
@@ -194,12 +204,7 @@ async function main(): Promise<void> {
       authoriseOn(first, 'POST /v1/authorise (approved)'),
     ];
     if (pages) {
-      scenarios.push(
-        scenarioOn(pages, 'POST /v1/checkout (loading page)', '/v1/checkout', {
-          body: bodyPool(checkoutBody, POOL),
-          accept: 'text/html',
-        }),
-      );
+      scenarios.push(loadingPageOn(pages, 'POST /v1/checkout (loading page)'));
       if (!profileDir)
         scenarios.push(scenarioOn(pages, 'GET card page', await cardPagePath(pages), { method: 'GET', accept: 'text/html' }));
     }
@@ -214,7 +219,7 @@ async function main(): Promise<void> {
     const txns = (await first.redis.client().keys(`gw:{${M}}:pay:*`)).length;
     await first.stop();
     const compare = process.env.BENCH_COMPARE;
-    let compared: { dir: string; from: number; to: number; spawnedAt: number } | undefined;
+    let compared: { dir: string; what: string; from: number; to: number; spawnedAt: number } | undefined;
     if (compare) {
       // this checkout and the other one, in alternating rounds: a shared machine's noise (which moves one
       // run against the next by 10 % and more) falls on both alike
@@ -222,13 +227,16 @@ async function main(): Promise<void> {
       const ours = await gateway('bench-authorise-rounds');
       const other = await gateway('bench-compare', { root: compare, ...(dir ? { profileDir: dir } : {}) });
       // the other checkout first: each round's ratio is then this checkout's req/s over the other's
-      const pair = await authorisePair(
-        [other, `POST /v1/authorise, ${ROUNDS} rounds, ${compare}`],
-        [ours, `POST /v1/authorise, ${ROUNDS} rounds`],
+      const page = process.env.BENCH_COMPARE_SCENARIO === 'checkout';
+      const what = page ? 'POST /v1/checkout (loading page)' : 'POST /v1/authorise';
+      const pair = await pairOf(
+        [other, `${what}, ${ROUNDS} rounds, ${compare}`],
+        [ours, `${what}, ${ROUNDS} rounds`],
+        page ? loadingPageOn : authoriseOn,
       );
       const [otherRow, oursRow] = pair.rows;
       rows.push(oursRow, otherRow);
-      if (dir) compared = { dir, from: otherRow.from, to: otherRow.to, spawnedAt: other.spawnedAt };
+      if (dir) compared = { dir, what, from: otherRow.from, to: otherRow.to, spawnedAt: other.spawnedAt };
       print(rows);
       console.log(
         `\nalternating rounds, this checkout / ${compare}: req/s ${(oursRow.rps / otherRow.rps).toFixed(3)}, ` +
@@ -247,7 +255,7 @@ async function main(): Promise<void> {
           toMs: loadingPage.to - pagesSpawnedAt,
         });
       if (compared)
-        printProfiles(compared.dir, `POST /v1/authorise, ${compare}`, {
+        printProfiles(compared.dir, `${compared.what}, ${compare}`, {
           fromMs: compared.from - compared.spawnedAt,
           toMs: compared.to - compared.spawnedAt,
         });
@@ -259,14 +267,14 @@ async function main(): Promise<void> {
     rows.push(capture1, capture8);
     await captures.stop();
     // 1 worker against 2, then metrics off against on, each pair in rounds (inRounds)
-    const workers = await authorisePair(
+    const workers = await pairOf(
       [await gateway('bench-one-worker'), `POST /v1/authorise, 1 worker, ${ROUNDS} rounds`],
       [await gateway('bench-workers', { workers: 2 }), `POST /v1/authorise, WORKERS=2, ${ROUNDS} rounds`],
     );
     const [oneWorker, twoWorkers] = workers.rows;
     rows.push(oneWorker, twoWorkers);
     // the price of the Prometheus series: the same gateway with METRICS_ALLOW=off
-    const metrics = await authorisePair(
+    const metrics = await pairOf(
       [await gateway('bench-no-metrics', { env: { METRICS_ALLOW: 'off' } }), `POST /v1/authorise, metrics off, ${ROUNDS} rounds`],
       [await gateway('bench-metrics'), `POST /v1/authorise, metrics on, ${ROUNDS} rounds`],
     );
