@@ -224,7 +224,7 @@ async function main(): Promise<void> {
       // this checkout and the other one, in alternating rounds: a shared machine's noise (which moves one
       // run against the next by 10 % and more) falls on both alike
       const dir = profileDir ? mkdtempSync(join(tmpdir(), 'gw-profile-compare-')) : undefined;
-      const ours = await gateway('bench-authorise-rounds');
+      const ours = await gateway('bench-this-checkout');
       const other = await gateway('bench-compare', { root: compare, ...(dir ? { profileDir: dir } : {}) });
       // the other checkout first: each round's ratio is then this checkout's req/s over the other's
       const page = process.env.BENCH_COMPARE_SCENARIO === 'checkout';
