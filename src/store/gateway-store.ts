@@ -133,6 +133,10 @@ export class KvGatewayStore implements GatewayStore {
       conditions.push({ key, version: o.expected });
       writes.push({ op: 'put', key, data: o.sessionId, ttlMs: o.ttlMs });
     }
+    for (const o of change.unusedOrders ?? []) {
+      conditions.push({ key: keys.order(m, o.accountId, o.orderNo), version: 0 });
+      conditions.push({ key: keys.checkoutOrder(m, o.accountId, o.orderNo), version: 0 });
+    }
     for (const d of change.due ?? []) {
       const key = keys.due(m, d.queue);
       writes.push(d.at === null ? { op: 'zrem', key, member: d.member } : { op: 'zadd', key, score: d.at, member: d.member });

@@ -249,6 +249,33 @@ describe.each([
     expect(await store.getPayment('contract', `t${n}b`)).toBeUndefined();
   });
 
+  it('when a commit requires orders unused, then it is refused while any listed form has a payment or a checkout session, and writes nothing', async () => {
+    const store = new KvGatewayStore(make());
+    const [paid, opened, fresh] = [`u${++n}-paid`, `u${n}-open`, `u${n}-fresh`];
+    expect(await store.commit({ merchantId: 'contract', payments: [{ next: payment(`t${n}p`, paid), expected: 0 }] })).toBe(true);
+    const index = (orderNo: string, sessionId: string) => ({ accountId: 'acc', orderNo, sessionId, expected: 0, ttlMs: 60_000 });
+    expect(await store.commit({ merchantId: 'contract', checkoutOrders: [index(opened, 's-open')] })).toBe(true);
+    const claim = (orderNo: string, forms: string[]) =>
+      store.commit({
+        merchantId: 'contract',
+        checkoutOrders: [index(orderNo, `s-${orderNo}`)],
+        unusedOrders: forms.map((form) => ({ accountId: 'acc', orderNo: form })),
+      });
+    // another form of the order has a payment, or a session
+    expect(await claim(`${fresh}-a`, [`${fresh}-a`, paid])).toBe(false);
+    expect(await claim(`${fresh}-b`, [`${fresh}-b`, opened])).toBe(false);
+    expect(await store.checkoutOfOrder('contract', 'acc', `${fresh}-a`)).toBeUndefined();
+    expect(await store.checkoutOfOrder('contract', 'acc', `${fresh}-b`)).toBeUndefined();
+    // the same order numbers under another account are other orders
+    expect(
+      await store.commit({ merchantId: 'contract', unusedOrders: [paid, opened].map((orderNo) => ({ accountId: 'other', orderNo })) }),
+    ).toBe(true);
+    expect(await claim(fresh, [fresh])).toBe(true);
+    expect((await store.checkoutOfOrder('contract', 'acc', fresh))?.sessionId).toBe(`s-${fresh}`);
+    // now used itself
+    expect(await store.commit({ merchantId: 'contract', unusedOrders: [{ accountId: 'acc', orderNo: fresh }] })).toBe(false);
+  });
+
   it('when a payment is updated with a stale version, then the update is refused', async () => {
     const store = new KvGatewayStore(make());
     const p = payment(`t${++n}`, `ord-${n}`);

@@ -1,4 +1,5 @@
 import type { CoreDeps } from '../ports/deps.js';
+import type { ChangeSet } from '../ports/store.js';
 import type { Account } from '../merchants/directory.js';
 import type { Payment } from '../payments/payment.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
@@ -7,7 +8,7 @@ import type { PaymentResult } from '../payments/settle.js';
 import type { BrowserInfo } from '../ports/card-connector.js';
 import { assertNotifyUrl } from '../notifications/target.js';
 import { returnUrlAllowed } from '../merchants/return-origins.js';
-import { firstOfOrder, paymentOfOrder } from '../payments/order-lookup.js';
+import { firstOfOrder, orderForms, paymentOfOrder } from '../payments/order-lookup.js';
 import { loadingFormFields } from './form.js';
 import { formSignature, hostedUrls, SETTLED_SESSION_TTL_MS, type CheckoutSession } from './session.js';
 
@@ -43,8 +44,25 @@ export async function openCheckout(deps: CoreDeps, c: NewCheckout): Promise<Chec
   // checked now, as /v1/authorise does: at the card submit it could only be shown to the shopper
   await assertNotifyUrl(order.notify_url, deps.notifyAllowPrivate, deps.transport.resolve);
   const m = account.merchant_id;
+  const create = async (change: Pick<ChangeSet, 'unusedOrders'>, expected: number): Promise<CheckoutSession | undefined> => {
+    const session = newSession(deps, c);
+    const ttlMs = session.expires_at - session.created_at;
+    const ok = await deps.store.commit({
+      merchantId: m,
+      checkoutSessions: [{ next: session, expected: 0, ttlMs }],
+      checkoutOrders: [{ accountId: account.account_id, orderNo: order.order_no, sessionId: session.session_id, expected, ttlMs }],
+      ...change,
+    });
+    return ok ? { ...session, version: 1 } : undefined;
+  };
+  // most orders are new: the session is stored in one step, on condition that no form of the order_no has a
+  // payment or a session (the lookups below, a round trip of their own, would find nothing); otherwise the
+  // lookups decide, as for every order that has been seen before
+  const unusedOrders = orderForms(order.order_no).map((orderNo) => ({ accountId: account.account_id, orderNo }));
+  const created = await create({ unusedOrders }, 0);
+  if (created) return created;
   for (let attempt = 0; attempt < 3; attempt++) {
-    // neither lookup depends on the other: they go out together (one round trip to Redis for an unused order)
+    // neither lookup depends on the other: they go out together (one round trip to Redis)
     const [used, indexed] = await Promise.all([
       paymentOfOrder(deps, m, account.account_id, order.order_no),
       deps.store.checkoutOfOrder(m, account.account_id, order.order_no),
@@ -60,16 +78,8 @@ export async function openCheckout(deps: CoreDeps, c: NewCheckout): Promise<Chec
       if (open.fingerprint === c.fingerprint) return open;
       throw new GatewayError('ORDER_CONFLICT', 'order_no: has an open checkout session with different content', 'order_no');
     }
-    const session = newSession(deps, c);
-    const ttlMs = session.expires_at - session.created_at;
-    const ok = await deps.store.commit({
-      merchantId: m,
-      checkoutSessions: [{ next: session, expected: 0, ttlMs }],
-      checkoutOrders: [
-        { accountId: account.account_id, orderNo: order.order_no, sessionId: session.session_id, expected: indexed?.version ?? 0, ttlMs },
-      ],
-    });
-    if (ok) return { ...session, version: 1 };
+    const made = await create({}, indexed?.version ?? 0);
+    if (made) return made;
     // another request opened (or replaced) the order's session meanwhile: answer against that one
   }
   throw new GatewayError('STORE_UNAVAILABLE', 'could not store the checkout session; try again');

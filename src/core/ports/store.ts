@@ -29,6 +29,8 @@ export interface ChangeSet {
   checkoutSessions?: { next: CheckoutSession; expected: number; ttlMs: number }[];
   /** the one open checkout session of an order: its id, with the version read (0 to create) */
   checkoutOrders?: { accountId: string; orderNo: string; sessionId: string; expected: number; ttlMs: number }[];
+  /** orders (each form of an order_no listed) that must have neither a payment nor a checkout session: else the commit fails */
+  unusedOrders?: { accountId: string; orderNo: string }[];
   /** add (at = time) or remove (at = null) a member of a due queue */
   due?: { queue: DueQueue; member: string; at: number | null }[];
   /** approval counters of an account (what /v1/optimise reads), counted in the same step as the outcome */
