@@ -59,12 +59,6 @@ process.on('exit', () => {
   }
 });
 
-/** Kills `pid` with the bench if it is still running then (see `running`). */
-function ownProcess(pid: number, exited: (done: () => void) => void): void {
-  running.add(pid);
-  exited(() => running.delete(pid));
-}
-
 /**
  * Starts a server process and waits until `readyUrl` answers 200 (whatever its log level prints). Its output
  * goes to a file, as a deployed gateway's goes to a log collector: through a pipe, the bench process (which
@@ -86,7 +80,8 @@ export async function startServer(
     stdio: ipc ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd],
   });
   closeSync(fd);
-  ownProcess(child.pid!, (done) => child.once('exit', done));
+  running.add(child.pid!);
+  child.once('exit', () => running.delete(child.pid!));
   const out = () => `${readFileSync(logFile, 'utf8').slice(0, 10_000)} (${logFile})`;
   const started = Date.now();
   for (;;) {
@@ -307,8 +302,7 @@ export async function startGateway(name: string, merchantsFile: string, logLevel
   // rewrite threshold after about 13 s, and each rewrite forked a child that took a second of a core while
   // the gateway was measured, twice in 20 s; with two cores shared, rounds fell by a quarter at random
   const redis = await startRedis(name, ['--auto-aof-rewrite-percentage', '0']);
-  let redisStopped = () => {};
-  ownProcess(redis.pid, (done) => (redisStopped = done));
+  running.add(redis.pid);
   const port = await freePort();
   const nodeArgs = [
     ...(o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`] : []),
@@ -338,7 +332,7 @@ export async function startGateway(name: string, merchantsFile: string, logLevel
       await exited; // profiles are written on exit
     }
     await redis.stop();
-    redisStopped();
+    running.delete(redis.pid);
   };
   return { port, url: `http://127.0.0.1:${port}`, child, spawnedAt, redis, stop };
 }

@@ -44,22 +44,24 @@ export async function openCheckout(deps: CoreDeps, c: NewCheckout): Promise<Chec
   // checked now, as /v1/authorise does: at the card submit it could only be shown to the shopper
   await assertNotifyUrl(order.notify_url, deps.notifyAllowPrivate, deps.transport.resolve);
   const m = account.merchant_id;
-  const create = async (change: Pick<ChangeSet, 'unusedOrders'>, expected: number): Promise<CheckoutSession | undefined> => {
+  const create = async (expected: number, unusedOrders?: ChangeSet['unusedOrders']): Promise<CheckoutSession | undefined> => {
     const session = newSession(deps, c);
     const ttlMs = session.expires_at - session.created_at;
     const ok = await deps.store.commit({
       merchantId: m,
       checkoutSessions: [{ next: session, expected: 0, ttlMs }],
       checkoutOrders: [{ accountId: account.account_id, orderNo: order.order_no, sessionId: session.session_id, expected, ttlMs }],
-      ...change,
+      ...(unusedOrders ? { unusedOrders } : {}),
     });
     return ok ? { ...session, version: 1 } : undefined;
   };
   // most orders are new: the session is stored in one step, on condition that no form of the order_no has a
   // payment or a session (the lookups below, a round trip of their own, would find nothing); otherwise the
   // lookups decide, as for every order that has been seen before
-  const unusedOrders = orderForms(order.order_no).map((orderNo) => ({ accountId: account.account_id, orderNo }));
-  const created = await create({ unusedOrders }, 0);
+  const created = await create(
+    0,
+    orderForms(order.order_no).map((orderNo) => ({ accountId: account.account_id, orderNo })),
+  );
   if (created) return created;
   for (let attempt = 0; attempt < 3; attempt++) {
     // neither lookup depends on the other: they go out together (one round trip to Redis)
@@ -78,7 +80,7 @@ export async function openCheckout(deps: CoreDeps, c: NewCheckout): Promise<Chec
       if (open.fingerprint === c.fingerprint) return open;
       throw new GatewayError('ORDER_CONFLICT', 'order_no: has an open checkout session with different content', 'order_no');
     }
-    const made = await create({}, indexed?.version ?? 0);
+    const made = await create(indexed?.version ?? 0);
     if (made) return made;
     // another request opened (or replaced) the order's session meanwhile: answer against that one
   }
