@@ -28,9 +28,9 @@ function merchantPages(own: () => string) {
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept },
         body: JSON.stringify(checkoutBody({ return_url: `${own()}/return`, cancel_url: `${own()}/cancel`, ...overrides })),
       });
-    const open3d = url.searchParams.get('open3d') ?? 'do3DS';
+    const { open3d = 'do3DS', ...order } = Object.fromEntries(url.searchParams);
     if (url.pathname === '/pay') {
-      const answer = await checkout('text/html', { open3d });
+      const answer = await checkout('text/html', { open3d, ...order });
       return sendHtml(res, await answer.text(), answer.status);
     }
     if (url.pathname === '/embed') {
@@ -131,6 +131,24 @@ describe('when a shopper pays through the redirect flow in a real browser', () =
     const q = verifiedResult(page.url());
     expect(q.order_status).toBe('1');
     expect(q.result_info).toBe('0000:Success');
+    await page.context().close();
+  });
+
+  it('then names in any script reach the card page through the loading page exactly as the merchant sent them', async () => {
+    // the loading page writes characters beyond Latin-1 as character references (htmlText), Latin-1 as it is
+    const order = { default_lang: 'zh', first_name: 'Zoë 李', last_name: 'Łukasiewicz 😀', billing_city: '東京…' };
+    // the loading page a merchant forwards (it submits itself at once in the browser: read here)
+    const url = `${shop.origin}/pay?${new URLSearchParams(order)}`;
+    const html = await (await fetch(url)).text();
+    expect(html).toContain('value="Zo\u00eb &#26446;"');
+    expect(html).toContain('value="&#321;ukasiewicz &#128512;"');
+    expect(html).not.toMatch(/[\u0100-\uffff]/);
+    const page = await newPage();
+    await page.goto(url);
+    // the form post is checked against the stored session field by field: one value read otherwise is refused
+    await page.waitForURL(new RegExp(`^${gateway}/v1/checkout/${MERCHANT_ID}/cs_`));
+    await expect(page.locator('#cardholder').inputValue()).resolves.toBe('Zoë 李 Łukasiewicz 😀');
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('zh-Hans');
     await page.context().close();
   });
 

@@ -19,10 +19,11 @@ export function checkoutBody(
   );
 }
 
-function unescapeHtml(text: string): string {
+/** An attribute value or element text as a browser reads it (the references the gateway's pages write). */
+export function unescapeHtml(text: string): string {
   return text
-    .replace(/&#34;|&quot;/g, '"')
-    .replace(/&#39;/g, "'")
+    .replace(/&#(\d+);/g, (_, code: string) => String.fromCodePoint(Number(code)))
+    .replace(/&quot;/g, '"')
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&');

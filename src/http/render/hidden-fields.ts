@@ -1,16 +1,39 @@
-import ejs from 'ejs';
-
-/** The characters EJS's `<%= %>` escapes (&, <, >, " and '): a text without any is written as it is. */
-const NEEDS_ESCAPE = /[&<>"']/;
-const escaped = (text: string): string => (NEEDS_ESCAPE.test(text) ? ejs.escapeXML(text) : text);
+/** What EJS's `<%= %>` writes for each character it escapes (ejs.escapeXML's table). */
+const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&#34;', "'": '&#39;' };
+/** A text with none of these is written as it is (any UTF-16 unit above Latin-1 counts, surrogates too). */
+const NEEDS_ESCAPE = /[&<>"'\u0100-\uffff]/;
+const ESCAPED = /[&<>"']|[\u{100}-\u{10ffff}]/gu;
 
 /**
- * The hidden inputs of a form, one per line, names and values escaped by EJS's own escapeXML (what `<%= %>`
- * writes). The loading page carries about 150 of them: written by EJS's loop they cost about 250 µs a page,
- * here about 70 µs (most values need no escaping, and are not run through the replacement at all).
+ * A text as HTML (element content or a quoted attribute value): &, <, >, " and ' escaped exactly as EJS's
+ * `<%= %>` escapes them, and every character beyond Latin-1 written as its numeric character reference,
+ * which a browser reads back as the same character (a lone surrogate, which UTF-8 cannot carry, as U+FFFD,
+ * what node writes for it). Latin-1 itself stays as it is: a reference to U+0080 to U+009F would be read
+ * as a Windows-1252 character instead.
+ *
+ * Why: V8 keeps a string of Latin-1 characters at one byte a character. A single character beyond (the
+ * English loading page's "…") makes the whole 9 KB page a two-byte string, which node copies twice on its
+ * way out (once to count its UTF-8 bytes, once joined to the response head) and transcodes to UTF-8: in
+ * isolation about 39 µs a page against 18 µs for the same page at one byte a character.
+ */
+export function htmlText(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? text.replace(ESCAPED, entityOf) : text;
+}
+
+function entityOf(ch: string): string {
+  const entity = ENTITIES[ch];
+  if (entity !== undefined) return entity;
+  const code = ch.codePointAt(0)!;
+  return `&#${code >= 0xd800 && code <= 0xdfff ? 0xfffd : code};`;
+}
+
+/**
+ * The hidden inputs of a form, one per line, names and values escaped by htmlText. The loading page carries
+ * about 150 of them: written by EJS's loop they cost about 250 µs a page, here about 70 µs (most values need
+ * no escaping, and are not run through the replacement at all).
  */
 export function hiddenInputs(fields: Iterable<readonly [string, string]>, indent = '    '): string {
   let html = '';
-  for (const [name, value] of fields) html += `${indent}<input type="hidden" name="${escaped(name)}" value="${escaped(value)}">\n`;
+  for (const [name, value] of fields) html += `${indent}<input type="hidden" name="${htmlText(name)}" value="${htmlText(value)}">\n`;
   return html;
 }

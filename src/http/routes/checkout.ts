@@ -14,7 +14,7 @@ import { pageAssets, assetTag } from '../render/assets.js';
 import { dirOf, negotiate, t, type MessageKey } from '../../i18n/index.js';
 import { findSession } from './hosted-session.js';
 import { clientAddress } from '../client-address.js';
-import { hiddenInputs } from '../render/hidden-fields.js';
+import { hiddenInputs, htmlText } from '../render/hidden-fields.js';
 
 /** Card data never travels through the merchant: the shopper types it on the hosted card page. */
 const CARD_FIELDS = ['card', 'expiration_month', 'expiration_year', 'security_code'] as const;
@@ -55,7 +55,8 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
   res.type('html').render('loading', {
     lang,
     dir: dirOf(lang),
-    t: (k: MessageKey) => t(lang, k),
+    // the page's texts as HTML, characters beyond Latin-1 as references: the page stays one byte a character
+    text: (k: MessageKey) => htmlText(t(lang, k)),
     asset: (name: string) => assetTag(assets, deps.baseUrl, name),
     action: `${deps.baseUrl}/v1/checkout`,
     hiddenInputs: hiddenInputs(sessionForm(deps, account, session)),

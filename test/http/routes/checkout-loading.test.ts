@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { startRedis, type RedisServer } from '../../support/redis.js';
 import { ACCOUNT_ID, makeGateway, MERCHANT_ID, testMerchants, type TestGateway } from '../../support/gateway.js';
-import { attributeOf, checkoutBody, hiddenFields } from '../../support/checkout.js';
+import { attributeOf, checkoutBody, hiddenFields, unescapeHtml } from '../../support/checkout.js';
+import { LANGUAGES, t } from '../../../src/i18n/index.js';
 import { createApp } from '../../../src/app.js';
 
 const BASE = 'http://gateway.test';
@@ -248,6 +249,24 @@ describe('when a merchant posts a signed checkout request', () => {
     expect(page.text).not.toContain('<script>alert(1)');
     expect(attributeOf(page.text, 'cardholder', 'value')).toBe(`${evil} Lovelace`);
     expect(page.text).toContain('&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+
+  it('then in every language, with values in any script, the page is Latin-1 text and its fields read back as sent', async () => {
+    const values = { first_name: 'Zoë 李', last_name: 'Łukasiewicz 😀', billing_city: '東京…', note: 'a\u0085b <ÿ>' };
+    for (const lang of LANGUAGES) {
+      const res = await request(gw.app)
+        .post('/v1/checkout')
+        .type('form')
+        .send(JSON.stringify(checkoutBody({ ...values, default_lang: lang })));
+      expect(res.status, lang).toBe(200);
+      // characters beyond Latin-1, in the texts and in the values, are character references (htmlText)
+      expect(res.text, lang).not.toMatch(/[\u0100-\uffff]/);
+      const heading = unescapeHtml(/<h1>([^<]*)<\/h1>/.exec(res.text)![1]!);
+      expect(heading, lang).toBe(t(lang, 'loading.heading'));
+      const form = Object.fromEntries(hiddenFields(res.text));
+      for (const [field, value] of Object.entries(values)) expect(form[field], `${lang} ${field}`).toBe(value);
+      expect(form.firstName).toBe(values.first_name);
+    }
   });
 
   it('then a caller that asks for JSON gets checkout_url and expires_at (30 minutes by default)', async () => {

@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { makeGateway, SIGN_KEY, type TestGateway } from '../../support/gateway.js';
-import { attributeOf, checkoutBody } from '../../support/checkout.js';
+import { attributeOf, checkoutBody, unescapeHtml } from '../../support/checkout.js';
 import { CARDS, TEST_SECURITY_CODE } from '../../support/cards.js';
 import { AMEX_CARD, BRANDED_ACCENT, BRANDED_ACCOUNT_ID, BRANDED_NAME, BRANDED_SIGN_KEY, brandedMerchants } from '../../support/hosted.js';
 import { ROOT } from '../../support/paths.js';
@@ -75,7 +75,8 @@ describe('when a hosted page is asked for in a language', () => {
       .post('/v1/checkout')
       .send(JSON.stringify(checkoutBody({ default_lang: 'he' })));
     expect(htmlTag(loading.text)).toEqual(['he', 'rtl']);
-    expect(loading.text).toContain('<title>טוען…</title>');
+    expect(unescapeHtml(/<title>([^<]*)<\/title>/.exec(loading.text)![1]!)).toBe('טוען…');
+    expect(loading.text).toContain('<title>&#1496;&#1493;&#1506;&#1503;&#8230;</title>');
     const unknown = await request(gw.app).get('/v1/checkout/1000001/cs_unknownsession1').set('Accept-Language', 'ja');
     expect(unknown.status).toBe(404);
     expect(unknown.text).toContain('お支払いが見つかりません');
