@@ -39,4 +39,13 @@ describe('hidden inputs of a form', () => {
     expect(htmlText('<…>')).toBe('&lt;&#8230;&gt;');
     expect(htmlText('plain text, é')).toBe('plain text, é');
   });
+
+  it('when a name comes again, with another indent or after thousands of other names, then its line is still its own', () => {
+    expect(hiddenInputs([['a&b', '1']], '\t')).toBe('\t<input type="hidden" name="a&amp;b" value="1">\n');
+    expect(hiddenInputs([['a&b', '2']])).toBe('    <input type="hidden" name="a&amp;b" value="2">\n');
+    const many = Array.from({ length: 2_500 }, (_, i) => [`n${i}`, String(i)] as const);
+    const lines = hiddenInputs(many, '').split('\n');
+    expect(lines[2_400]).toBe('<input type="hidden" name="n2400" value="2400">');
+    expect(hiddenInputs([['n2499', 'x']], '')).toBe('<input type="hidden" name="n2499" value="x">\n');
+  });
 });
