@@ -1,11 +1,11 @@
 import express, { Router, type Express, type NextFunction, type Request, type Response } from 'express';
-import helmet from 'helmet';
 import ejs from 'ejs';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { CoreDeps } from './core/ports/deps.js';
 import { maskField } from './http/schemas/free-text.js';
 import { gatewayBody } from './http/middleware/body.js';
+import { securityHeaders } from './http/middleware/security-headers.js';
 import { chain } from './http/middleware/chain.js';
 import { fixedPostRoutes, postDispatch, undispatched } from './http/post-dispatch.js';
 import { appRoutes } from './http/route-table.js';
@@ -129,7 +129,7 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   );
   const metrics = deps.metrics instanceof PrometheusMetrics ? deps.metrics : undefined;
   app.use(requestLog(deps, metrics && httpMetrics(app, metrics)));
-  const headers = helmet();
+  const headers = securityHeaders();
   const throttle = authThrottle(deps);
   const signature = strictSignature(deps);
   const replays = idempotency(deps);
