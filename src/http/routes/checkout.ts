@@ -29,9 +29,9 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
   }
   const input = parseOrThrow(checkoutSchema, body);
   boundExtraFields(body, checkoutFieldNames);
-  const { accept: _accept, ...sent } = body;
-  // the session keeps the request as sent (the loading form echoes it), card numbers in free text masked
-  const request = maskFreeText(sent);
+  // the session keeps the request as sent (the loading form echoes it), card numbers in free text masked;
+  // copied only to leave out `accept` (a rest copy of 60 fields is made property by property)
+  const request = maskFreeText(body.accept === undefined ? body : withoutAccept(body));
   const session = await openCheckout(deps, {
     account,
     order: paymentOrder(input),
@@ -61,6 +61,11 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
     action: `${deps.baseUrl}/v1/checkout`,
     hiddenInputs: hiddenInputs(sessionForm(deps, account, session)),
   });
+}
+
+function withoutAccept(body: Record<string, unknown>): Record<string, unknown> {
+  const { accept: _accept, ...sent } = body;
+  return sent;
 }
 
 /** Browsers send every line break of a form value as CRLF: compare values with line breaks alike. */

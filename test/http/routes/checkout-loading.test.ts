@@ -269,6 +269,19 @@ describe('when a merchant posts a signed checkout request', () => {
     }
   });
 
+  it('then a body field accept is not stored: the form and its allParams leave it out, the other fields stay', async () => {
+    const res = await request(gw.app)
+      .post('/v1/checkout')
+      .type('form')
+      .send(JSON.stringify(checkoutBody({ accept: 'text/html', note: 'kept' })));
+    expect(res.status).toBe(200);
+    const form = Object.fromEntries(hiddenFields(res.text));
+    expect(form).not.toHaveProperty('accept');
+    expect(form.note).toBe('kept');
+    expect([...new URLSearchParams(form.allParams).keys()]).not.toContain('accept');
+    expect(new URLSearchParams(form.allParams).get('note')).toBe('kept');
+  });
+
   it('then a caller that asks for JSON gets checkout_url and expires_at (30 minutes by default)', async () => {
     const before = Date.now();
     const res = await request(gw.app).post('/v1/checkout').set('Accept', 'application/json').send(JSON.stringify(checkoutBody()));
