@@ -281,6 +281,8 @@ export interface Gateway {
   /** when the process was spawned (epoch ms): its profile's time zero, near enough */
   spawnedAt: number;
   redis: RedisServer;
+  /** where its allocation profile is written when it stops (GatewayOptions.allocDir) */
+  allocDir?: string;
   stop: () => Promise<void>;
 }
 
@@ -288,6 +290,8 @@ export interface GatewayOptions {
   workers?: number;
   /** run under `node --cpu-prof`, profiles written here when the process ends */
   profileDir?: string;
+  /** preload bench/alloc-probe.mjs: the process writes a heap allocation profile here when it ends */
+  allocDir?: string;
   /** preload bench/mem-probe.mjs: the process answers IPC messages with its memory use */
   memProbe?: boolean;
   /** more environment for the gateway */
@@ -307,6 +311,8 @@ export async function startGateway(name: string, merchantsFile: string, logLevel
   const nodeArgs = [
     ...(o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`] : []),
     ...(o.memProbe ? ['--expose-gc', '--import', './bench/mem-probe.mjs'] : []),
+    // this checkout's probe, whichever checkout runs
+    ...(o.allocDir ? ['--import', join(ROOT, 'bench', 'alloc-probe.mjs')] : []),
   ];
   const spawnedAt = Date.now();
   const child = await startServer(
@@ -319,6 +325,7 @@ export async function startGateway(name: string, merchantsFile: string, logLevel
       MERCHANTS_FILE: merchantsFile,
       LOG_LEVEL: logLevel,
       WORKERS: String(o.workers ?? 1),
+      ...(o.allocDir ? { BENCH_ALLOC_DIR: o.allocDir } : {}),
       ...o.env,
     },
     `http://127.0.0.1:${port}/readyz`,
@@ -334,5 +341,5 @@ export async function startGateway(name: string, merchantsFile: string, logLevel
     await redis.stop();
     running.delete(redis.pid);
   };
-  return { port, url: `http://127.0.0.1:${port}`, child, spawnedAt, redis, stop };
+  return { port, url: `http://127.0.0.1:${port}`, child, spawnedAt, redis, stop, ...(o.allocDir ? { allocDir: o.allocDir } : {}) };
 }

@@ -134,3 +134,81 @@ function mergeSummaries(all: ProfileSummary[]): ProfileSummary {
     ),
   };
 }
+
+/** The parts of a V8 sampling heap profile (HeapProfiler.stopSampling) that an allocation summary needs. */
+export interface HeapProfileNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  /** bytes allocated here (the sampler's estimate), not in the functions this one called */
+  selfSize: number;
+  children: HeapProfileNode[];
+}
+
+export interface AllocationSummary {
+  totalBytes: number;
+  /** by the function that allocated (V8's own functions too: a string join, a Map's growth) */
+  functions: { name: string; where: string; bytes: number }[];
+  /** by the nearest function of our src/ on the stack: what our code caused, in node and packages too */
+  ours: { name: string; where: string; bytes: number }[];
+}
+
+const whereOf = (url: string, lineNumber: number): string =>
+  url ? `${url.replace(/^file:\/\/.*?\/(node_modules|dist|src)\//, '$1/')}:${lineNumber + 1}` : '';
+
+/** Bytes allocated per function, and per nearest function of our src/, from a sampling heap profile. */
+export function summariseAllocations(head: HeapProfileNode, top = 15): AllocationSummary {
+  const fns = new Map<string, { name: string; where: string; bytes: number }>();
+  const ours = new Map<string, { name: string; where: string; bytes: number }>();
+  let total = 0;
+  const add = (m: typeof fns, name: string, where: string, bytes: number) => {
+    const key = `${name} ${where}`;
+    const row = m.get(key) ?? { name, where, bytes: 0 };
+    row.bytes += bytes;
+    m.set(key, row);
+  };
+  const walk = (node: HeapProfileNode, nearest: { name: string; where: string } | undefined): void => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const name = functionName || '(anonymous)';
+    const where = whereOf(url, lineNumber);
+    const here = packageOf(url, functionName) === 'our src/' ? { name, where } : nearest;
+    if (node.selfSize > 0) {
+      total += node.selfSize;
+      add(fns, name, where, node.selfSize);
+      add(ours, here?.name ?? '(none of ours on the stack)', here?.where ?? '', node.selfSize);
+    }
+    for (const child of node.children) walk(child, here);
+  };
+  walk(head, undefined);
+  const topOf = (m: typeof fns) => [...m.values()].sort((a, b) => b.bytes - a.bytes).slice(0, top);
+  return { totalBytes: total, functions: topOf(fns), ours: topOf(ours) };
+}
+
+/**
+ * Reads every .heapprofile in `dir` (one per process) and prints the bytes allocated per request, by function
+ * and by the nearest function of ours. The profile spans the process's life, so `requests` is every request
+ * it served (warm-up included); start-up's allocations (modules, a few MB) are counted in too.
+ */
+export function printAllocations(dir: string, title: string, requests: number): void {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.heapprofile'));
+  if (files.length === 0 || requests <= 0) {
+    console.log(`no .heapprofile written in ${dir}, or no request served`);
+    process.exitCode = 1;
+    return;
+  }
+  const s = summariseAllocations(
+    {
+      callFrame: { functionName: '(root)', url: '', lineNumber: 0 },
+      selfSize: 0,
+      children: files.map((f) => (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { head: HeapProfileNode }).head),
+    },
+    20,
+  );
+  const perRequest = (bytes: number) => `${(bytes / requests / 1024).toFixed(1).padStart(7)} KB`;
+  const share = (bytes: number) => `${((bytes / s.totalBytes) * 100).toFixed(1).padStart(5)} %`;
+  console.log(
+    `\nallocations of ${title}: ${perRequest(s.totalBytes).trim()} a request (${(s.totalBytes / 1024 ** 3).toFixed(2)} GB over ${requests} requests, start-up included), ${dir}`,
+  );
+  console.log('top functions by bytes allocated in them:');
+  for (const f of s.functions) console.log(`  ${share(f.bytes)} ${perRequest(f.bytes)}  ${f.name}  ${f.where}`);
+  console.log('by the nearest function of our src/ on the stack:');
+  for (const f of s.ours) console.log(`  ${share(f.bytes)} ${perRequest(f.bytes)}  ${f.name}  ${f.where}`);
+}

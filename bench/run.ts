@@ -21,7 +21,7 @@ import {
   type Load,
   type Gateway,
 } from './lib.js';
-import { printProfiles } from './profile.js';
+import { printAllocations, printProfiles } from './profile.js';
 import { soak } from './soak.js';
 
 /**
@@ -34,6 +34,8 @@ import { soak } from './soak.js';
  *
  *   npm run bench -- --profile   baseline, authorise and the loading page only, each gateway under the V8
  *                                profiler: top functions and packages by self time
+ *   npm run bench -- --alloc     the same scenarios, each gateway under V8's sampling heap profiler: bytes
+ *                                allocated a request, by function and by the nearest function of ours
  *   npm run bench -- --soak      the soak alone, BENCH_SOAK payments (default 100000)
  *   npm run bench -- --authorise baseline and authorise only (a quick check of one change)
  *   BENCH_COMPARE=<dir>          also authorise (or, with BENCH_COMPARE_SCENARIO=checkout, the loading page)
@@ -122,8 +124,11 @@ async function pairOf(
   a: [Gateway, string],
   b: [Gateway, string],
   on: (gw: Gateway, name: string) => Scenario = authoriseOn,
+  /** runs after the rounds, while both gateways still run */
+  beforeStop?: () => Promise<void>,
 ): Promise<{ rows: [Figures, Figures]; ratios: string }> {
   const pair = await inRounds([on(a[0], a[1]), on(b[0], b[1])]);
+  await beforeStop?.();
   await a[0].stop();
   await b[0].stop();
   return { rows: pair.rows as [Figures, Figures], ratios: pair.ratios[1]! };
@@ -146,6 +151,16 @@ async function inRounds(scenarios: Scenario[]): Promise<{ rows: Figures[]; ratio
     rows: scenarios.map((scenario, i) => combine(scenario.name, runs[i]!)),
     ratios: runs.map((own) => own.map((r, round) => (r.rps / runs[0]![round]!.rps).toFixed(2)).join(' ')),
   };
+}
+
+/** Requests the gateway answered on a route since it started, as its own /metrics counts them. */
+async function requestsServed(gw: Gateway, route: string): Promise<number> {
+  const text = await (await fetch(`${gw.url}/metrics`)).text();
+  let n = 0;
+  for (const line of text.split('\n'))
+    if (line.startsWith('gateway_http_requests_total{') && line.includes(`route="${route}"`))
+      n += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return n;
 }
 
 function merchantsFile(): string {
@@ -182,6 +197,8 @@ async function main(): Promise<void> {
     `http://127.0.0.1:${barePort}/healthz`,
   );
   const profileDir = args.has('--profile') ? mkdtempSync(join(tmpdir(), 'gw-profile-')) : undefined;
+  const allocDir = (name: string) => (args.has('--alloc') ? { allocDir: mkdtempSync(join(tmpdir(), `gw-alloc-${name}-`)) } : {});
+  const profiling = profileDir !== undefined || args.has('--alloc');
   const rows: Figures[] = [];
   try {
     console.log(
@@ -190,12 +207,12 @@ async function main(): Promise<void> {
     const bare2k = bareBody();
     // each gateway gets its own Redis, so one scenario's data (and the AOF rewrite it may trigger) does not
     // land in another's figures
-    const first = await gateway('bench-authorise', { ...(profileDir ? { profileDir } : {}) });
+    const first = await gateway('bench-authorise', { ...(profileDir ? { profileDir } : {}), ...allocDir('authorise') });
     // profiled, the pages' gateway serves the loading page alone, so its profile is that page's
     const pagesProfileDir = profileDir ? mkdtempSync(join(tmpdir(), 'gw-profile-pages-')) : undefined;
     const pages = args.has('--authorise')
       ? undefined
-      : await gateway('bench-pages', pagesProfileDir ? { profileDir: pagesProfileDir } : {});
+      : await gateway('bench-pages', { ...(pagesProfileDir ? { profileDir: pagesProfileDir } : {}), ...allocDir('pages') });
     const scenarios: Scenario[] = [
       {
         name: 'bare Express, 2 KB JSON',
@@ -205,8 +222,7 @@ async function main(): Promise<void> {
     ];
     if (pages) {
       scenarios.push(loadingPageOn(pages, 'POST /v1/checkout (loading page)'));
-      if (!profileDir)
-        scenarios.push(scenarioOn(pages, 'GET card page', await cardPagePath(pages), { method: 'GET', accept: 'text/html' }));
+      if (!profiling) scenarios.push(scenarioOn(pages, 'GET card page', await cardPagePath(pages), { method: 'GET', accept: 'text/html' }));
     }
     const headline = await inRounds(scenarios);
     for (const [i, scenario] of scenarios.entries())
@@ -215,6 +231,10 @@ async function main(): Promise<void> {
     const authorise = rows[1]!;
     const loadingPage = rows[2];
     const pagesSpawnedAt = pages?.spawnedAt ?? 0;
+    // what each gateway served in its life, warm-up included: an allocation profile spans all of it
+    const served = args.has('--alloc')
+      ? { authorise: await requestsServed(first, '/v1/authorise'), pages: pages ? await requestsServed(pages, '/v1/checkout') : 0 }
+      : undefined;
     await pages?.stop();
     const txns = (await first.redis.client().keys(`gw:{${M}}:pay:*`)).length;
     await first.stop();
@@ -224,18 +244,27 @@ async function main(): Promise<void> {
       // this checkout and the other one, in alternating rounds: a shared machine's noise (which moves one
       // run against the next by 10 % and more) falls on both alike
       const dir = profileDir ? mkdtempSync(join(tmpdir(), 'gw-profile-compare-')) : undefined;
-      const ours = await gateway('bench-this-checkout');
-      const other = await gateway('bench-compare', { root: compare, ...(dir ? { profileDir: dir } : {}) });
+      const ours = await gateway('bench-this-checkout', allocDir('this-checkout'));
+      const other = await gateway('bench-compare', { root: compare, ...(dir ? { profileDir: dir } : {}), ...allocDir('compare') });
       // the other checkout first: each round's ratio is then this checkout's req/s over the other's
       const page = process.env.BENCH_COMPARE_SCENARIO === 'checkout';
       const what = page ? 'POST /v1/checkout (loading page)' : 'POST /v1/authorise';
+      const route = page ? '/v1/checkout' : '/v1/authorise';
+      let served = [0, 0];
       const pair = await pairOf(
         [other, `${what}, ${ROUNDS} rounds, ${compare}`],
         [ours, `${what}, ${ROUNDS} rounds`],
         page ? loadingPageOn : authoriseOn,
+        async () => {
+          if (args.has('--alloc')) served = [await requestsServed(ours, route), await requestsServed(other, route)];
+        },
       );
       const [otherRow, oursRow] = pair.rows;
       rows.push(oursRow, otherRow);
+      if (args.has('--alloc')) {
+        printAllocations(ours.allocDir!, `${what}, this checkout`, served[0]!);
+        printAllocations(other.allocDir!, `${what}, ${compare}`, served[1]!);
+      }
       if (dir) compared = { dir, what, from: otherRow.from, to: otherRow.to, spawnedAt: other.spawnedAt };
       print(rows);
       console.log(
@@ -245,8 +274,12 @@ async function main(): Promise<void> {
           `each round's req/s ratio: ${pair.ratios}`,
       );
     }
-    if (profileDir || args.has('--authorise')) {
+    if (profiling || args.has('--authorise')) {
       if (!compare) print(rows);
+      if (served) {
+        printAllocations(first.allocDir!, 'POST /v1/authorise', served.authorise);
+        if (pages) printAllocations(pages.allocDir!, 'POST /v1/checkout (loading page)', served.pages);
+      }
       if (!profileDir) return;
       printProfiles(profileDir, 'POST /v1/authorise', { fromMs: authorise.from - first.spawnedAt, toMs: authorise.to - first.spawnedAt });
       if (pagesProfileDir && loadingPage)
