@@ -30,7 +30,7 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
   const input = parseOrThrow(checkoutSchema, body);
   boundExtraFields(body, checkoutFieldNames);
   // the session keeps the request as sent (the loading form echoes it), card numbers in free text masked;
-  // copied only to leave out `accept` (a rest copy of 60 fields is made property by property)
+  // copied only to leave out `accept` (a rest copy is made property by property, for every field sent)
   const request = maskFreeText(body.accept === undefined ? body : withoutAccept(body));
   const session = await openCheckout(deps, {
     account,
