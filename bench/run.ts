@@ -202,7 +202,7 @@ async function main(): Promise<void> {
   const rows: Figures[] = [];
   try {
     console.log(
-      `\n${CONNECTIONS} connections; ${ROUNDS} rounds of ${Math.max(2, DURATION / 2)} s per scenario, after a ${WARMUP} s warm-up (${REWARM} s before each later round); Redis with appendfsync always, no AOF rewrite; gateway LOG_LEVEL=${logLevel}${profileDir ? '; gateway under the V8 profiler' : ''}\n`,
+      `\n${CONNECTIONS} connections; ${ROUNDS} rounds of ${Math.max(2, DURATION / 2)} s per scenario, after a ${WARMUP} s warm-up (${REWARM} s before each later round); Redis with appendfsync always, no AOF rewrite; gateway LOG_LEVEL=${logLevel}${profileDir ? '; gateway under the V8 profiler' : ''}${args.has('--alloc') ? '; gateways under the sampling heap profiler (their figures are not comparable)' : ''}\n`,
     );
     const bare2k = bareBody();
     // each gateway gets its own Redis, so one scenario's data (and the AOF rewrite it may trigger) does not

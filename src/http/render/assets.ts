@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Account, MerchantDirectory } from '../../core/merchants/directory.js';
 import { LOGO_TYPES } from '../../core/merchants/branding.js';
+import { htmlText } from './html-text.js';
 
 /** The pages' own scripts and styles (next to src/ and dist/ alike). */
 export const PUBLIC_DIR = fileURLToPath(new URL('../../../public', import.meta.url));
@@ -98,14 +99,12 @@ export function pageAssets(merchants: MerchantDirectory): PageAssets {
   return assets;
 }
 
-const escapeAttr = (v: string): string => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-
 /** The `<script>` or `<link>` tag of an inventoried file, with its integrity (for the views' `asset()`). */
 export function assetTag(assets: PageAssets, baseUrl: string, name: string): string {
   const a = assets.byName.get(name);
   if (!a) throw new Error(`${name} is not in the hosted pages' script inventory`);
-  const url = escapeAttr(baseUrl + a.path);
-  const integrity = escapeAttr(a.hash);
+  const url = htmlText(baseUrl + a.path);
+  const integrity = htmlText(a.hash);
   return a.type === 'script'
     ? `<script src="${url}" integrity="${integrity}" crossorigin="anonymous"></script>`
     : `<link rel="stylesheet" href="${url}" integrity="${integrity}" crossorigin="anonymous">`;

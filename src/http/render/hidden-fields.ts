@@ -1,48 +1,16 @@
-/** What EJS's `<%= %>` writes for each character it escapes (ejs.escapeXML's table). */
-const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&#34;', "'": '&#39;' };
-/** A text with none of these is written as it is (any UTF-16 unit above Latin-1 counts, surrogates too). */
-const NEEDS_ESCAPE = /[&<>"'\u0100-\uffff]/;
-const BEYOND_LATIN1 = /[\u0100-\uffff]/;
-const ESCAPED = /[&<>"']|[\u{100}-\u{10ffff}]/gu;
+import { htmlText } from './html-text.js';
 
-/**
- * A text as HTML (element content or a quoted attribute value): &, <, >, " and ' escaped exactly as EJS's
- * `<%= %>` escapes them, and every character beyond Latin-1 written as its numeric character reference,
- * which a browser reads back as the same character (a lone surrogate, which UTF-8 cannot carry, as U+FFFD,
- * what node writes for it). Latin-1 itself stays as it is: a reference to U+0080 to U+009F would be read
- * as a Windows-1252 character instead.
- *
- * Why: V8 keeps a string of Latin-1 characters at one byte a character. A single character beyond (the
- * English loading page's "…") makes the whole 9 KB page a two-byte string, which node copies twice on its
- * way out (once to count its UTF-8 bytes, once joined to the response head) and transcodes to UTF-8: in
- * isolation about 39 µs a page against 18 µs for the same page at one byte a character.
- */
-export function htmlText(text: string): string {
-  if (!NEEDS_ESCAPE.test(text)) return text;
-  const html = text.replace(ESCAPED, entityOf);
-  // V8 keeps the replacement of a two-byte text two-byte, though every character is Latin-1 now: decoded
-  // from Latin-1 bytes, the same characters are a one-byte string
-  return BEYOND_LATIN1.test(text) ? Buffer.from(html, 'latin1').toString('latin1') : html;
-}
-
-function entityOf(ch: string): string {
-  const entity = ENTITIES[ch];
-  if (entity !== undefined) return entity;
-  const code = ch.codePointAt(0)!;
-  return `&#${code >= 0xd800 && code <= 0xdfff ? 0xfffd : code};`;
-}
-
-/** Every input's text up to its value, by indent and name: the loading page's 150 names are mostly the same. */
+const DEFAULT_INDENT = '    ';
+/** Every input's text up to its value, by name (default indent): the loading page's 150 names are mostly the same. */
 const OPENINGS = new Map<string, string>();
 /** Names are the merchant's too (up to 32 of its own a request): the map stops growing here. */
 const MAX_OPENINGS = 2_000;
 
 function opening(indent: string, name: string): string {
-  const key = indent === '    ' ? name : `${indent}\u0000${name}`;
-  let html = OPENINGS.get(key);
+  let html = indent === DEFAULT_INDENT ? OPENINGS.get(name) : undefined;
   if (html === undefined) {
     html = `${indent}<input type="hidden" name="${htmlText(name)}" value="`;
-    if (OPENINGS.size < MAX_OPENINGS) OPENINGS.set(key, html);
+    if (indent === DEFAULT_INDENT && OPENINGS.size < MAX_OPENINGS) OPENINGS.set(name, html);
   }
   return html;
 }
@@ -54,7 +22,7 @@ function opening(indent: string, name: string): string {
  * opening, kept per name, the value and the end), not five: a page is a rope of fewer pieces for node to
  * copy flat when it counts and writes the page.
  */
-export function hiddenInputs(fields: Iterable<readonly [string, string]>, indent = '    '): string {
+export function hiddenInputs(fields: Iterable<readonly [string, string]>, indent = DEFAULT_INDENT): string {
   let html = '';
   for (const [name, value] of fields) html += opening(indent, name) + htmlText(value) + '">\n';
   return html;

@@ -14,7 +14,8 @@ import { pageAssets, assetTag } from '../render/assets.js';
 import { dirOf, negotiate, t, type MessageKey } from '../../i18n/index.js';
 import { findSession } from './hosted-session.js';
 import { clientAddress } from '../client-address.js';
-import { hiddenInputs, htmlText } from '../render/hidden-fields.js';
+import { hiddenInputs } from '../render/hidden-fields.js';
+import { htmlText } from '../render/html-text.js';
 
 /** Card data never travels through the merchant: the shopper types it on the hosted card page. */
 const CARD_FIELDS = ['card', 'expiration_month', 'expiration_year', 'security_code'] as const;

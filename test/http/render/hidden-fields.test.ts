@@ -1,6 +1,7 @@
 import ejs from 'ejs';
 import { describe, expect, it } from 'vitest';
-import { hiddenInputs, htmlText } from '../../../src/http/render/hidden-fields.js';
+import { hiddenInputs } from '../../../src/http/render/hidden-fields.js';
+import { htmlText } from '../../../src/http/render/html-text.js';
 import { unescapeHtml } from '../../support/checkout.js';
 
 describe('hidden inputs of a form', () => {
