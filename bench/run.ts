@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,6 @@ import {
   WARMUP,
   bodiesMadeLate,
   bodyPool,
-  combine,
   measure,
   print,
   startGateway,
@@ -22,6 +21,7 @@ import {
   type Gateway,
 } from './lib.js';
 import { printAllocations, printProfiles } from './profile.js';
+import { inEpochs as inEpochsOf, type Epoch, type Scenario } from './rounds.js';
 import { soak } from './soak.js';
 
 /**
@@ -30,7 +30,8 @@ import { soak } from './soak.js';
  * always, the checkout loading page, the hosted card page, captures of 50 orders at 1 and at 8 connections,
  * authorise with WORKERS=2 against 1 worker, authorise with METRICS_ALLOW=off against on (the metrics' cost), and
  * a short soak. The baseline and the three gateway scenarios it is compared with run in rounds, side by side
- * (inRounds), as do the two comparisons. Absolute figures vary on shared machines; ratios are comparable.
+ * (inRounds), as do the two comparisons, each in epochs of processes started afresh (inEpochs). Absolute
+ * figures vary on shared machines; ratios are comparable.
  *
  *   npm run bench -- --profile   baseline, authorise and the loading page only, each gateway under the V8
  *                                profiler: top functions and packages by self time
@@ -44,9 +45,22 @@ import { soak } from './soak.js';
  */
 const CAPTURE_CALLS = Number(process.env.BENCH_CAPTURE_CALLS ?? 100);
 const POOL = Number(process.env.BENCH_POOL ?? 150_000);
-/** rounds of half of BENCH_SECONDS per scenario (inRounds) */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** rounds of half of BENCH_SECONDS per scenario in each epoch (inRounds) */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const args = new Set(process.argv.slice(2));
+/**
+ * Compared processes are started afresh for each of BENCH_EPOCHS epochs (inEpochs). A process keeps its
+ * own speed for its life (what V8 compiled, where its memory and code landed): on this 2-core machine two
+ * gateways of the same build differed by 10 % and more, round after round, and the same two settings came
+ * out 11 % apart one way with one pair of processes and 6 % the other way with the next. Profiles are per
+ * process, so --profile and --alloc run one epoch.
+ */
+const EPOCHS = args.has('--profile') || args.has('--alloc') ? 1 : Number(process.env.BENCH_EPOCHS ?? 2);
+
+/** inEpochs (bench/rounds.ts) with this run's epochs, rounds and times. */
+function inEpochs(start: (epoch: number) => Promise<Epoch>): ReturnType<typeof inEpochsOf> {
+  return inEpochsOf(start, { epochs: EPOCHS, rounds: ROUNDS, seconds: Math.max(2, DURATION / 2), warmup: WARMUP, rewarm: REWARM });
+}
 
 /** Capture calls made one by one before the first capture scenario is measured: the path's JIT warm-up. */
 const CAPTURE_WARM_CALLS = 10;
@@ -98,12 +112,6 @@ async function cardPagePath(gw: Gateway): Promise<string> {
   return new URL(answer.checkout_url).pathname;
 }
 
-interface Scenario {
-  name: string;
-  /** one measured run of `seconds` after `warmup` seconds of load (WARMUP in the first round, REWARM later) */
-  run(seconds: number, warmup: number): Promise<Figures>;
-}
-
 /** A request on `gw` as a scenario of `inRounds`, with the gateway's CPU and its Redis's. */
 function scenarioOn(gw: Gateway, name: string, path: string, load: Omit<Load, 'warmup'>): Scenario {
   return { name, run: (seconds, warmup) => measure('', `${gw.url}${path}`, { ...load, warmup }, gw.child.pid!, seconds, gw.redis.pid) };
@@ -119,38 +127,33 @@ function loadingPageOn(gw: Gateway, name: string): Scenario {
   return scenarioOn(gw, name, '/v1/checkout', { body: bodyPool(checkoutBody, POOL), accept: 'text/html' });
 }
 
-/** One scenario (authorise unless told) on two gateways in alternating rounds (inRounds), both stopped after: rows and each round's ratio b / a. */
-async function pairOf(
-  a: [Gateway, string],
-  b: [Gateway, string],
-  on: (gw: Gateway, name: string) => Scenario = authoriseOn,
-  /** runs after the rounds, while both gateways still run */
-  beforeStop?: () => Promise<void>,
-): Promise<{ rows: [Figures, Figures]; ratios: string }> {
-  const pair = await inRounds([on(a[0], a[1]), on(b[0], b[1])]);
-  await beforeStop?.();
-  await a[0].stop();
-  await b[0].stop();
-  return { rows: pair.rows as [Figures, Figures], ratios: pair.ratios[1]! };
-}
-
 /**
- * The scenarios in ROUNDS rounds of half a scenario's time each, every round running each scenario in turn,
- * one row per scenario: the scenarios (the baseline and the gateway, or two set-ups of the gateway) are then
- * measured side by side through the whole run, so the machine's noise (which moves one run against the next
- * by 10 % and more, within seconds) falls on all of them alike. `ratios[i]`: each round's req/s of scenario
- * i over the first scenario's.
+ * One scenario (authorise unless told) on two gateways in alternating rounds (inRounds), in EPOCHS epochs,
+ * each with both gateways started afresh (`a` and `b` start them) and stopped after it: rows and each round's
+ * ratio b / a. `beforeStop` runs after the last epoch's rounds, while its gateways still run.
  */
-async function inRounds(scenarios: Scenario[]): Promise<{ rows: Figures[]; ratios: string[] }> {
-  const seconds = Math.max(2, DURATION / 2);
-  const runs: Figures[][] = scenarios.map(() => []);
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, scenario] of scenarios.entries()) runs[i]!.push(await scenario.run(seconds, round === 0 ? WARMUP : REWARM));
-  }
-  return {
-    rows: scenarios.map((scenario, i) => combine(scenario.name, runs[i]!)),
-    ratios: runs.map((own) => own.map((r, round) => (r.rps / runs[0]![round]!.rps).toFixed(2)).join(' ')),
-  };
+async function pairOf(
+  a: [() => Promise<Gateway>, string],
+  b: [() => Promise<Gateway>, string],
+  on: (gw: Gateway, name: string) => Scenario = authoriseOn,
+  beforeStop?: (a: Gateway, b: Gateway) => Promise<void>,
+): Promise<{ rows: [Figures, Figures]; ratios: string; last: [Gateway, Gateway] }> {
+  let last: [Gateway, Gateway] | undefined;
+  const pair = await inEpochs(async (epoch) => {
+    const gws: [Gateway, Gateway] = [await a[0](), await b[0]()];
+    return {
+      scenarios: [on(gws[0], a[1]), on(gws[1], b[1])],
+      stop: async () => {
+        if (epoch === EPOCHS - 1) {
+          last = gws;
+          await beforeStop?.(...gws);
+        }
+        await gws[0].stop();
+        await gws[1].stop();
+      },
+    };
+  });
+  return { rows: pair.rows as [Figures, Figures], ratios: pair.ratios[1]!, last: last! };
 }
 
 /** Requests the gateway answered on a route since it started, as its own /metrics counts them. */
@@ -161,6 +164,13 @@ async function requestsServed(gw: Gateway, route: string): Promise<number> {
     if (line.startsWith('gateway_http_requests_total{') && line.includes(`route="${route}"`))
       n += Number(line.slice(line.lastIndexOf(' ') + 1));
   return n;
+}
+
+async function stopBare(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
 }
 
 function merchantsFile(): string {
@@ -190,75 +200,101 @@ async function main(): Promise<void> {
     }
     return;
   }
-  const barePort = await freePort();
-  const bare = await startServer(
-    ['--import', 'tsx', 'bench/bare-server.ts'],
-    { PORT: String(barePort) },
-    `http://127.0.0.1:${barePort}/healthz`,
-  );
+  const bares = new Set<ChildProcess>();
+  const startBare = async (): Promise<{ port: number; child: ChildProcess }> => {
+    const port = await freePort();
+    const child = await startServer(
+      ['--import', 'tsx', 'bench/bare-server.ts'],
+      { PORT: String(port) },
+      `http://127.0.0.1:${port}/healthz`,
+    );
+    bares.add(child);
+    return { port, child };
+  };
   const profileDir = args.has('--profile') ? mkdtempSync(join(tmpdir(), 'gw-profile-')) : undefined;
   const allocDir = (name: string) => (args.has('--alloc') ? { allocDir: mkdtempSync(join(tmpdir(), `gw-alloc-${name}-`)) } : {});
   const profiling = profileDir !== undefined || args.has('--alloc');
   const rows: Figures[] = [];
   try {
     console.log(
-      `\n${CONNECTIONS} connections; ${ROUNDS} rounds of ${Math.max(2, DURATION / 2)} s per scenario, after a ${WARMUP} s warm-up (${REWARM} s before each later round); Redis with appendfsync always, no AOF rewrite; gateway LOG_LEVEL=${logLevel}${profileDir ? '; gateway under the V8 profiler' : ''}${args.has('--alloc') ? '; gateways under the sampling heap profiler (their figures are not comparable)' : ''}\n`,
+      `\n${CONNECTIONS} connections; ${EPOCHS} epoch(s) of fresh processes, each ${ROUNDS} rounds of ${Math.max(2, DURATION / 2)} s per scenario, after a ${WARMUP} s warm-up (${REWARM} s before each later round); Redis with appendfsync always, no AOF rewrite; gateway LOG_LEVEL=${logLevel}${profileDir ? '; gateway under the V8 profiler' : ''}${args.has('--alloc') ? '; gateways under the sampling heap profiler (their figures are not comparable)' : ''}\n`,
     );
     const bare2k = bareBody();
     // each gateway gets its own Redis, so one scenario's data (and the AOF rewrite it may trigger) does not
     // land in another's figures
-    const first = await gateway('bench-authorise', { ...(profileDir ? { profileDir } : {}), ...allocDir('authorise') });
     // profiled, the pages' gateway serves the loading page alone, so its profile is that page's
     const pagesProfileDir = profileDir ? mkdtempSync(join(tmpdir(), 'gw-profile-pages-')) : undefined;
-    const pages = args.has('--authorise')
-      ? undefined
-      : await gateway('bench-pages', { ...(pagesProfileDir ? { profileDir: pagesProfileDir } : {}), ...allocDir('pages') });
-    const scenarios: Scenario[] = [
-      {
-        name: 'bare Express, 2 KB JSON',
-        run: (seconds, warmup) => measure('', `http://127.0.0.1:${barePort}/bare`, { body: () => bare2k, warmup }, bare.pid!, seconds),
-      },
-      authoriseOn(first, 'POST /v1/authorise (approved)'),
-    ];
-    if (pages) {
-      scenarios.push(loadingPageOn(pages, 'POST /v1/checkout (loading page)'));
-      if (!profiling) scenarios.push(scenarioOn(pages, 'GET card page', await cardPagePath(pages), { method: 'GET', accept: 'text/html' }));
-    }
-    const headline = await inRounds(scenarios);
-    for (const [i, scenario] of scenarios.entries())
-      if (i > 0) console.log(`${scenario.name}: req/s ratio to ${scenarios[0]!.name} in each round: ${headline.ratios[i]}`);
+    // the last epoch's gateways (a profile's window is its process's); payments stored over every epoch
+    let first: Gateway | undefined;
+    let pages: Gateway | undefined;
+    let served: { authorise: number; pages: number } | undefined;
+    let txns = 0;
+    const headline = await inEpochs(async () => {
+      const bare = await startBare();
+      first = await gateway('bench-authorise', { ...(profileDir ? { profileDir } : {}), ...allocDir('authorise') });
+      pages = args.has('--authorise')
+        ? undefined
+        : await gateway('bench-pages', { ...(pagesProfileDir ? { profileDir: pagesProfileDir } : {}), ...allocDir('pages') });
+      const scenarios: Scenario[] = [
+        {
+          name: 'bare Express, 2 KB JSON',
+          run: (seconds, warmup) =>
+            measure('', `http://127.0.0.1:${bare.port}/bare`, { body: () => bare2k, warmup }, bare.child.pid!, seconds),
+        },
+        authoriseOn(first, 'POST /v1/authorise (approved)'),
+      ];
+      if (pages) {
+        scenarios.push(loadingPageOn(pages, 'POST /v1/checkout (loading page)'));
+        if (!profiling)
+          scenarios.push(scenarioOn(pages, 'GET card page', await cardPagePath(pages), { method: 'GET', accept: 'text/html' }));
+      }
+      const [gw, pagesGw] = [first, pages];
+      return {
+        scenarios,
+        stop: async () => {
+          // what each gateway served in its life, warm-up included: an allocation profile spans all of it
+          if (args.has('--alloc'))
+            served = {
+              authorise: await requestsServed(gw, '/v1/authorise'),
+              pages: pagesGw ? await requestsServed(pagesGw, '/v1/checkout') : 0,
+            };
+          await pagesGw?.stop();
+          txns += (await gw.redis.client().keys(`gw:{${M}}:pay:*`)).length;
+          await gw.stop();
+          await stopBare(bare.child);
+          bares.delete(bare.child);
+        },
+      };
+    });
+    for (const [i, ratios] of headline.ratios.entries())
+      if (i > 0) console.log(`${headline.rows[i]!.name}: req/s ratio to ${headline.rows[0]!.name} in each round: ${ratios}`);
     rows.push(...headline.rows);
     const authorise = rows[1]!;
     const loadingPage = rows[2];
     const pagesSpawnedAt = pages?.spawnedAt ?? 0;
-    // what each gateway served in its life, warm-up included: an allocation profile spans all of it
-    const served = args.has('--alloc')
-      ? { authorise: await requestsServed(first, '/v1/authorise'), pages: pages ? await requestsServed(pages, '/v1/checkout') : 0 }
-      : undefined;
-    await pages?.stop();
-    const txns = (await first.redis.client().keys(`gw:{${M}}:pay:*`)).length;
-    await first.stop();
     const compare = process.env.BENCH_COMPARE;
     let compared: { dir: string; what: string; from: number; to: number; spawnedAt: number } | undefined;
     if (compare) {
       // this checkout and the other one, in alternating rounds: a shared machine's noise (which moves one
       // run against the next by 10 % and more) falls on both alike
       const dir = profileDir ? mkdtempSync(join(tmpdir(), 'gw-profile-compare-')) : undefined;
-      const ours = await gateway('bench-this-checkout', allocDir('this-checkout'));
-      const other = await gateway('bench-compare', { root: compare, ...(dir ? { profileDir: dir } : {}), ...allocDir('compare') });
       // the other checkout first: each round's ratio is then this checkout's req/s over the other's
       const page = process.env.BENCH_COMPARE_SCENARIO === 'checkout';
       const what = page ? 'POST /v1/checkout (loading page)' : 'POST /v1/authorise';
       const route = page ? '/v1/checkout' : '/v1/authorise';
       let served = [0, 0];
       const pair = await pairOf(
-        [other, `${what}, ${ROUNDS} rounds, ${compare}`],
-        [ours, `${what}, ${ROUNDS} rounds`],
+        [
+          () => gateway('bench-compare', { root: compare, ...(dir ? { profileDir: dir } : {}), ...allocDir('compare') }),
+          `${what}, ${compare}`,
+        ],
+        [() => gateway('bench-this-checkout', allocDir('this-checkout')), what],
         page ? loadingPageOn : authoriseOn,
-        async () => {
+        async (other, ours) => {
           if (args.has('--alloc')) served = [await requestsServed(ours, route), await requestsServed(other, route)];
         },
       );
+      const [other, ours] = pair.last;
       const [otherRow, oursRow] = pair.rows;
       rows.push(oursRow, otherRow);
       if (args.has('--alloc')) {
@@ -277,11 +313,11 @@ async function main(): Promise<void> {
     if (profiling || args.has('--authorise')) {
       if (!compare) print(rows);
       if (served) {
-        printAllocations(first.allocDir!, 'POST /v1/authorise', served.authorise);
+        printAllocations(first!.allocDir!, 'POST /v1/authorise', served.authorise);
         if (pages) printAllocations(pages.allocDir!, 'POST /v1/checkout (loading page)', served.pages);
       }
       if (!profileDir) return;
-      printProfiles(profileDir, 'POST /v1/authorise', { fromMs: authorise.from - first.spawnedAt, toMs: authorise.to - first.spawnedAt });
+      printProfiles(profileDir, 'POST /v1/authorise', { fromMs: authorise.from - first!.spawnedAt, toMs: authorise.to - first!.spawnedAt });
       if (pagesProfileDir && loadingPage)
         printProfiles(pagesProfileDir, 'POST /v1/checkout (loading page)', {
           fromMs: loadingPage.from - pagesSpawnedAt,
@@ -301,15 +337,15 @@ async function main(): Promise<void> {
     await captures.stop();
     // 1 worker against 2, then metrics off against on, each pair in rounds (inRounds)
     const workers = await pairOf(
-      [await gateway('bench-one-worker'), `POST /v1/authorise, 1 worker, ${ROUNDS} rounds`],
-      [await gateway('bench-workers', { workers: 2 }), `POST /v1/authorise, WORKERS=2, ${ROUNDS} rounds`],
+      [() => gateway('bench-one-worker'), `POST /v1/authorise, 1 worker`],
+      [() => gateway('bench-workers', { workers: 2 }), `POST /v1/authorise, WORKERS=2`],
     );
     const [oneWorker, twoWorkers] = workers.rows;
     rows.push(oneWorker, twoWorkers);
     // the price of the Prometheus series: the same gateway with METRICS_ALLOW=off
     const metrics = await pairOf(
-      [await gateway('bench-no-metrics', { env: { METRICS_ALLOW: 'off' } }), `POST /v1/authorise, metrics off, ${ROUNDS} rounds`],
-      [await gateway('bench-metrics'), `POST /v1/authorise, metrics on, ${ROUNDS} rounds`],
+      [() => gateway('bench-no-metrics', { env: { METRICS_ALLOW: 'off' } }), `POST /v1/authorise, metrics off`],
+      [() => gateway('bench-metrics'), `POST /v1/authorise, metrics on`],
     );
     const [withoutMetrics, withMetrics] = metrics.rows;
     rows.push(withMetrics, withoutMetrics);
@@ -351,7 +387,7 @@ async function main(): Promise<void> {
     if (!soaked || rows.some((r) => r.non2xx > 0 || r.errors > 0)) process.exitCode = 1;
   } finally {
     for (const g of started) await g.stop();
-    bare.kill('SIGTERM');
+    for (const b of bares) await stopBare(b);
   }
 }
 
