@@ -51,9 +51,9 @@ const args = new Set(process.argv.slice(2));
 /**
  * Compared processes are started afresh for each of BENCH_EPOCHS epochs (inEpochs). A process keeps its
  * own speed for its life (what V8 compiled, where its memory and code landed): on this 2-core machine two
- * gateways of the same build differed by 10 % and more, round after round, and the same two settings came
- * out 11 % apart one way with one pair of processes and 6 % the other way with the next. Profiles are per
- * process, so --profile and --alloc run one epoch.
+ * gateways of the same build differed by 10 % and more, round after round, and one setting came out 11 %
+ * cheaper with one pair of processes and 21 % dearer with the next. Profiles are per process, so --profile
+ * and --alloc run one epoch.
  */
 const EPOCHS = args.has('--profile') || args.has('--alloc') ? 1 : Number(process.env.BENCH_EPOCHS ?? 2);
 
