@@ -21,4 +21,4 @@ EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # exec form: the node process gets SIGTERM itself and finishes requests in flight
-CMD ["node", "dist/main.js"]
+CMD ["node", "--min-semi-space-size=16", "dist/main.js"]

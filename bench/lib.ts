@@ -300,7 +300,21 @@ export interface GatewayOptions {
   root?: string;
 }
 
-/** A gateway process (dist/main.js, as npm start runs it) on its own real Redis. */
+/**
+ * The node options `npm start` gives the gateway (package.json's start script is `node [options]
+ * dist/main.js`): the bench starts every gateway as it is deployed, each checkout with its own options.
+ */
+export function startOptions(root: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
+  const start = pkg.scripts?.start ?? '';
+  const words = start.trim().split(/\s+/);
+  if (words[0] !== 'node' || words[words.length - 1] !== 'dist/main.js') {
+    throw new Error(`package.json in ${root}: start is not "node [options] dist/main.js": ${start}`);
+  }
+  return words.slice(1, -1);
+}
+
+/** A gateway process (dist/main.js, with npm start's node options) on its own real Redis. */
 export async function startGateway(name: string, merchantsFile: string, logLevel: string, o: GatewayOptions = {}): Promise<Gateway> {
   // no AOF rewrite during the run (appendfsync stays always): under authorise the file passed Redis's 64 MB
   // rewrite threshold after about 13 s, and each rewrite forked a child that took a second of a core while
@@ -316,7 +330,7 @@ export async function startGateway(name: string, merchantsFile: string, logLevel
   ];
   const spawnedAt = Date.now();
   const child = await startServer(
-    [...nodeArgs, 'dist/main.js'],
+    [...startOptions(o.root ?? ROOT), ...nodeArgs, 'dist/main.js'],
     {
       PORT: String(port),
       HOST: '127.0.0.1',
