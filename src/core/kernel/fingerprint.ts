@@ -29,15 +29,40 @@ const MAX_LAYOUTS = 512;
 const MAX_CACHED_NAMES = 256;
 const MAX_KEY_LENGTH = 8192;
 
+/**
+ * The layouts used last, tried before the keyed cache: a request's few objects come with the names of the
+ * request before it, and comparing names one by one (JSON.parse's names are internalised, so mostly a pointer
+ * each) costs less than joining them into a key and hashing it.
+ */
+const RECENT = 8;
+const recent: Layout[] = [];
+let recentNext = 0;
+
 function layoutOf(names: readonly string[], omit: string | undefined): Layout {
+  for (let i = 0; i < recent.length; i++) {
+    const r = recent[i]!;
+    if (r.omit === omit && sameNames(r.from, names)) return r;
+  }
+  return keyedLayoutOf(names, omit);
+}
+
+/** A layout the keyed cache may hold (bounded as it is) is also one of the recent ones. */
+function remember(layout: Layout): Layout {
+  recent[recentNext] = layout;
+  recentNext = (recentNext + 1) % RECENT;
+  return layout;
+}
+
+function keyedLayoutOf(names: readonly string[], omit: string | undefined): Layout {
   const key = names.length <= MAX_CACHED_NAMES ? `${omit ?? ''}\u0000${names.join('\u0000')}` : '';
   const cacheable = key !== '' && key.length <= MAX_KEY_LENGTH;
   const hit = cacheable ? LAYOUTS.get(key) : undefined;
-  if (hit !== undefined && hit.omit === omit && sameNames(hit.from, names)) return hit;
+  if (hit !== undefined && hit.omit === omit && sameNames(hit.from, names)) return remember(hit);
   const sorted = (omit === undefined ? names.slice() : names.filter((n) => n !== omit)).sort();
   const layout = { from: names, omit, sorted, prefixes: sorted.map((n, i) => `${i > 0 ? ',' : ''}${JSON.stringify(n)}:`) };
-  if (cacheable && LAYOUTS.size < MAX_LAYOUTS) LAYOUTS.set(key, layout);
-  return layout;
+  if (!cacheable) return layout;
+  if (LAYOUTS.size < MAX_LAYOUTS) LAYOUTS.set(key, layout);
+  return remember(layout);
 }
 
 /** A name may hold the separator of the cache key: a hit counts only when the names are the same. */

@@ -104,4 +104,17 @@ describe('canonical JSON of a request (idempotency fingerprints)', () => {
     expect(canonicalJson({ '': false }, '')).toBe('{}');
     expect(canonicalJson({ '': false })).toBe('{"":false}');
   });
+
+  it('when more layouts than the recent ones alternate, with the same count of names or the same names in another order, then each is written with its own names', () => {
+    const layouts = Array.from({ length: 12 }, (_, i) => [`n${i}`, `m${i % 3}`, 'z']);
+    layouts.push(['z', 'm0', 'n0'], ['m0', 'n0', 'z']);
+    for (let round = 0; round < 3; round++) {
+      for (const [i, names] of layouts.entries()) {
+        const value = Object.fromEntries(names.map((n, j) => [n, i * 10 + j]));
+        expect(canonicalJson(value)).toBe(reference(value));
+        expect(canonicalJson(value, names[1])).toBe(reference(Object.fromEntries(Object.entries(value).filter(([n]) => n !== names[1]))));
+        expect(canonicalJson({ inner: value, k: [value, value] })).toBe(reference({ inner: value, k: [value, value] }));
+      }
+    }
+  });
 });
