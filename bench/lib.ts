@@ -314,6 +314,14 @@ export function startOptions(root: string): string[] {
   return words.slice(1, -1);
 }
 
+/** SIGTERM to a server the bench started, resolved once it has exited (at once if it already had). */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
 /** A gateway process (dist/main.js, with npm start's node options) on its own real Redis. */
 export async function startGateway(name: string, merchantsFile: string, logLevel: string, o: GatewayOptions = {}): Promise<Gateway> {
   // no AOF rewrite during the run (appendfsync stays always): under authorise the file passed Redis's 64 MB
@@ -347,11 +355,7 @@ export async function startGateway(name: string, merchantsFile: string, logLevel
     o.root ?? ROOT,
   );
   const stop = async () => {
-    if (child.exitCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited; // profiles are written on exit
-    }
+    await stopChild(child); // profiles are written on exit
     await redis.stop();
     running.delete(redis.pid);
   };

@@ -15,6 +15,7 @@ import {
   measure,
   print,
   startGateway,
+  stopChild,
   startServer,
   type Figures,
   type Load,
@@ -166,13 +167,6 @@ async function requestsServed(gw: Gateway, route: string): Promise<number> {
   return n;
 }
 
-async function stopBare(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
-
 function merchantsFile(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'gw-bench-')), 'merchants.json');
   // the checkout's return and cancel addresses must be on the account's own origin; the bench measures
@@ -261,7 +255,7 @@ async function main(): Promise<void> {
           await pagesGw?.stop();
           txns += (await gw.redis.client().keys(`gw:{${M}}:pay:*`)).length;
           await gw.stop();
-          await stopBare(bare.child);
+          await stopChild(bare.child);
           bares.delete(bare.child);
         },
       };
@@ -387,7 +381,7 @@ async function main(): Promise<void> {
     if (!soaked || rows.some((r) => r.non2xx > 0 || r.errors > 0)) process.exitCode = 1;
   } finally {
     for (const g of started) await g.stop();
-    for (const b of bares) await stopBare(b);
+    for (const b of bares) await stopChild(b);
   }
 }
 
