@@ -40,23 +40,29 @@ export const optionalAmountText = withLane(amountText.optional(), (v) => {
   return minor === undefined ? FAIL : formatAmount(minor);
 });
 
-export const currencyCode = z.string({ error: 'is required' }).refine(isCurrency, 'must be an ISO 4217 currency code such as "USD"');
+export const currencyCode = withLane(
+  z.string({ error: 'is required' }).refine(isCurrency, 'must be an ISO 4217 currency code such as "USD"'),
+  (v) => (typeof v === 'string' && isCurrency(v) ? v : FAIL),
+);
 
-export const httpUrl = z
-  .string()
-  .max(2048)
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'must be an http or https URL');
-export const optionalUrl = z
-  .union([z.literal(''), httpUrl])
-  .optional()
-  .default('');
+/** An absolute http or https URL. */
+function isHttpUrl(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+export const httpUrl = z.string().max(2048).refine(isHttpUrl, 'must be an http or https URL');
+/** An http or https URL, or '' (also when absent). */
+export const optionalUrl = withLane(
+  z
+    .union([z.literal(''), httpUrl])
+    .optional()
+    .default(''),
+  (v) => (v === undefined || v === '' ? '' : typeof v === 'string' && v.length <= 2048 && isHttpUrl(v) ? v : FAIL),
+);
 
 /**
  * DESIGN 3: an optional field sent empty counts as absent. Empty is the empty string, and for an object or

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fitsCurrency, parseAmount, wholeUnitsMessage } from '../../core/kernel/money.js';
+import { fitsCurrency, formatAmount, isCurrency, parseAmount, wholeUnitsMessage } from '../../core/kernel/money.js';
 import { luhnValid } from '../../core/kernel/cards.js';
 import {
   accountId,
@@ -12,51 +12,76 @@ import {
   signature,
   text,
 } from './common.js';
-import { ABSENT, oneOfLane, patternLane, requestObject, withLane } from './fast-lane.js';
+import { ABSENT, FAIL, oneOfLane, patternLane, requestObject, withLane, type Lane } from './fast-lane.js';
 
-const email = z
-  .union([z.literal(''), z.email({ error: 'must be an email address' })])
-  .optional()
-  .default('');
-const ip = z
-  .union([z.literal(''), z.union([z.ipv4(), z.ipv6()], { error: 'must be an IP address' })])
-  .optional()
-  .default('');
+/** An optional text field: '' when absent or sent empty, `accepts` decides on any other text. */
+const optionalTextLane =
+  (accepts: (v: string) => boolean): Lane =>
+  (v) =>
+    v === undefined || v === '' ? '' : typeof v === 'string' && accepts(v) ? v : FAIL;
 
-const birthDate = z
-  .union([
-    z.literal(''),
-    z.string().refine((v) => {
-      const m = /^(\d{2})-(\d{2})-(\d{4})$/.exec(v);
-      if (!m) return false;
-      const [d, mo, y] = [Number(m[1]), Number(m[2]), Number(m[3])];
-      const date = new Date(Date.UTC(y, mo - 1, d));
-      return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && y >= 1900;
-    }, 'must be a real date written DD-MM-YYYY'),
-  ])
-  .optional()
-  .default('');
+// the lanes check by zod's own patterns (z.email(), z.ipv4() and z.ipv6() check by them; an IPv6 address must
+// also be written with hex digits, colons and dots only, and be one the URL parser takes, as zod checks it)
+const isIpv6 = (v: string): boolean => z.regexes.ipv6.test(v) && /^[0-9a-fA-F:.]+$/.test(v) && URL.canParse(`http://[${v}]`);
+const email = withLane(
+  z
+    .union([z.literal(''), z.email({ error: 'must be an email address' })])
+    .optional()
+    .default(''),
+  optionalTextLane((v) => z.regexes.email.test(v)),
+);
+const ip = withLane(
+  z
+    .union([z.literal(''), z.union([z.ipv4(), z.ipv6()], { error: 'must be an IP address' })])
+    .optional()
+    .default(''),
+  optionalTextLane((v) => z.regexes.ipv4.test(v) || isIpv6(v)),
+);
 
-const itemsText = z
-  .string()
-  .max(10_000)
-  .optional()
-  .default('')
-  .superRefine((v, ctx) => {
-    if (v === '') return;
-    v.split('#;#').forEach((record, i) => {
-      const parts = record.split('#,#');
-      if (parts.length !== 4) {
-        ctx.addIssue({ code: 'custom', message: `item ${i + 1} must be name#,#item number#,#unit price#,#quantity` });
-        return;
-      }
-      if (!parts[0]) ctx.addIssue({ code: 'custom', message: `item ${i + 1} has no name` });
-      if (parseAmount(parts[2]!) === undefined)
-        ctx.addIssue({ code: 'custom', message: `item ${i + 1} unit price must be a decimal amount with at most two fraction digits` });
-      if (!/^[1-9]\d{0,5}$/.test(parts[3]!))
-        ctx.addIssue({ code: 'custom', message: `item ${i + 1} quantity must be a positive whole number` });
-    });
+/** A real calendar date written DD-MM-YYYY, from 1900 on. */
+function isBirthDate(v: string): boolean {
+  const m = /^(\d{2})-(\d{2})-(\d{4})$/.exec(v);
+  if (!m) return false;
+  const [d, mo, y] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && y >= 1900;
+}
+const birthDate = withLane(
+  z
+    .union([z.literal(''), z.string().refine(isBirthDate, 'must be a real date written DD-MM-YYYY')])
+    .optional()
+    .default(''),
+  optionalTextLane(isBirthDate),
+);
+
+/** What is wrong with an items text (name#,#item number#,#unit price#,#quantity, records joined by #;#). */
+function itemProblems(v: string): string[] {
+  const problems: string[] = [];
+  if (v === '') return problems;
+  v.split('#;#').forEach((record, i) => {
+    const parts = record.split('#,#');
+    if (parts.length !== 4) {
+      problems.push(`item ${i + 1} must be name#,#item number#,#unit price#,#quantity`);
+      return;
+    }
+    if (!parts[0]) problems.push(`item ${i + 1} has no name`);
+    if (parseAmount(parts[2]!) === undefined) problems.push(`item ${i + 1} unit price must be a decimal amount with at most two fraction digits`);
+    if (!/^[1-9]\d{0,5}$/.test(parts[3]!)) problems.push(`item ${i + 1} quantity must be a positive whole number`);
   });
+  return problems;
+}
+
+const itemsText = withLane(
+  z
+    .string()
+    .max(10_000)
+    .optional()
+    .default('')
+    .superRefine((v, ctx) => {
+      for (const message of itemProblems(v)) ctx.addIssue({ code: 'custom', message });
+    }),
+  optionalTextLane((v) => v.length <= 10_000 && itemProblems(v).length === 0),
+);
 
 /** Parsed items: unit price in minor units. */
 export function parseItems(text: string): { name: string; number: string; unitPrice: number; quantity: number }[] {
@@ -83,6 +108,48 @@ const cartItem = z.object({
     }),
   }),
 });
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isTextOf = (v: unknown, max: number): v is string => typeof v === 'string' && v.length <= max;
+const isAmountNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+const WHOLE = /^\d+$/;
+
+/** cartItem's output for an item it accepts, built in its shape's order; FAIL for anything else (zod words it). */
+function cartItemLane(item: unknown): unknown {
+  const b = isRecord(item) ? item.basic_item_data : undefined;
+  const price = isRecord(b) ? b.price : undefined;
+  if (!isRecord(b) || !isRecord(price)) return FAIL;
+  if (!isTextOf(b.name, 255) || !isTextOf(b.quantity, 16) || !WHOLE.test(b.quantity)) return FAIL;
+  const { amount_usd: usd, amount_local_currency: local, currency } = price;
+  if (!isAmountNumber(usd) || !isAmountNumber(local) || typeof currency !== 'string' || !isCurrency(currency)) return FAIL;
+  const data: Record<string, unknown> = { name: b.name, quantity: b.quantity };
+  for (const [key, max] of CART_OPTIONAL_TEXT) {
+    if (!(key in b)) continue;
+    const v = b[key];
+    if (v !== undefined && !isTextOf(v, max)) return FAIL;
+    data[key] = v;
+  }
+  data.price = { amount_usd: usd, amount_local_currency: local, currency };
+  return { basic_item_data: data };
+}
+const CART_OPTIONAL_TEXT = [
+  ['type', 64],
+  ['category', 128],
+  ['productId', 128],
+] as const;
+
+/** The cart's lane: every item by cartItemLane, at most 500. */
+function cartLane(v: unknown): unknown {
+  if (v === undefined) return ABSENT;
+  if (!Array.isArray(v) || v.length > 500) return FAIL;
+  const out: unknown[] = [];
+  for (const item of v) {
+    const parsed = cartItemLane(item);
+    if (parsed === FAIL) return FAIL;
+    out.push(parsed);
+  }
+  return out;
+}
 
 const accountOwner = z.object({
   first_name: text(64).optional(),
@@ -152,6 +219,8 @@ export type SubscriptionRequest = z.output<typeof subscriptionSchema>;
 const ORDER_NO = /^[\x21-\x7e]{1,64}$/;
 const OPEN3D = ['do3DS', 'no3DS'] as const;
 const TOKEN_FLAGS = ['YES', 'NO'] as const;
+const CHALLENGE_WINDOWS = ['01', '02', '03', '04', '05'] as const;
+const CHECKOUT_TIME = /^\d{1,13}$/;
 const COUNTRY = /^[A-Za-z]{2}$/;
 /** A two-letter country code or '' ('' when absent); the lane's pattern takes '' as the union's literal does. */
 const optionalCountry = () =>
@@ -172,7 +241,13 @@ export const orderFields = {
     patternLane(ORDER_NO),
   ),
   currency: currencyCode,
-  amount: amountText.refine((v) => parseAmount(v)! > 0, 'must be greater than 0.00'),
+  amount: withLane(
+    amountText.refine((v) => parseAmount(v)! > 0, 'must be greater than 0.00'),
+    (v) => {
+      const minor = typeof v === 'string' ? parseAmount(v) : undefined;
+      return minor !== undefined && minor > 0 ? formatAmount(minor) : FAIL;
+    },
+  ),
   item_total: optionalAmountText,
   shipping: optionalAmountText,
   handling: optionalAmountText,
@@ -211,10 +286,13 @@ export const orderFields = {
   user_agent: optionalText(512),
   cookie_new: optionalText(2048),
   cookie_old: optionalText(2048),
-  challenge_window_size: z
-    .union([z.literal(''), z.enum(['01', '02', '03', '04', '05'], { error: 'must be 01 to 05' })])
-    .optional()
-    .default(''),
+  challenge_window_size: withLane(
+    z
+      .union([z.literal(''), z.enum(CHALLENGE_WINDOWS, { error: 'must be 01 to 05' })])
+      .optional()
+      .default(''),
+    oneOfLane(['', ...CHALLENGE_WINDOWS], ''),
+  ),
   session_id: optionalText(128),
   device_fingerprint: optionalText(512),
   delivery_firstname: optionalText(64),
@@ -229,17 +307,27 @@ export const orderFields = {
   platform_source: optionalText(64),
   device_type: optionalText(16),
   order_type: optionalText(16),
-  checkout_time: z
-    .union([num.int('must be a whole number'), z.string().regex(/^\d{1,13}$/, 'must be a whole number')])
-    .optional()
-    .transform((v) => (v === undefined ? undefined : Number(v))),
+  checkout_time: withLane(
+    z
+      .union([num.int('must be a whole number'), z.string().regex(CHECKOUT_TIME, 'must be a whole number')])
+      .optional()
+      .transform((v) => (v === undefined ? undefined : Number(v))),
+    (v) =>
+      v === undefined
+        ? ABSENT
+        : typeof v === 'number' && Number.isSafeInteger(v)
+          ? v
+          : typeof v === 'string' && CHECKOUT_TIME.test(v)
+            ? Number(v)
+            : FAIL,
+  ),
   antifraud_token_cookie: optionalText(512),
   price_id: optionalText(64),
   quote_id: optionalText(64),
   quote_price: optionalText(32),
   storefront_domains: optionalText(1024),
   encryption_data: signature,
-  cart_items: z.array(cartItem).max(500).optional(),
+  cart_items: withLane(z.array(cartItem).max(500).optional(), cartLane),
   account_owner: z.array(accountOwner).max(10).optional(),
   total_discount: z.array(totalDiscount).max(50).optional(),
   additional_information: z.array(mpiInfo).max(10).optional(),
@@ -277,17 +365,20 @@ function wholeUnits(
 const optionalPattern = (pattern: RegExp, message: string) =>
   withLane(z.string({ error: 'must be a string' }).regex(pattern, message).optional(), patternLane(pattern, ABSENT));
 
+const CARD_DIGITS = /^\d{12,19}$/;
 const cardFields = {
-  card: z
-    .string({ error: 'must be a string' })
-    .transform((v) => v.replace(/[ -]/g, ''))
-    .pipe(
-      z
-        .string()
-        .regex(/^\d{12,19}$/, 'must be 12 to 19 digits')
-        .refine(luhnValid, 'is not a valid card number (Luhn check)'),
-    )
-    .optional(),
+  card: withLane(
+    z
+      .string({ error: 'must be a string' })
+      .transform((v) => v.replace(/[ -]/g, ''))
+      .pipe(z.string().regex(CARD_DIGITS, 'must be 12 to 19 digits').refine(luhnValid, 'is not a valid card number (Luhn check)'))
+      .optional(),
+    (v) => {
+      if (v === undefined) return ABSENT;
+      const digits = typeof v === 'string' ? v.replace(/[ -]/g, '') : '';
+      return CARD_DIGITS.test(digits) && luhnValid(digits) ? digits : FAIL;
+    },
+  ),
   expiration_month: optionalPattern(/^(0?[1-9]|1[0-2])$/, 'must be a month from 01 to 12'),
   expiration_year: optionalPattern(/^(\d{2}|\d{4})$/, 'must be a year written YY or YYYY'),
   security_code: optionalPattern(/^\d{3,4}$/, 'must be 3 or 4 digits'),
