@@ -52,9 +52,17 @@ function nodeCounts(res: Response): boolean {
   return res.req.method !== 'HEAD' && res.useChunkedEncodingByDefault && !res.hasHeader('Content-Length') && !res.hasHeader('Trailer');
 }
 
+/** withUtf8's answers: the gateway sends a handful of types, the same on every answer (bounded all the same). */
+const utf8Types = new Map<string, string>();
+
 /** The type with charset=utf-8, as Express's send sets it on a text answer. */
 function withUtf8(type: string): string {
-  const parsed = parse(type);
-  parsed.parameters.charset = 'utf-8';
-  return format(parsed);
+  let typed = utf8Types.get(type);
+  if (typed === undefined) {
+    const parsed = parse(type);
+    parsed.parameters.charset = 'utf-8';
+    typed = format(parsed);
+    if (utf8Types.size < 64) utf8Types.set(type, typed);
+  }
+  return typed;
 }

@@ -24,12 +24,24 @@ export function xmlText(value: unknown): string {
 }
 
 const NAME = /^[A-Za-z_][\w.-]*$/;
+/** Names already checked: a document's names are the gateway's own field names, the same on every answer. */
+const checkedNames = new Set<string>();
+
+function checkName(name: string): void {
+  if (checkedNames.has(name)) return;
+  if (!NAME.test(name)) throw new Error(`not an XML element name: ${name}`);
+  // bounded, should a caller ever name elements after data
+  if (checkedNames.size < 1024) checkedNames.add(name);
+}
 
 function element(name: string, value: unknown, indent: string): string {
-  if (!NAME.test(name)) throw new Error(`not an XML element name: ${name}`);
+  checkName(name);
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const inner = Object.entries(value).map(([k, v]) => element(k, v, `${indent}  `));
-    return `${indent}<${name}>\n${inner.join('')}${indent}</${name}>\n`;
+    const record = value as Record<string, unknown>;
+    const deeper = `${indent}  `;
+    let inner = '';
+    for (const k of Object.keys(record)) inner += element(k, record[k], deeper);
+    return `${indent}<${name}>\n${inner}${indent}</${name}>\n`;
   }
   return `${indent}<${name}>${xmlText(value)}</${name}>\n`;
 }
@@ -37,7 +49,9 @@ function element(name: string, value: unknown, indent: string): string {
 /** An XML document with the given root; arrays become repeated elements, every text is escaped. */
 export function xmlDocument(root: string, body: object): string {
   let out = `<?xml version="1.0" encoding="UTF-8"?>\n<${root}>\n`;
-  for (const [name, value] of Object.entries(body)) {
+  const record = body as Record<string, unknown>;
+  for (const name of Object.keys(record)) {
+    const value = record[name];
     if (Array.isArray(value)) for (const item of value) out += element(name, item, '  ');
     else out += element(name, value, '  ');
   }

@@ -40,6 +40,10 @@ describe('the respon XML writer', () => {
 
   it('when a name is not an XML name, then nothing is written', () => {
     expect(() => xmlDocument('respon', { 'bad name': 'x' })).toThrow(/not an XML element name/);
+    // names are remembered once checked: a refused one is not, nor is one nested in an object
+    expect(() => xmlDocument('respon', { 'bad name': 'x' })).toThrow(/not an XML element name/);
+    expect(() => xmlDocument('respon', { good: { '1st': 'x' } })).toThrow(/not an XML element name/);
+    expect(() => xmlDocument('respon', { good: { '1st': 'x' } })).toThrow(/not an XML element name/);
   });
 
   it('when a text is plain it is written as it is; otherwise markup is escaped and what XML cannot carry is dropped', () => {
