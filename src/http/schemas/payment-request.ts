@@ -65,7 +65,8 @@ function itemProblems(v: string): string[] {
       return;
     }
     if (!parts[0]) problems.push(`item ${i + 1} has no name`);
-    if (parseAmount(parts[2]!) === undefined) problems.push(`item ${i + 1} unit price must be a decimal amount with at most two fraction digits`);
+    if (parseAmount(parts[2]!) === undefined)
+      problems.push(`item ${i + 1} unit price must be a decimal amount with at most two fraction digits`);
     if (!/^[1-9]\d{0,5}$/.test(parts[3]!)) problems.push(`item ${i + 1} quantity must be a positive whole number`);
   });
   return problems;

@@ -69,7 +69,14 @@ const anyValue = fc.oneof(
   fc.constantFrom('a@example.com', 'a.b+c@shop.example', 'a@b', '@example.com', 'a@example.c', 'ada@例え.jp', 'x@y..com'),
   fc.constantFrom('203.0.113.9', '0.0.0.0', '255.255.255.255', '256.1.1.1', '01.2.3.4', '::1', '2001:db8::1', '1.2.3'),
   fc.constantFrom('https://shop.example/x', 'http://a', 'ftp://shop.example', 'https://', 'shop.example', 'javascript:alert(1)'),
-  fc.constantFrom('4242424242424242', '4242 4242 4242 4242', '4242-4242-4242-4242', '4242424242424241', '42424242424', '4242\t4242424242424242'),
+  fc.constantFrom(
+    '4242424242424242',
+    '4242 4242 4242 4242',
+    '4242-4242-4242-4242',
+    '4242424242424241',
+    '42424242424',
+    '4242\t4242424242424242',
+  ),
   fc.constantFrom('Mug#,#SKU#,#1.00#,#1', 'Mug#,#SKU#,#1#,#0', '#,#SKU#,#1#,#1', 'A#,#1#,#2#,#3#;#B#,#2#,#1.5#,#2', 'A#,#1#,#2'),
   fc.constantFrom('01-02-1990', '31-02-1990', '29-02-2000', '29-02-1900', '01-01-1899', '1990-02-01'),
   fc.constantFrom(1e13, 2 ** 53, -1, 0.5, Number.NaN, Infinity, -0),
@@ -132,13 +139,19 @@ describe('parse by lanes: the narrow success path of request parsing (schemas/fa
         fc.oneof(fc.string({ maxLength: 4 }), fc.string({ minLength: max, maxLength: max }), fc.constant(undefined)),
         fc.oneof(fc.string({ minLength: max + 1, maxLength: max + 1 }), fc.integer(), fc.constant(null)),
       );
-    const amount = mostly(fc.oneof(fc.integer({ min: 0, max: 1000 }), fc.double({ min: 0, noNaN: true }), fc.constant(-0)), fc.constantFrom('1', Number.NaN, -1, Infinity));
+    const amount = mostly(
+      fc.oneof(fc.integer({ min: 0, max: 1000 }), fc.double({ min: 0, noNaN: true }), fc.constant(-0)),
+      fc.constantFrom('1', Number.NaN, -1, Infinity),
+    );
     const item = fc.record(
       {
         basic_item_data: mostly(
           fc.record(
             {
-              name: mostly(fc.oneof(fc.string({ maxLength: 4 }), fc.string({ minLength: 255, maxLength: 255 })), fc.constantFrom('x'.repeat(256), 7, undefined)),
+              name: mostly(
+                fc.oneof(fc.string({ maxLength: 4 }), fc.string({ minLength: 255, maxLength: 255 })),
+                fc.constantFrom('x'.repeat(256), 7, undefined),
+              ),
               quantity: mostly(fc.constantFrom('2', '0', '1'.repeat(16)), fc.constantFrom('-1', '1.5', '', '1'.repeat(17), '٣', 2)),
               type: optionalText(64),
               category: optionalText(128),
