@@ -210,7 +210,8 @@ export class RedisKv implements KvStore {
       const slot = this.cluster ? slotTag(queued.keys[0] ?? '') : '';
       let waiting = this.waiting.get(slot);
       if (!waiting) this.waiting.set(slot, (waiting = []));
-      waiting.push({ ...queued, resolve, reject });
+      // a literal, not a spread of `queued`: the profile put 3 % of an authorisation on this line with the spread
+      waiting.push({ keys: queued.keys, args: queued.args, resolve, reject });
       if (!this.flushing) {
         this.flushing = true;
         // after this turn of the event loop has read its sockets: the commits of every request it served

@@ -68,9 +68,9 @@ function signedText(values: readonly SignedValue[], signKey: string, form: Signa
 }
 
 /** Signs the named fields of a record in the given order. */
-export function signFields(record: Readonly<Record<string, unknown>>, fields: readonly string[], signKey: string): string {
+export function signFields(record: object, fields: readonly string[], signKey: string): string {
   return signValues(
-    fields.map((f) => record[f] as SignedValue),
+    fields.map((f) => (record as Readonly<Record<string, unknown>>)[f] as SignedValue),
     signKey,
   );
 }
