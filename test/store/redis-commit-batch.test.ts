@@ -74,6 +74,50 @@ describe('when many commits are issued in one turn of the event loop (the orders
   });
 });
 
+describe('when commits of every kind of write share one script, their texts holding spaces and line breaks', () => {
+  it('then each write lands on its own key with its own text, versions and expiry as asked', async () => {
+    const [rec, kept, gone, queue, counters, other] = [key('rec'), key('kept'), key('gone'), key('queue'), key('counters'), key('other')];
+    await kv.commit([], [{ op: 'put', key: gone, data: 'to delete' }]);
+    await kv.commit([], [{ op: 'zadd', key: queue, score: 5, member: 'old member' }]);
+    const [first, second] = await Promise.all([
+      kv.commit(
+        [{ key: rec, version: 0 }],
+        [
+          { op: 'put', key: rec, data: '{"note":"two words","lines":"a\nb"}' },
+          { op: 'put', key: kept, data: 'kept 1 p 0 z 9', ttlMs: 60_000 },
+          { op: 'del', key: gone },
+          { op: 'zadd', key: queue, score: 1_795_562_548_363, member: 'new member 1 2' },
+          { op: 'zrem', key: queue, member: 'old member' },
+          { op: 'hincr', key: counters, by: 2, fields: ['card|VISA GB:tried', 'h 1 1'] },
+        ],
+      ),
+      kv.commit([{ key: other, version: 0 }], [{ op: 'put', key: other, data: ' leading and trailing ' }]),
+    ]);
+    expect(first).toEqual({ ok: true });
+    expect(second).toEqual({ ok: true });
+    expect(await kv.get(rec)).toEqual({ version: 1, data: '{"note":"two words","lines":"a\nb"}' });
+    expect(await kv.get(kept)).toEqual({ version: 1, data: 'kept 1 p 0 z 9' });
+    expect(await redis.client().pttl(kept)).toBeGreaterThan(50_000);
+    expect(await kv.get(gone)).toBeUndefined();
+    expect(await kv.range(queue, -Infinity, Infinity, 10)).toEqual([{ member: 'new member 1 2', score: 1_795_562_548_363 }]);
+    expect(await redis.client().hgetall(counters)).toEqual({ 'card|VISA GB:tried': '2', 'h 1 1': '2' });
+    expect(await kv.get(other)).toEqual({ version: 1, data: ' leading and trailing ' });
+    // a second commit on the checked record: its version is counted on, the expiry of a put without one removed
+    expect(
+      await kv.commit(
+        [{ key: rec, version: 1 }],
+        [
+          { op: 'put', key: rec, data: 'next' },
+          { op: 'put', key: kept, data: 'kept 2' },
+        ],
+      ),
+    ).toEqual({ ok: true });
+    expect(await kv.get(rec)).toEqual({ version: 2, data: 'next' });
+    expect(await kv.get(kept)).toEqual({ version: 2, data: 'kept 2' });
+    expect(await redis.client().pttl(kept)).toBe(-1);
+  });
+});
+
 describe('when the store is closed while commits wait for their turn', () => {
   it('then they are sent before the connection closes, and applied', async () => {
     const own = new RedisKv(connectRedis(redis.url));
