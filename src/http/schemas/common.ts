@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { formatAmount, isCurrency, parseAmount } from '../../core/kernel/money.js';
 import { GatewayError } from '../../core/kernel/errors.js';
 import { mapItems, maskFreeText } from './free-text.js';
-import { ABSENT, FAIL, parseByLanes, patternLane, withLane } from './fast-lane.js';
+import { ABSENT, FAIL, optionalTextLane, parseByLanes, patternLane, withLane } from './fast-lane.js';
 
 /** Field shapes shared by every call's schema. */
 export const text = (max = 255) => z.string({ error: 'must be a string' }).max(max, `must be at most ${max} characters`);
@@ -61,7 +61,7 @@ export const optionalUrl = withLane(
     .union([z.literal(''), httpUrl])
     .optional()
     .default(''),
-  (v) => (v === undefined || v === '' ? '' : typeof v === 'string' && v.length <= 2048 && isHttpUrl(v) ? v : FAIL),
+  optionalTextLane((v) => v.length <= 2048 && isHttpUrl(v)),
 );
 
 /**

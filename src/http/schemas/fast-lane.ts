@@ -47,6 +47,12 @@ export const oneOfLane =
   (v) =>
     v === undefined ? absent : typeof v === 'string' && values.includes(v) ? v : FAIL;
 
+/** The lane of an optional text field: '' when absent or sent empty, `accepts` decides on any other text. */
+export const optionalTextLane =
+  (accepts: (v: string) => boolean): Lane =>
+  (v) =>
+    v === undefined || v === '' ? '' : typeof v === 'string' && accepts(v) ? v : FAIL;
+
 type Rules<O> = (o: O, ctx: z.RefinementCtx<O>) => void;
 
 /** Builds the output from the lanes' values and zod's output of the other fields (see `assembler`). */

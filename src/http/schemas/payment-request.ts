@@ -12,13 +12,7 @@ import {
   signature,
   text,
 } from './common.js';
-import { ABSENT, FAIL, oneOfLane, patternLane, requestObject, withLane, type Lane } from './fast-lane.js';
-
-/** An optional text field: '' when absent or sent empty, `accepts` decides on any other text. */
-const optionalTextLane =
-  (accepts: (v: string) => boolean): Lane =>
-  (v) =>
-    v === undefined || v === '' ? '' : typeof v === 'string' && accepts(v) ? v : FAIL;
+import { ABSENT, FAIL, oneOfLane, optionalTextLane, patternLane, requestObject, withLane } from './fast-lane.js';
 
 // the lanes check by zod's own patterns (z.email(), z.ipv4() and z.ipv6() check by them; an IPv6 address must
 // also be written with hex digits, colons and dots only, and be one the URL parser takes, as zod checks it)
