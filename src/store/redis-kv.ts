@@ -150,13 +150,13 @@ function commitArgs(conditions: readonly Condition[], writes: readonly Write[]):
   const keys: string[] = [];
   const strings: string[] = [];
   let control = String(conditions.length);
+  // a key whose version this commit checks gets that version plus one from its first put
+  const checked = new Map<string, number>();
   for (const c of conditions) {
     keys.push(c.key);
     control += ` ${c.version}`;
+    checked.set(c.key, c.version);
   }
-  // a key whose version this commit checks gets that version plus one from its first put
-  const checked = new Map<string, number>();
-  for (const c of conditions) checked.set(c.key, c.version);
   for (const w of writes) {
     keys.push(w.key);
     switch (w.op) {
