@@ -33,8 +33,15 @@ export interface Figures {
   /** the load generator's own CPU (this process: autocannon) per answered request */
   loadCpuPerRequest: number;
   rps: number;
+  /** over every request of the row: a row of several runs has their latencies together (combine) */
   p50: number;
   p99: number;
+  /** each measured run's own p99, in the order run */
+  runP99s: number[];
+  /** the server's main thread: the share of the run's wall time it was on a core (1: never idle) */
+  mainBusy: number;
+  /** every request's latency (ms), as autocannon timed it */
+  latencies: Float64Array;
   non2xx: number;
   errors: number;
   total: number;
@@ -172,6 +179,37 @@ export interface Load {
   warmup?: number;
 }
 
+/**
+ * CPU time of a process's main thread (the event loop's), in microseconds. Against the run's wall time it
+ * says how much of the run the loop had work: a gateway whose requests all wait on the store at once idles.
+ */
+function mainThreadMicros(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The p-th percentile (nearest rank) of latencies; 0 when there are none. */
+export function percentile(latencies: Float64Array, p: number): number {
+  if (latencies.length === 0) return 0;
+  const sorted = latencies.slice().sort();
+  return sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1]!;
+}
+
+/** Latencies of several runs as one array. */
+function joined(runs: readonly Float64Array[]): Float64Array {
+  const out = new Float64Array(runs.reduce((n, r) => n + r.length, 0));
+  let at = 0;
+  for (const r of runs) {
+    out.set(r, at);
+    at += r.length;
+  }
+  return out;
+}
+
 /** One scenario: a warm-up (WARMUP seconds unless told; none before a fixed amount), then the measured run with the server's CPU. */
 export async function measure(
   name: string,
@@ -184,29 +222,45 @@ export async function measure(
   const { body, method = 'POST' } = load;
   const headers: Record<string, string> = { 'content-type': load.contentType ?? 'application/x-www-form-urlencoded' };
   if (load.accept) headers.accept = load.accept;
-  const run = (duration: number, onResponse?: Load['onResponse']) =>
-    autocannon({
-      url,
-      connections: load.connections ?? CONNECTIONS,
-      ...(load.amount ? { amount: load.amount } : { duration }),
-      requests: [
+  /** a run of the load; `times` gets each 2xx answer's time (ms), as autocannon records it in its histogram */
+  const run = (duration: number, onResponse?: Load['onResponse'], times?: number[]) =>
+    new Promise<autocannon.Result>((resolve, reject) => {
+      const instance = autocannon(
         {
-          method,
-          headers,
-          ...(body ? { setupRequest: (req: autocannon.Request) => ({ ...req, body: body() }) } : {}),
-          ...(onResponse ? { onResponse } : {}),
+          url,
+          connections: load.connections ?? CONNECTIONS,
+          ...(load.amount ? { amount: load.amount } : { duration }),
+          requests: [
+            {
+              method,
+              headers,
+              ...(body ? { setupRequest: (req: autocannon.Request) => ({ ...req, body: body() }) } : {}),
+              ...(onResponse ? { onResponse } : {}),
+            },
+          ],
         },
-      ],
+        (err, result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(result)),
+      );
+      if (times)
+        instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+          if (status >= 200 && status < 300) times.push(ms);
+        });
     });
   const warmup = load.amount ? 0 : (load.warmup ?? WARMUP);
   if (warmup > 0) await run(warmup); // warm-up: JIT, heap size, connection pools
   const cpuBefore = cpuMicros(serverPid);
+  const mainBefore = mainThreadMicros(serverPid);
   const storeBefore = storePid === undefined ? 0 : cpuMicros(storePid);
   const loadBefore = process.cpuUsage();
   const from = Date.now();
-  const r = await run(seconds, load.onResponse);
+  // every answer's time: a row's percentiles are then over all of its runs' requests (combine), where
+  // autocannon's own figures are one run's
+  const times: number[] = [];
+  const r = await run(seconds, load.onResponse, times);
   const to = Date.now();
   const loadCpu = process.cpuUsage(loadBefore);
+  const mainBusy = (mainThreadMicros(serverPid) - mainBefore) / ((to - from) * 1000);
+  const latencies = Float64Array.from(times);
   const cpuPerRequest = (cpuMicros(serverPid) - cpuBefore) / Math.max(1, r.requests.total);
   const storeCpu = storePid === undefined ? undefined : (cpuMicros(storePid) - storeBefore) / Math.max(1, r.requests.total);
   return {
@@ -215,8 +269,11 @@ export async function measure(
     ...(storeCpu === undefined ? {} : { storeCpuPerRequest: storeCpu }),
     loadCpuPerRequest: (loadCpu.user + loadCpu.system) / Math.max(1, r.requests.total),
     rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    runP99s: [percentile(latencies, 99)],
+    mainBusy,
+    latencies,
     non2xx: r.non2xx,
     errors: r.errors,
     total: r.requests.total,
@@ -225,10 +282,14 @@ export async function measure(
   };
 }
 
-/** Several measured runs of one scenario as one row: requests and CPU summed, p50 and p99 the worst run's. */
+/**
+ * Several measured runs of one scenario as one row: requests and CPU summed, p50 and p99 over every request of
+ * the runs, each run's p99 kept beside them.
+ */
 export function combine(name: string, runs: Figures[]): Figures {
   const total = runs.reduce((t, r) => t + r.total, 0);
   const seconds = runs.reduce((t, r) => t + (r.to - r.from) / 1000, 0);
+  const latencies = joined(runs.map((r) => r.latencies));
   const cpu = runs.reduce((t, r) => t + r.cpuPerRequest * r.total, 0);
   const store = runs.every((r) => r.storeCpuPerRequest !== undefined)
     ? { storeCpuPerRequest: runs.reduce((t, r) => t + r.storeCpuPerRequest! * r.total, 0) / Math.max(1, total) }
@@ -239,8 +300,11 @@ export function combine(name: string, runs: Figures[]): Figures {
     ...store,
     loadCpuPerRequest: runs.reduce((t, r) => t + r.loadCpuPerRequest * r.total, 0) / Math.max(1, total),
     rps: total / seconds,
-    p50: Math.max(...runs.map((r) => r.p50)),
-    p99: Math.max(...runs.map((r) => r.p99)),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    runP99s: runs.flatMap((r) => r.runP99s),
+    mainBusy: runs.reduce((t, r) => t + r.mainBusy * (r.to - r.from), 0) / Math.max(1, seconds * 1000),
+    latencies,
     non2xx: runs.reduce((t, r) => t + r.non2xx, 0),
     errors: runs.reduce((t, r) => t + r.errors, 0),
     total,
