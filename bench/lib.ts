@@ -126,16 +126,19 @@ function processTree(root: number): number[] {
 
 /** CPU time (user + system) a process and its children have used so far, in microseconds, from /proc. */
 export function cpuMicros(pid: number): number {
-  let ticks = 0;
-  for (const p of processTree(pid)) {
-    try {
-      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // ended meanwhile
-    }
+  let micros = 0;
+  for (const p of processTree(pid)) micros += statMicros(`/proc/${p}/stat`) || 0;
+  return micros;
+}
+
+/** User and system CPU time (µs) in a /proc stat file; NaN when it cannot be read (the process ended). */
+function statMicros(file: string): number {
+  try {
+    const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100;
+  } catch {
+    return Number.NaN;
   }
-  return (ticks * 1_000_000) / 100;
 }
 
 /** Resident set size of a process, in bytes, from /proc. */
@@ -184,12 +187,7 @@ export interface Load {
  * says how much of the run the loop had work: a gateway whose requests all wait on the store at once idles.
  */
 function mainThreadMicros(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100;
-  } catch {
-    return Number.NaN;
-  }
+  return statMicros(`/proc/${pid}/task/${pid}/stat`);
 }
 
 /** The p-th percentile (nearest rank) of latencies; 0 when there are none. */
@@ -261,6 +259,7 @@ export async function measure(
   const loadCpu = process.cpuUsage(loadBefore);
   const mainBusy = (mainThreadMicros(serverPid) - mainBefore) / ((to - from) * 1000);
   const latencies = Float64Array.from(times);
+  const p99 = percentile(latencies, 99);
   const cpuPerRequest = (cpuMicros(serverPid) - cpuBefore) / Math.max(1, r.requests.total);
   const storeCpu = storePid === undefined ? undefined : (cpuMicros(storePid) - storeBefore) / Math.max(1, r.requests.total);
   return {
@@ -270,8 +269,8 @@ export async function measure(
     loadCpuPerRequest: (loadCpu.user + loadCpu.system) / Math.max(1, r.requests.total),
     rps: r.requests.average,
     p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    runP99s: [percentile(latencies, 99)],
+    p99,
+    runP99s: [p99],
     mainBusy,
     latencies,
     non2xx: r.non2xx,
