@@ -103,6 +103,35 @@ export function printProfiles(dir: string, title: string, window: { fromMs: numb
   for (const f of s.files.slice(0, 10)) console.log(`  ${pct(f.share)} ${f.ms.toFixed(0).padStart(7)} ms  ${f.name}`);
 }
 
+/** One Redis command's calls and server time (INFO commandstats) per request the gateway served. */
+export interface RedisCommandCost {
+  command: string;
+  callsPerRequest: number;
+  usPerRequest: number;
+}
+
+/**
+ * Redis's own time by command per request served, from INFO commandstats (counted since the server
+ * started) over the requests the gateway answered in the same life; commands made less than once per 100
+ * requests (start-up, the bench's own reads) are left out. A script's time includes the commands it ran,
+ * which also have lines of their own.
+ */
+export function redisCommandCosts(commandstats: string, requests: number): RedisCommandCost[] {
+  if (requests <= 0) return [];
+  const costs: RedisCommandCost[] = [];
+  for (const line of commandstats.split('\n')) {
+    const m = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line.trim());
+    if (m) costs.push({ command: m[1]!, callsPerRequest: Number(m[2]) / requests, usPerRequest: Number(m[3]) / requests });
+  }
+  return costs.filter((c) => c.callsPerRequest >= 0.01).sort((a, b) => b.usPerRequest - a.usPerRequest);
+}
+
+export function printRedisCommands(title: string, costs: readonly RedisCommandCost[]): void {
+  console.log(`\nRedis commands per ${title} (commandstats over the gateway's life; a script's time includes its commands):`);
+  for (const c of costs)
+    console.log(`  ${c.command.padEnd(12)} ${c.callsPerRequest.toFixed(2).padStart(6)} calls ${c.usPerRequest.toFixed(1).padStart(7)} us`);
+}
+
 /** One summary of several processes' (a cluster's workers), top 15 of each list. */
 function mergeSummaries(all: ProfileSummary[]): ProfileSummary {
   const totalMs = all.reduce((t, s) => t + s.totalMs, 0);

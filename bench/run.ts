@@ -21,7 +21,7 @@ import {
   type Load,
   type Gateway,
 } from './lib.js';
-import { printAllocations, printProfiles } from './profile.js';
+import { printAllocations, printProfiles, printRedisCommands, redisCommandCosts, type RedisCommandCost } from './profile.js';
 import { inEpochs as inEpochsOf, type Epoch, type Scenario } from './rounds.js';
 import { soak } from './soak.js';
 
@@ -238,6 +238,7 @@ async function main(): Promise<void> {
     let first: Gateway | undefined;
     let pages: Gateway | undefined;
     let served: { authorise: number; pages: number } | undefined;
+    let redisCosts: RedisCommandCost[] = [];
     let txns = 0;
     const headline = await inEpochs(async () => {
       const bare = await startBare();
@@ -269,6 +270,7 @@ async function main(): Promise<void> {
               pages: pagesGw ? await requestsServed(pagesGw, '/v1/checkout') : 0,
             };
           await pagesGw?.stop();
+          if (profileDir) redisCosts = redisCommandCosts(await gw.redis.client().info('commandstats'), await requestsServed(gw, '/v1/authorise'));
           txns += (await gw.redis.client().keys(`gw:{${M}}:pay:*`)).length;
           await gw.stop();
           await stopChild(bare.child);
@@ -329,6 +331,7 @@ async function main(): Promise<void> {
       }
       if (!profileDir) return;
       printProfiles(profileDir, 'POST /v1/authorise', { fromMs: authorise.from - first!.spawnedAt, toMs: authorise.to - first!.spawnedAt });
+      printRedisCommands('POST /v1/authorise', redisCosts);
       if (pagesProfileDir && loadingPage)
         printProfiles(pagesProfileDir, 'POST /v1/checkout (loading page)', {
           fromMs: loadingPage.from - pagesSpawnedAt,
