@@ -270,7 +270,8 @@ async function main(): Promise<void> {
               pages: pagesGw ? await requestsServed(pagesGw, '/v1/checkout') : 0,
             };
           await pagesGw?.stop();
-          if (profileDir) redisCosts = redisCommandCosts(await gw.redis.client().info('commandstats'), await requestsServed(gw, '/v1/authorise'));
+          if (profileDir)
+            redisCosts = redisCommandCosts(await gw.redis.client().info('commandstats'), await requestsServed(gw, '/v1/authorise'));
           txns += (await gw.redis.client().keys(`gw:{${M}}:pay:*`)).length;
           await gw.stop();
           await stopChild(bare.child);
