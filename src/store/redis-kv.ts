@@ -11,13 +11,16 @@ import type { CommitResult, Condition, KvStore, ScoredMember, Versioned, Write }
  * conditions, their versions, then the writes as opcode and numbers. KEYS: per commit, its condition keys,
  * then one key per write. A put is `p ttl` (the version counted up in Redis) or, on a key the commit checks,
  * `P ttl version` with the version it gets; then `d`, `z score`, `r`, `h by count`. A commit whose step
- * fails answers `!` and the error; the commits before and after it are not affected.
+ * fails answers `!` and the error; the commits before and after it are not affected. A write-once record
+ * (putOnce) is an entry of its own, `n`: a plain string set if absent (SET NX GET), which answers {earlier
+ * data} when the key already held one.
  *
  * Why one control text: ioredis copies a command's arguments with Array.prototype.flat, which V8 (node 20)
  * runs at about 75 ns an element; an authorisation's two commits were about 48 elements, now about 22.
  */
 const COMMIT_SCRIPT = `
 local function apply(kb, t, s)
+  local answer = 1
   local nc = tonumber(t[3])
   for i = 1, nc do
     local cur = tonumber(redis.call('HGET', KEYS[kb + i], 'v') or '0')
@@ -55,6 +58,18 @@ local function apply(kb, t, s)
       s = s + 1
       redis.call('ZREM', key, ARGV[s])
       i = i + 1
+    elseif op == 'n' then
+      -- put-if-absent (SET NX GET): answers {earlier data} when the key was written before; a record of an
+      -- earlier version ({v, d} hash: WRONGTYPE) answers its data
+      s = s + 1
+      local ok, earlier = pcall(redis.call, 'SET', key, ARGV[s], 'NX', 'GET')
+      if not ok then
+        local e = type(earlier) == 'table' and earlier.err or tostring(earlier)
+        if string.sub(e, 1, 9) ~= 'WRONGTYPE' then error(earlier) end
+        earlier = redis.call('HGET', key, 'd')
+      end
+      if earlier then answer = {earlier} end
+      i = i + 1
     elseif op == 'h' then
       local by = tonumber(t[i + 1])
       local n = tonumber(t[i + 2])
@@ -66,7 +81,7 @@ local function apply(kb, t, s)
     end
     k = k + 1
   end
-  return 1
+  return answer
 end
 local out = {}
 local a = 2
@@ -130,9 +145,13 @@ interface CommitArgs {
 }
 
 interface WaitingCommit extends CommitArgs {
-  resolve(result: CommitResult): void;
+  /** takes the script's reply for this entry: 1, a conflicting key, or (a put-if-absent) [earlier data] */
+  answer(reply: unknown): void;
   reject(err: unknown): void;
 }
+
+/** A commit's result from its entry in the script's reply (1, or the key whose condition failed). */
+const commitResult = (reply: unknown): CommitResult => (reply === 1 ? { ok: true } : { ok: false, conflict: String(reply) });
 
 /** At most this many commits in one script: Redis serves nothing else while a script runs. */
 const MAX_COMMITS_PER_SCRIPT = 64;
@@ -228,17 +247,25 @@ export class RedisKv implements KvStore {
   commit(conditions: readonly Condition[], writes: readonly Write[]): Promise<CommitResult> {
     const queued = commitArgs(conditions, writes);
     return new Promise<CommitResult>((resolve, reject) => {
-      const slot = this.cluster ? slotTag(queued.keys[0] ?? '') : '';
-      let waiting = this.waiting.get(slot);
-      if (!waiting) this.waiting.set(slot, (waiting = []));
       // a literal, not a spread of `queued`: the profile put 3 % of an authorisation on this line with the spread
-      waiting.push({ keys: queued.keys, args: queued.args, resolve, reject });
-      if (!this.flushing) {
-        this.flushing = true;
-        // after this turn of the event loop has read its sockets: the commits of every request it served
-        setImmediate(() => this.flush());
-      }
+      this.enqueue({ keys: queued.keys, args: queued.args, answer: (reply) => resolve(commitResult(reply)), reject });
     });
+  }
+
+  private enqueue(entry: WaitingCommit): void {
+    const slot = this.cluster ? slotTag(entry.keys[0] ?? '') : '';
+    let waiting = this.waiting.get(slot);
+    if (!waiting) this.waiting.set(slot, (waiting = []));
+    waiting.push(entry);
+    this.flushSoon();
+  }
+
+  private flushSoon(): void {
+    if (!this.flushing) {
+      this.flushing = true;
+      // after this turn of the event loop has read its sockets: the commits of every request it served
+      setImmediate(() => this.flush());
+    }
   }
 
   private flush(): void {
@@ -267,9 +294,8 @@ export class RedisKv implements KvStore {
     }
     for (let i = 0; i < batch.length; i++) {
       const reply = replies[i];
-      if (reply === 1) batch[i]!.resolve({ ok: true });
-      else if (typeof reply === 'string' && reply.startsWith('!')) batch[i]!.reject(unavailable(new Error(reply.slice(1))));
-      else batch[i]!.resolve({ ok: false, conflict: String(reply) });
+      if (typeof reply === 'string' && reply.startsWith('!')) batch[i]!.reject(unavailable(new Error(reply.slice(1))));
+      else batch[i]!.answer(reply);
     }
   }
 
@@ -305,11 +331,22 @@ export class RedisKv implements KvStore {
   }
 
   /**
-   * One native command, SET NX GET (Redis 7.0 and later), not a script: a script's own price on the server
-   * was about 30 us of Redis CPU per call, ten times the command's. A key written by an earlier version as a
-   * {v, d} record (WRONGTYPE) answers that record's data.
+   * SET NX GET (Redis 7.0 and later) as an entry of the next commit script, not a command of its own: the
+   * sandbox acquirer's record of an authorisation then rides with the commits of the same turn, and the
+   * gateway's CPU per authorisation fell 4 to 11 % (bench/run.ts, BENCH_COMPARE) against the native command
+   * sent through ioredis's auto-pipeline. On a Redis Cluster each record's key has a slot of its own, so
+   * it would be a script of its own: there the native command is sent. A key written by an earlier version
+   * as a {v, d} record (WRONGTYPE) answers that record's data.
    */
-  async putOnce(key: string, data: string): Promise<string> {
+  putOnce(key: string, data: string): Promise<string> {
+    if (this.cluster) return this.setIfAbsent(key, data);
+    return new Promise<string>((resolve, reject) => {
+      const answer = (reply: unknown) => resolve(Array.isArray(reply) ? String(reply[0]) : data);
+      this.enqueue({ keys: [key], args: ['1 1 0 n', data], answer, reject });
+    });
+  }
+
+  private async setIfAbsent(key: string, data: string): Promise<string> {
     try {
       const earlier = (await this.client.call('SET', key, data, 'NX', 'GET')) as string | null;
       return earlier ?? data;

@@ -23,6 +23,23 @@ interface ScriptFault {
 }
 
 /**
+ * The gateway's commits in one call of the commit script, whose arguments are the key count, the keys, the
+ * entry count, then per entry its control text and strings. The sandbox acquirer's put-if-absent records
+ * (control text `1 1 0 n`) travel in the same script, and are not the gateway's commits.
+ */
+function gatewayCommits(args: readonly (string | number)[]): number {
+  const keys = Number(args[0]);
+  let at = 2 + keys;
+  let commits = 0;
+  for (let entry = 0; entry < Number(args[1 + keys]); entry++) {
+    const control = String(args[at]);
+    if (!control.endsWith(' n')) commits++;
+    at += 1 + Number(control.split(' ')[1]);
+  }
+  return commits;
+}
+
+/**
  * The real Redis store, whose batched commit script fails on demand: the fault of a whole batch of commits
  * (a capture's claims, or its outcomes) at once, below the store's own code, as a timeout or a dropped
  * connection shows it to ioredis's caller.
@@ -35,7 +52,7 @@ function storeWithScriptFaults(url: string) {
   const scripted = client as unknown as { gwCommit: (...args: (string | number)[]) => Promise<unknown> };
   const send = scripted.gwCommit.bind(client);
   scripted.gwCommit = async (...args) => {
-    const commits = Number(args[1 + Number(args[0])]);
+    const commits = gatewayCommits(args);
     const fault = faults.find((f) => f.times > 0 && commits >= f.minCommits);
     if (!fault) return send(...args);
     if (fault.skip > 0) {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RedisKv, connectRedis } from '../../src/store/redis-kv.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 
@@ -127,5 +127,49 @@ describe('when the store is closed while commits wait for their turn', () => {
     await own.close();
     expect(await pending).toEqual({ ok: true });
     expect(await kv.get(k)).toEqual({ version: 1, data: 'last words' });
+  });
+});
+
+describe("when the acquirer's write-once records (putOnce) are issued in the same turn as commits", () => {
+  it("then they travel in the commits' script (no command of their own), and each answers the first record of its key", async () => {
+    await kv.commit([], [{ op: 'put', key: key('warm'), data: 'x' }]);
+    const ledger = [key('ref'), key('ref')];
+    await redis.client().set(ledger[1]!, 'recorded earlier');
+    const rec = key('rec');
+    // where each SET came from: a client's address, or "lua" when a script ran it
+    const monitor = await redis.client().duplicate().monitor();
+    const setSources: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (args[0]?.toLowerCase() === 'set') setSources.push(source);
+    });
+    const scripts = await scriptRuns();
+    const [first, again, earlier, committed] = await Promise.all([
+      kv.putOnce(ledger[0]!, 'answer "one"\nwith a line break'),
+      kv.putOnce(ledger[0]!, 'answer two'),
+      kv.putOnce(ledger[1]!, 'answer three'),
+      kv.commit([{ key: rec, version: 0 }], [{ op: 'put', key: rec, data: 'R' }]),
+    ]);
+    expect(await scriptRuns()).toBe(scripts + 1);
+    await vi.waitFor(() => expect(setSources).toHaveLength(3));
+    monitor.disconnect();
+    expect(setSources).toEqual(['lua', 'lua', 'lua']);
+    expect([first, again, earlier]).toEqual(['answer "one"\nwith a line break', 'answer "one"\nwith a line break', 'recorded earlier']);
+    expect(committed).toEqual({ ok: true });
+    expect(await kv.getOnce(ledger[0]!)).toBe('answer "one"\nwith a line break');
+    // a write-once record never expires
+    expect(await redis.client().pttl(ledger[0]!)).toBe(-1);
+  });
+
+  it('then a record whose key holds something else fails alone with the store unavailable, and the commits beside it are applied', async () => {
+    const list = key('list');
+    await redis.client().rpush(list, 'not a record');
+    const rec = key('rec');
+    const settled = await Promise.allSettled([
+      kv.putOnce(list, 'answer'),
+      kv.commit([{ key: rec, version: 0 }], [{ op: 'put', key: rec, data: 'R' }]),
+    ]);
+    expect(settled[0]).toMatchObject({ status: 'rejected', reason: { code: 'STORE_UNAVAILABLE' } });
+    expect(settled[1]).toEqual({ status: 'fulfilled', value: { ok: true } });
+    expect(await redis.client().lrange(list, 0, -1)).toEqual(['not a record']);
   });
 });
