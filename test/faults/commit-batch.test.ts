@@ -15,6 +15,8 @@ const ORDERS = 10;
 interface ScriptFault {
   /** scripts of fewer commits pass (a batch, not a single commit) */
   minCommits: number;
+  /** what minCommits counts: the gateway's commits (the default), or the acquirer's records */
+  of?: 'commits' | 'records';
   /** matching scripts that pass first */
   skip: number;
   /** 'answer-lost': Redis applies the script, its answer never arrives; 'not-sent': it never reaches Redis */
@@ -23,20 +25,21 @@ interface ScriptFault {
 }
 
 /**
- * The gateway's commits in one call of the commit script, whose arguments are the key count, the keys, the
+ * The gateway's commits and the acquirer's records in one call of the commit script, whose arguments are the key count, the keys, the
  * entry count, then per entry its control text and strings. The sandbox acquirer's put-if-absent records
  * (control text `1 1 0 n`) travel in the same script, and are not the gateway's commits.
  */
-function gatewayCommits(args: readonly (string | number)[]): number {
+function entriesOf(args: readonly (string | number)[]): { commits: number; records: number } {
   const keys = Number(args[0]);
   let at = 2 + keys;
-  let commits = 0;
+  const counted = { commits: 0, records: 0 };
   for (let entry = 0; entry < Number(args[1 + keys]); entry++) {
     const control = String(args[at]);
-    if (!control.endsWith(' n')) commits++;
+    if (control.endsWith(' n')) counted.records++;
+    else counted.commits++;
     at += 1 + Number(control.split(' ')[1]);
   }
-  return commits;
+  return counted;
 }
 
 /**
@@ -52,8 +55,8 @@ function storeWithScriptFaults(url: string) {
   const scripted = client as unknown as { gwCommit: (...args: (string | number)[]) => Promise<unknown> };
   const send = scripted.gwCommit.bind(client);
   scripted.gwCommit = async (...args) => {
-    const commits = gatewayCommits(args);
-    const fault = faults.find((f) => f.times > 0 && commits >= f.minCommits);
+    const counted = entriesOf(args);
+    const fault = faults.find((f) => f.times > 0 && counted[f.of ?? 'commits'] >= f.minCommits);
     if (!fault) return send(...args);
     if (fault.skip > 0) {
       fault.skip--;
@@ -109,6 +112,74 @@ describe("when a capture's commits travel in one script and that script fails (r
     expect(res.body.capture_orders.map((o: { capture_status: string }) => o.capture_status)).toEqual(paid.map(() => '1'));
     await expectCapturedOnce(gw, paid, connector.calls.capture);
   });
+
+  it("when the script carrying the acquirer's records is applied but its answer is lost, then every order answers captured and is captured once", async () => {
+    const faulty = storeWithScriptFaults(world.redis.url);
+    const connector = instrumented();
+    const gw = world.gateway('batch-records-answer-lost', new ManualClock(), { store: faulty.store, wrapConnector: connector.wrap });
+    const paid = await payMany(gw);
+    // a capture writes two records per order (its marker and what was asked): the orders' records travel together
+    faulty.fail({ minCommits: 2, of: 'records', skip: 0, mode: 'answer-lost', times: 1 });
+    const res = await postBatch(
+      gw.app,
+      'capture',
+      paid.map((p) => ref(p)),
+    );
+    expect(faulty.fired()).toBe(1);
+    expect(res.status).toBe(200);
+    expect(res.body.capture_orders.map((o: { capture_status: string }) => o.capture_status)).toEqual(paid.map(() => '1'));
+    await expectCapturedOnce(gw, paid, connector.calls.capture);
+  });
+
+  it("when the script carrying the acquirer's records never reaches Redis, then no order is captured, and capturing again captures each once", async () => {
+    const faulty = storeWithScriptFaults(world.redis.url);
+    const connector = instrumented();
+    const gw = world.gateway('batch-records-not-sent', new ManualClock(), { store: faulty.store, wrapConnector: connector.wrap });
+    const paid = await payMany(gw);
+    faulty.fail({ minCommits: 2, of: 'records', skip: 0, mode: 'not-sent', times: 1 });
+    const refused = await postBatch(
+      gw.app,
+      'capture',
+      paid.map((p) => ref(p)),
+    );
+    expect(faulty.fired()).toBe(1);
+    // the acquirer holds no record under the captures' references: each call counts as refused, nothing moved
+    for (const o of refused.body.capture_orders)
+      expect(o).toMatchObject({ capture_status: '0', error_message: expect.stringMatching(/^V4001:/) });
+    for (const p of paid) {
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id)).toMatchObject({ status: '3000', captured: 0 });
+      expect(await gw.deps.store.ledgerLookup(`${p.transaction_id}-cap`)).toBeUndefined();
+    }
+    const again = await postBatch(
+      gw.app,
+      'capture',
+      paid.map((p) => ref(p)),
+    );
+    expect(again.body.capture_orders.map((o: { capture_status: string }) => o.capture_status)).toEqual(paid.map(() => '1'));
+    await expectCapturedOnce(gw, paid, connector.calls.capture - ORDERS);
+  });
+
+  it.each([
+    ['is applied but its answer is lost', 'answer-lost', 1],
+    ['never reaches Redis', 'not-sent', 2],
+  ] as const)(
+    "when the script carrying an authorisation's record at the acquirer %s, then the payment is approved once",
+    async (_what, mode, asks) => {
+      const faulty = storeWithScriptFaults(world.redis.url);
+      const connector = instrumented();
+      const gw = world.gateway(`authorise-record-${mode}`, new ManualClock(), { store: faulty.store, wrapConnector: connector.wrap });
+      faulty.fail({ minCommits: 1, of: 'records', skip: 0, mode, times: 1 });
+      // the acquirer's answer is read back from its record (lost answer), or it is asked again under the same reference
+      const paid = await pay(gw.app);
+      expect(faulty.fired()).toBe(1);
+      expect(connector.calls.authorise).toBe(asks);
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id)).toMatchObject({ status: '3000' });
+      expect(JSON.parse((await gw.deps.store.ledgerLookup(paid.transaction_id))!)).toMatchObject({
+        op: 'authorise',
+        outcome: { kind: 'approved' },
+      });
+    },
+  );
 
   it('when every outcome script fails, then the orders answer "being recorded" and recovery records each capture once', async () => {
     const clock = new ManualClock();
