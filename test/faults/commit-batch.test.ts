@@ -96,30 +96,14 @@ describe("when a capture's commits travel in one script and that script fails (r
     ["the claims' script is applied but its answer is lost", 'claims', 0, 'answer-lost'],
     ["the outcomes' script is applied but its answer is lost", 'outcomes', 1, 'answer-lost'],
     ["the outcomes' script never reaches Redis (they are committed again)", 'outcomes', 1, 'not-sent'],
+    // a capture writes two records per order (its marker and what was asked): the orders' records travel together
+    ["the script carrying the acquirer's records is applied but its answer is lost", 'records', 0, 'answer-lost'],
   ] as const)('when %s, then every order answers captured and is captured once', async (_what, script, skip, mode) => {
     const faulty = storeWithScriptFaults(world.redis.url);
     const connector = instrumented();
     const gw = world.gateway(`batch-${script}-${mode}`, new ManualClock(), { store: faulty.store, wrapConnector: connector.wrap });
     const paid = await payMany(gw);
-    faulty.fail({ minCommits: 2, skip, mode, times: 1 });
-    const res = await postBatch(
-      gw.app,
-      'capture',
-      paid.map((p) => ref(p)),
-    );
-    expect(faulty.fired()).toBe(1);
-    expect(res.status).toBe(200);
-    expect(res.body.capture_orders.map((o: { capture_status: string }) => o.capture_status)).toEqual(paid.map(() => '1'));
-    await expectCapturedOnce(gw, paid, connector.calls.capture);
-  });
-
-  it("when the script carrying the acquirer's records is applied but its answer is lost, then every order answers captured and is captured once", async () => {
-    const faulty = storeWithScriptFaults(world.redis.url);
-    const connector = instrumented();
-    const gw = world.gateway('batch-records-answer-lost', new ManualClock(), { store: faulty.store, wrapConnector: connector.wrap });
-    const paid = await payMany(gw);
-    // a capture writes two records per order (its marker and what was asked): the orders' records travel together
-    faulty.fail({ minCommits: 2, of: 'records', skip: 0, mode: 'answer-lost', times: 1 });
+    faulty.fail({ minCommits: 2, of: script === 'records' ? 'records' : 'commits', skip, mode, times: 1 });
     const res = await postBatch(
       gw.app,
       'capture',
@@ -136,13 +120,15 @@ describe("when a capture's commits travel in one script and that script fails (r
     const connector = instrumented();
     const gw = world.gateway('batch-records-not-sent', new ManualClock(), { store: faulty.store, wrapConnector: connector.wrap });
     const paid = await payMany(gw);
-    faulty.fail({ minCommits: 2, of: 'records', skip: 0, mode: 'not-sent', times: 1 });
+    // every script carrying records fails while the first capture runs, however the orders' records are batched
+    const down = faulty.fail({ minCommits: 1, of: 'records', skip: 0, mode: 'not-sent', times: 1000 });
     const refused = await postBatch(
       gw.app,
       'capture',
       paid.map((p) => ref(p)),
     );
-    expect(faulty.fired()).toBe(1);
+    expect(faulty.fired()).toBeGreaterThanOrEqual(1);
+    down.times = 0;
     // the acquirer holds no record under the captures' references: each call counts as refused, nothing moved
     for (const o of refused.body.capture_orders)
       expect(o).toMatchObject({ capture_status: '0', error_message: expect.stringMatching(/^V4001:/) });
