@@ -192,8 +192,17 @@ function mainThreadMicros(pid: number): number {
 
 /** The p-th percentile (nearest rank) of latencies; 0 when there are none. */
 export function percentile(latencies: Float64Array, p: number): number {
-  if (latencies.length === 0) return 0;
+  return ofSorted(latencies.slice().sort(), p);
+}
+
+/** p50 and p99 of latencies, sorted once. */
+function p50p99(latencies: Float64Array): { p50: number; p99: number } {
   const sorted = latencies.slice().sort();
+  return { p50: ofSorted(sorted, 50), p99: ofSorted(sorted, 99) };
+}
+
+function ofSorted(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1]!;
 }
 
@@ -259,7 +268,7 @@ export async function measure(
   const loadCpu = process.cpuUsage(loadBefore);
   const mainBusy = (mainThreadMicros(serverPid) - mainBefore) / ((to - from) * 1000);
   const latencies = Float64Array.from(times);
-  const p99 = percentile(latencies, 99);
+  const { p50, p99 } = p50p99(latencies);
   const cpuPerRequest = (cpuMicros(serverPid) - cpuBefore) / Math.max(1, r.requests.total);
   const storeCpu = storePid === undefined ? undefined : (cpuMicros(storePid) - storeBefore) / Math.max(1, r.requests.total);
   return {
@@ -268,7 +277,7 @@ export async function measure(
     ...(storeCpu === undefined ? {} : { storeCpuPerRequest: storeCpu }),
     loadCpuPerRequest: (loadCpu.user + loadCpu.system) / Math.max(1, r.requests.total),
     rps: r.requests.average,
-    p50: percentile(latencies, 50),
+    p50,
     p99,
     runP99s: [p99],
     mainBusy,
@@ -299,8 +308,7 @@ export function combine(name: string, runs: Figures[]): Figures {
     ...store,
     loadCpuPerRequest: runs.reduce((t, r) => t + r.loadCpuPerRequest * r.total, 0) / Math.max(1, total),
     rps: total / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
+    ...p50p99(latencies),
     runP99s: runs.flatMap((r) => r.runP99s),
     mainBusy: runs.reduce((t, r) => t + r.mainBusy * (r.to - r.from), 0) / Math.max(1, seconds * 1000),
     latencies,

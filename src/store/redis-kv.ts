@@ -153,7 +153,7 @@ interface WaitingCommit extends CommitArgs {
 /** A commit's result from its entry in the script's reply (1, or the key whose condition failed). */
 const commitResult = (reply: unknown): CommitResult => (reply === 1 ? { ok: true } : { ok: false, conflict: String(reply) });
 
-/** At most this many commits in one script: Redis serves nothing else while a script runs. */
+/** At most this many entries (commits and records) in one script: Redis serves nothing else while a script runs. */
 const MAX_COMMITS_PER_SCRIPT = 64;
 
 /** The part of a key that decides its Redis Cluster slot: the first non-empty {tag}, else the whole key. */
@@ -257,10 +257,6 @@ export class RedisKv implements KvStore {
     let waiting = this.waiting.get(slot);
     if (!waiting) this.waiting.set(slot, (waiting = []));
     waiting.push(entry);
-    this.flushSoon();
-  }
-
-  private flushSoon(): void {
     if (!this.flushing) {
       this.flushing = true;
       // after this turn of the event loop has read its sockets: the commits of every request it served
