@@ -43,15 +43,26 @@ export class SandboxConnector implements CardConnector {
     private ledger: AcquirerLedger,
   ) {}
 
-  /** Acts once per reference: the first recorded answer wins, also between processes. */
-  private async once<T extends NonNullable<AcquirerStatus>>(reference: string, act: () => T): Promise<T['outcome']> {
+  /**
+   * Acts once per reference: the first recorded answer wins, also between processes. The record keeps what
+   * was asked (operation, amount, currency, authorisation) beside the answer, and a reference asked again with
+   * other parameters is refused, as an acquirer refuses a reused idempotency key: it never answers a different
+   * request with the first one's result.
+   */
+  private async once<O>(request: Asked, reference: string, act: () => O): Promise<O> {
     // one round trip: the put-if-absent answers the first record, whether it is this one or an earlier one
-    const first = await this.ledger.ledgerRecord(reference, JSON.stringify(act()));
-    return (JSON.parse(first) as T).outcome;
+    const first = JSON.parse(await this.ledger.ledgerRecord(reference, JSON.stringify({ ...request, outcome: act() }))) as Asked & {
+      outcome: O;
+    };
+    if (!sameRequest(first, request))
+      return (
+        request.op === 'authorise' ? { kind: 'error', message: reuseMessage(request.op) } : { ok: false, message: reuseMessage(request.op) }
+      ) as O;
+    return first.outcome;
   }
 
   authorise(req: CardAuthorisation): Promise<AuthorisationOutcome> {
-    return this.once(req.reference, () => ({ op: 'authorise' as const, outcome: this.decide(req) }));
+    return this.once({ op: 'authorise' as const, amount: req.amount, currency: req.currency }, req.reference, () => this.decide(req));
   }
 
   private decide(req: CardAuthorisation): AuthorisationOutcome {
@@ -72,14 +83,13 @@ export class SandboxConnector implements CardConnector {
   }
 
   completeChallenge(connectorRef: string, code: string, reference: string): Promise<AuthorisationOutcome> {
-    return this.once(reference, () => {
-      const outcome: AuthorisationOutcome = !connectorRef.endsWith('_3ds')
+    return this.once({ op: 'authorise' as const, connectorRef }, reference, (): AuthorisationOutcome =>
+      !connectorRef.endsWith('_3ds')
         ? { kind: 'error', message: 'sandbox: no challenge for this reference' }
         : code === SANDBOX_CHALLENGE_CODE
           ? { kind: 'approved', connectorRef, threedsResult: 'authenticated (challenge passed)' }
-          : { kind: 'declined', connectorRef, reason: 'THREEDS_FAILED', threedsResult: 'authentication failed (challenge)' };
-      return { op: 'authorise' as const, outcome };
-    });
+          : { kind: 'declined', connectorRef, reason: 'THREEDS_FAILED', threedsResult: 'authentication failed (challenge)' },
+    );
   }
 
   async capture(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome> {
@@ -87,36 +97,43 @@ export class SandboxConnector implements CardConnector {
     // one round trip, both writes sent together: the authorisation's capture marker (the first reference
     // to capture it; another one is a second capture) and this reference's record. The record holds the
     // request, not the outcome, so it need not wait for the marker: the outcome is read from the marker.
-    const [marker] = await Promise.all([
+    const request: CaptureRecord = { op: 'capture', connectorRef, amount, currency };
+    const [marker, kept] = await Promise.all([
       this.ledger.ledgerRecord(captureMarker(connectorRef), reference),
-      this.ledger.ledgerRecord(reference, JSON.stringify({ op: 'capture', connectorRef, amount, currency } satisfies CaptureRecord)),
+      this.ledger.ledgerRecord(reference, JSON.stringify(request)),
     ]);
+    if (!sameRequest(JSON.parse(kept) as CaptureRecord, request)) return { ok: false, message: reuseMessage('capture') };
     return captureOutcome(marker, reference, connectorRef);
   }
 
   void(connectorRef: string, reference: string): Promise<OperationOutcome> {
     if (connectorRef.startsWith(`${VOID_FAILS}_`))
       return Promise.resolve({ ok: false, message: 'sandbox: void refused (authorised amount cents 13)' });
-    return this.once(reference, () => ({ op: 'void' as const, outcome: { ok: true, connectorRef } as OperationOutcome }));
+    return this.once({ op: 'void' as const, connectorRef }, reference, (): OperationOutcome => ({ ok: true, connectorRef }));
   }
 
   refund(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome> {
     if (failsFor(amount, currency)) return Promise.resolve({ ok: false, message: 'sandbox: refund refused (amount cents 13)' });
-    return this.once(reference, () => ({
-      op: 'refund' as const,
-      outcome: { ok: true, connectorRef: `${connectorRef}_rf_${reference}` } as OperationOutcome,
+    return this.once({ op: 'refund' as const, connectorRef, amount, currency }, reference, (): OperationOutcome => ({
+      ok: true,
+      connectorRef: `${connectorRef}_rf_${reference}`,
     }));
   }
 
   async status(reference: string): Promise<AcquirerStatus> {
     const kept = await this.ledger.ledgerLookup(reference);
     if (!kept) return undefined;
-    const record = JSON.parse(kept) as NonNullable<AcquirerStatus> | CaptureRecord;
+    const record = JSON.parse(kept) as LedgerEntry | CaptureRecord;
+    const asked = (r: { amount?: number; currency?: string }) =>
+      r.amount === undefined ? {} : { amount: r.amount, ...(r.currency ? { currency: r.currency } : {}) };
     // a capture recorded with its outcome (before records held the request) answers as it was kept
-    if (record.op !== 'capture' || 'outcome' in record) return record as AcquirerStatus;
+    if (record.op !== 'capture' || 'outcome' in record)
+      return { op: record.op, outcome: record.outcome, ...asked(record) } as AcquirerStatus;
     const marker = await this.ledger.ledgerLookup(captureMarker(record.connectorRef));
     // no marker: the acquirer never took this capture (a record alone cannot capture), so it may be asked again
-    return marker === undefined ? undefined : { op: 'capture', outcome: captureOutcome(marker, reference, record.connectorRef) };
+    return marker === undefined
+      ? undefined
+      : { op: 'capture', outcome: captureOutcome(marker, reference, record.connectorRef), ...asked(record) };
   }
 }
 
@@ -134,3 +151,20 @@ const captureMarker = (connectorRef: string): string => `${connectorRef}#capture
 function captureOutcome(marker: string, reference: string, connectorRef: string): OperationOutcome {
   return marker === reference ? { ok: true, connectorRef } : { ok: false, message: 'sandbox: authorisation already captured' };
 }
+
+/** What the sandbox keeps under a reference: what was asked, and the first answer. */
+type LedgerEntry =
+  | { op: 'authorise'; outcome: AuthorisationOutcome; amount?: number; currency?: string; connectorRef?: string }
+  | { op: 'capture' | 'void' | 'refund'; outcome: OperationOutcome; amount?: number; currency?: string; connectorRef?: string };
+
+type Asked = { op: string; amount?: number; currency?: string; connectorRef?: string };
+
+/** The same request again (a retry), not another one under a used reference. Records written before they kept the request match any. */
+function sameRequest(kept: Asked, asked: Asked): boolean {
+  if (kept.op !== asked.op) return false;
+  if (kept.amount !== undefined && kept.amount !== asked.amount) return false;
+  if (kept.currency !== undefined && kept.currency !== asked.currency) return false;
+  return kept.connectorRef === undefined || asked.connectorRef === undefined || kept.connectorRef === asked.connectorRef;
+}
+
+const reuseMessage = (op: string): string => `sandbox: reference already used for another ${op} request`;

@@ -50,9 +50,15 @@ export type AuthorisationOutcome =
 
 export type OperationOutcome = { ok: true; connectorRef: string } | { ok: false; message: string };
 
-/** What an acquirer has recorded under a reference: the first answer it gave, or nothing when it never acted. */
+/**
+ * What an acquirer has recorded under a reference: the first answer it gave, with the amount (minor units) and
+ * currency it was asked for where the operation moves an amount; undefined only when it definitely never acted
+ * (a status that cannot be read throws instead: an unknown outcome, never a "no").
+ */
 export type AcquirerStatus =
-  { op: 'authorise'; outcome: AuthorisationOutcome } | { op: 'capture' | 'void' | 'refund'; outcome: OperationOutcome } | undefined;
+  | { op: 'authorise'; outcome: AuthorisationOutcome; amount?: number; currency?: string }
+  | { op: 'capture' | 'void' | 'refund'; outcome: OperationOutcome; amount?: number; currency?: string }
+  | undefined;
 
 /**
  * Every call carries a reference derived from the operation, not the attempt (claim.ts builds them): the same

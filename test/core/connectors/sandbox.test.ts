@@ -42,6 +42,38 @@ describe('the sandbox connector (DESIGN section 7)', () => {
     expect(c).not.toEqual(a);
   });
 
+  it('when a refund reference is asked again with another amount, then it is refused and the kept record says what was refunded', async () => {
+    expect(await sandbox.refund('sbx_R', 1000, 'USD', 'R1-01')).toEqual({ ok: true, connectorRef: 'sbx_R_rf_R1-01' });
+    expect(await sandbox.refund('sbx_R', 1700, 'USD', 'R1-01')).toEqual({
+      ok: false,
+      message: 'sandbox: reference already used for another refund request',
+    });
+    expect(await sandbox.refund('sbx_R', 1000, 'EUR', 'R1-01')).toMatchObject({ ok: false });
+    expect(await sandbox.status('R1-01')).toEqual({
+      op: 'refund',
+      outcome: { ok: true, connectorRef: 'sbx_R_rf_R1-01' },
+      amount: 1000,
+      currency: 'USD',
+    });
+  });
+
+  it('when an authorisation reference is asked again for another amount or as another operation, then it is refused', async () => {
+    const first = await auth(CARDS.approved, 'no3DS', 'A1');
+    expect(first.kind).toBe('approved');
+    const other = await sandbox.authorise({
+      reference: 'A1',
+      pan: CARDS.approved,
+      expMonth: '12',
+      expYear: '2034',
+      amount: 5000,
+      currency: 'USD',
+      threeDS: 'no3DS',
+    });
+    expect(other).toEqual({ kind: 'error', message: 'sandbox: reference already used for another authorise request' });
+    expect(await sandbox.refund('sbx_Y', 1000, 'USD', 'A1')).toMatchObject({ ok: false });
+    expect(await sandbox.status('A1')).toMatchObject({ op: 'authorise', outcome: first, amount: 1000, currency: 'USD' });
+  });
+
   it('when a capture is asked, then the marker and the record are both sent before either answers: one round trip', async () => {
     const kept = new Map<string, string>();
     const waiting: (() => void)[] = [];
@@ -65,7 +97,12 @@ describe('the sandbox connector (DESIGN section 7)', () => {
     expect(sent).toEqual(['sbx_A#capture', 'T9-cap']);
     for (const answer of waiting.splice(0)) answer();
     expect(await captured).toEqual({ ok: true, connectorRef: 'sbx_A' });
-    expect(await connector.status('T9-cap')).toEqual({ op: 'capture', outcome: { ok: true, connectorRef: 'sbx_A' } });
+    expect(await connector.status('T9-cap')).toEqual({
+      op: 'capture',
+      outcome: { ok: true, connectorRef: 'sbx_A' },
+      amount: 1000,
+      currency: 'USD',
+    });
   });
 
   it('when an authorisation is captured under two references, then the second is refused, a retry of the first is not, and status says each', async () => {
@@ -75,8 +112,13 @@ describe('the sandbox connector (DESIGN section 7)', () => {
     const refused = { ok: false, message: 'sandbox: authorisation already captured' };
     expect(await connector.capture('sbx_B', 1000, 'USD', 'T11-cap')).toEqual(refused);
     expect(await connector.capture('sbx_B', 1000, 'USD', 'T10-cap')).toEqual({ ok: true, connectorRef: 'sbx_B' });
-    expect(await connector.status('T10-cap')).toEqual({ op: 'capture', outcome: { ok: true, connectorRef: 'sbx_B' } });
-    expect(await connector.status('T11-cap')).toEqual({ op: 'capture', outcome: refused });
+    expect(await connector.status('T10-cap')).toEqual({
+      op: 'capture',
+      outcome: { ok: true, connectorRef: 'sbx_B' },
+      amount: 1000,
+      currency: 'USD',
+    });
+    expect(await connector.status('T11-cap')).toEqual({ op: 'capture', outcome: refused, amount: 1000, currency: 'USD' });
     expect(await connector.status('T12-cap')).toBeUndefined();
   });
 
