@@ -1,4 +1,12 @@
+import { GatewayError } from '../core/kernel/errors.js';
 import type { CommitResult, Condition, KvStore, ScoredMember, Versioned, Write } from './kv.js';
+
+/** A commit the store cannot apply: refused before any write, as the Redis adapter refuses it. */
+function refused(reason: string): GatewayError {
+  const e = new GatewayError('STORE_UNAVAILABLE', 'the store is not answering; try again');
+  e.cause = new Error(reason);
+  return e;
+}
 
 interface Entry {
   version: number;
@@ -36,8 +44,10 @@ export class MemoryKv implements KvStore {
 
   async commit(conditions: readonly Condition[], writes: readonly Write[]): Promise<CommitResult> {
     for (const c of conditions) {
+      if (this.sets.has(c.key)) throw refused(`${c.key} holds a sorted set, not a record`);
       if ((this.live(c.key)?.version ?? 0) !== c.version) return { ok: false, conflict: c.key };
     }
+    this.check(writes);
     for (const w of writes) {
       switch (w.op) {
         case 'put': {
@@ -49,6 +59,7 @@ export class MemoryKv implements KvStore {
         case 'del':
           this.records.delete(w.key);
           this.sets.delete(w.key);
+          this.hashes.delete(w.key);
           break;
         case 'zadd': {
           let set = this.sets.get(w.key);
@@ -65,6 +76,46 @@ export class MemoryKv implements KvStore {
       }
     }
     return { ok: true };
+  }
+
+  /**
+   * What the Redis adapter refuses before its first write, refused here too (all or nothing, the same
+   * answer on both): a write on a key of another kind (records and counters are hashes there, queues sorted
+   * sets), a number Redis cannot take (an expiry or an increment that is not an integer, a score that is not
+   * finite).
+   */
+  private check(writes: readonly Write[]): void {
+    // each key's kind as the writes before leave it
+    const kinds = new Map<string, 'hash' | 'zset' | 'none'>();
+    const kindOf = (key: string) =>
+      kinds.get(key) ?? (this.sets.has(key) ? 'zset' : this.live(key) || this.hashes.has(key) ? 'hash' : 'none');
+    const need = (key: string, want: 'hash' | 'zset') => {
+      const kind = kindOf(key);
+      if (kind !== 'none' && kind !== want) throw refused(`WRONGTYPE ${key} holds a ${kind}`);
+      kinds.set(key, want);
+    };
+    for (const w of writes) {
+      switch (w.op) {
+        case 'put':
+          if (w.ttlMs !== undefined && !Number.isSafeInteger(w.ttlMs)) throw refused(`not an integer: ${w.ttlMs}`);
+          need(w.key, 'hash');
+          break;
+        case 'del':
+          kinds.set(w.key, 'none');
+          break;
+        case 'zadd':
+          if (!Number.isFinite(w.score)) throw refused(`not a score: ${w.score}`);
+          need(w.key, 'zset');
+          break;
+        case 'zrem':
+          need(w.key, 'zset');
+          break;
+        case 'hincr':
+          if (!Number.isSafeInteger(w.by)) throw refused(`not an integer: ${w.by}`);
+          need(w.key, 'hash');
+          break;
+      }
+    }
   }
 
   async range(key: string, min: number, max: number, limit: number, reverse = false): Promise<ScoredMember[]> {

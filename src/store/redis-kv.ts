@@ -9,44 +9,143 @@ import type { CommitResult, Condition, KvStore, ScoredMember, Versioned, Write }
  * the commit's strings (data, members, fields), in the order its writes use them. The control text is
  * numbers and opcodes parted by spaces: the commit's number of keys and of strings, the number of
  * conditions, their versions, then the writes as opcode and numbers. KEYS: per commit, its condition keys,
- * then one key per write. A put is `p ttl` (the version counted up in Redis) or, on a key the commit checks,
+ * then one key per write. A put is `p ttl` (its version read in the checks) or, on a key the commit checks,
  * `P ttl version` with the version it gets; then `d`, `z score`, `r`, `h by count`. A commit whose step
  * fails answers `!` and the error; the commits before and after it are not affected. A write-once record
  * (putOnce) is an entry of its own, `n`: a plain string set if absent (SET NX GET), which answers {earlier
  * data} when the key already held one.
  *
+ * All or nothing: Redis does not undo a script's writes when a later command fails, so a commit first checks
+ * everything that could make one of its writes fail (every number and opcode, the kind of every key a write
+ * after the first touches: a record hash, a sorted set, or none; the counters it adds to), then writes with
+ * commands that cannot fail. A failing commit has written nothing, so a payment's `written_by` mark never
+ * reads back from a commit that failed. The checks cost one call per sorted set the batch writes (TYPE, read
+ * once per script) and one per counters write (HMGET); a put reads its version (HGET) where it used to count
+ * it up (HINCRBY), so it costs no more.
+ *
  * Why one control text: ioredis copies a command's arguments with Array.prototype.flat, which V8 (node 20)
  * runs at about 75 ns an element; an authorisation's two commits were about 48 elements, now about 22.
  */
 const COMMIT_SCRIPT = `
+-- the kind of a key as the commits applied so far left it ('hash', 'zset', 'none', ...), read once a script
+local known = {}
+-- an integer as Redis reads one (no sign +, no point, no exponent, no leading zero), within a double's exact range
+local function int(x)
+  if type(x) ~= 'string' or #x > 17 or not (x == '0' or string.match(x, '^%-?[1-9]%d*$')) then error('not an integer: ' .. tostring(x)) end
+  local n = tonumber(x)
+  if n > 9007199254740991 or n < -9007199254740991 then error('not an integer: ' .. x) end
+  return n
+end
+local function kind(ty, key)
+  local k = ty[key]
+  if k == nil then k = known[key] end
+  if not k then
+    k = redis.call('TYPE', key)['ok']
+    known[key] = k
+  end
+  return k
+end
+-- a key a write needs absent or of kind want
+local function need(ty, key, want)
+  local k = kind(ty, key)
+  if k ~= 'none' and k ~= want then error('WRONGTYPE ' .. key .. ' holds a ' .. k) end
+end
 local function apply(kb, t, s)
-  local answer = 1
-  local nc = tonumber(t[3])
+  local nk, ns, nc = int(t[1]), int(t[2]), int(t[3])
+  if kb + nk > #KEYS or s + ns > #ARGV then error('commit arguments missing') end
   for i = 1, nc do
     local cur = tonumber(redis.call('HGET', KEYS[kb + i], 'v') or '0')
     if cur ~= tonumber(t[3 + i]) then return KEYS[kb + i] end
   end
-  local i = 4 + nc
-  local k = kb + nc + 1
+  -- the checks: nothing below them fails. ty: the kind of a key as this commit's writes leave it (false:
+  -- to be read again); ver: a record's version as they leave it; vs: each put's version
+  local ty, ver, vs = {}, {}, {}
+  local i, k, w, sa = 4 + nc, kb + nc + 1, 0, s
   while i <= #t do
-    local op = t[i]
-    local key = KEYS[k]
-    if op == 'p' then
+    local op, key = t[i], KEYS[k]
+    if key == nil then error('commit arguments missing') end
+    w = w + 1
+    if op == 'p' or op == 'P' then
+      int(t[i + 1])
+      local k0 = ty[key]
+      if k0 == nil then k0 = known[key] end
+      if k0 and k0 ~= 'hash' and k0 ~= 'none' then error('WRONGTYPE ' .. key .. ' holds a ' .. k0) end
+      local v
+      if op == 'P' then
+        v = int(t[i + 2])
+        i = i + 3
+      else
+        v = ver[key]
+        -- HGET fails on a key that is not a hash, here, before any write
+        if v == nil then v = int(redis.call('HGET', key, 'v') or '0') end
+        v = v + 1
+        i = i + 2
+      end
+      ty[key], ver[key], vs[w] = 'hash', v, v
+      sa = sa + 1
+    elseif op == 'd' then
+      ty[key], ver[key] = 'none', 0
+      i = i + 1
+    elseif op == 'z' then
+      local sc = tonumber(t[i + 1])
+      if not sc or sc ~= sc or sc == math.huge or sc == -math.huge then error('not a score: ' .. tostring(t[i + 1])) end
+      if w > 1 then need(ty, key, 'zset') end
+      ty[key] = 'zset'
+      sa = sa + 1
+      i = i + 2
+    elseif op == 'r' then
+      if w > 1 then need(ty, key, 'zset') end
+      -- the last member removed takes the key with it
+      ty[key] = false
+      sa = sa + 1
+      i = i + 1
+    elseif op == 'n' then
+      if w > 1 then
+        local k0 = kind(ty, key)
+        if k0 ~= 'none' and k0 ~= 'string' and k0 ~= 'hash' then error('WRONGTYPE ' .. key .. ' holds a ' .. k0) end
+      end
+      ty[key] = false
+      sa = sa + 1
+      i = i + 1
+    elseif op == 'h' then
+      local by, n = int(t[i + 1]), int(t[i + 2])
+      local k0 = ty[key]
+      if k0 == nil then k0 = known[key] end
+      if k0 and k0 ~= 'hash' and k0 ~= 'none' then error('WRONGTYPE ' .. key .. ' holds a ' .. k0) end
+      if n > 0 then
+        -- HMGET fails on a key that is not a hash; each counter must be a number HINCRBY can add to
+        local cur = redis.call('HMGET', key, unpack(ARGV, sa + 1, sa + n))
+        for j = 1, n do
+          local c = cur[j]
+          if c then
+            c = int(c)
+            if math.abs(c) + math.abs(by) > 9007199254740991 then error('counter out of range') end
+          end
+        end
+      end
+      ty[key] = 'hash'
+      sa = sa + n
+      i = i + 3
+    else
+      error('unknown op ' .. tostring(op))
+    end
+    k = k + 1
+  end
+  if k ~= kb + nk + 1 or sa ~= s + ns then error('commit arguments do not match its control text') end
+  -- the writes
+  local answer = 1
+  i, k, w = 4 + nc, kb + nc + 1, 0
+  while i <= #t do
+    local op, key = t[i], KEYS[k]
+    w = w + 1
+    if op == 'p' or op == 'P' then
       s = s + 1
-      local version = redis.call('HINCRBY', key, 'v', 1)
-      redis.call('HSET', key, 'd', ARGV[s])
+      local version = vs[w]
+      redis.call('HSET', key, 'v', version, 'd', ARGV[s])
       local ttl = tonumber(t[i + 1])
       -- a key made by this put has no expiry to remove
       if ttl > 0 then redis.call('PEXPIRE', key, ttl) elseif version > 1 then redis.call('PERSIST', key) end
-      i = i + 2
-    elseif op == 'P' then
-      -- a put on a key this commit checked: its next version is known, so one HSET writes both fields
-      s = s + 1
-      local version = tonumber(t[i + 2])
-      redis.call('HSET', key, 'v', version, 'd', ARGV[s])
-      local ttl = tonumber(t[i + 1])
-      if ttl > 0 then redis.call('PEXPIRE', key, ttl) elseif version > 1 then redis.call('PERSIST', key) end
-      i = i + 3
+      i = i + (op == 'p' and 2 or 3)
     elseif op == 'd' then
       redis.call('DEL', key)
       i = i + 1
@@ -60,7 +159,8 @@ local function apply(kb, t, s)
       i = i + 1
     elseif op == 'n' then
       -- put-if-absent (SET NX GET): answers {earlier data} when the key was written before; a record of an
-      -- earlier version ({v, d} hash: WRONGTYPE) answers its data
+      -- earlier version ({v, d} hash: WRONGTYPE) answers its data. Another kind fails here only as the
+      -- commit's first write (checked above otherwise), before anything was written.
       s = s + 1
       local ok, earlier = pcall(redis.call, 'SET', key, ARGV[s], 'NX', 'GET')
       if not ok then
@@ -70,17 +170,16 @@ local function apply(kb, t, s)
       end
       if earlier then answer = {earlier} end
       i = i + 1
-    elseif op == 'h' then
-      local by = tonumber(t[i + 1])
+    else
+      local by = t[i + 1]
       local n = tonumber(t[i + 2])
       for j = 1, n do redis.call('HINCRBY', key, ARGV[s + j], by) end
       s = s + n
       i = i + 3
-    else
-      error('unknown op ' .. tostring(op))
     end
     k = k + 1
   end
+  for key, kd in pairs(ty) do known[key] = kd or nil end
   return answer
 end
 local out = {}
@@ -88,11 +187,17 @@ local a = 2
 local kb = 0
 for c = 1, tonumber(ARGV[1]) do
   local t = {}
-  for w in string.gmatch(ARGV[a], '%S+') do t[#t + 1] = w end
+  for w in string.gmatch(ARGV[a] or '', '%S+') do t[#t + 1] = w end
+  local nk, ns = tonumber(t[1]), tonumber(t[2])
+  if not nk or not ns then
+    -- where the next commit starts is not known: this one and the rest fail, having written nothing
+    for r = c, tonumber(ARGV[1]) do out[r] = '!commit control text not readable' end
+    break
+  end
   local ok, res = pcall(apply, kb, t, a)
   if ok then out[c] = res else out[c] = '!' .. tostring(type(res) == 'table' and (res.err or res) or res) end
-  a = a + 1 + tonumber(t[2])
-  kb = kb + tonumber(t[1])
+  a = a + 1 + ns
+  kb = kb + nk
 end
 return out
 `;
@@ -290,7 +395,8 @@ export class RedisKv implements KvStore {
     }
     for (let i = 0; i < batch.length; i++) {
       const reply = replies[i];
-      if (typeof reply === 'string' && reply.startsWith('!')) batch[i]!.reject(unavailable(new Error(reply.slice(1))));
+      if (reply === undefined) batch[i]!.reject(unavailable(new Error('the commit script answered no entry for this commit')));
+      else if (typeof reply === 'string' && reply.startsWith('!')) batch[i]!.reject(unavailable(new Error(reply.slice(1))));
       else batch[i]!.answer(reply);
     }
   }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Write } from '../../src/store/kv.js';
 import { RedisKv, connectRedis } from '../../src/store/redis-kv.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 
@@ -71,6 +72,94 @@ describe('when many commits are issued in one turn of the event loop (the orders
     expect(await kv.get(a)).toEqual({ version: 1, data: 'A' });
     expect(await kv.get(b)).toEqual({ version: 1, data: 'B' });
     expect(await redis.client().get(broken)).toBe('not a record');
+  });
+});
+
+describe('when a write after the first of a commit cannot be applied in Redis (all or nothing)', () => {
+  it('then the commit fails, none of its writes is applied, and the commits beside it in the script are applied', async () => {
+    const raw = redis.client();
+    const [text, counters, badVersion] = [key('text'), key('counters'), key('bad-version')];
+    // written outside the store: a plain string, a counter that is not a number, a record whose version is not one
+    await raw.set(text, 'a string');
+    await raw.hset(counters, 'tried', 'many');
+    await raw.hset(badVersion, 'v', 'one', 'd', 'x');
+    const cases: [string, Write][] = [
+      ['zadd on a string', { op: 'zadd', key: text, score: 1, member: 'm' }],
+      ['zrem on a string', { op: 'zrem', key: text, member: 'm' }],
+      ['put on a string', { op: 'put', key: text, data: 'x' }],
+      ['hincr on a string', { op: 'hincr', key: text, fields: ['f'], by: 1 }],
+      ['hincr of a field that is not a number', { op: 'hincr', key: counters, fields: ['approved', 'tried'], by: 1 }],
+      ['put on a record whose version is not a number', { op: 'put', key: badVersion, data: 'y' }],
+    ];
+    for (const [name, w] of cases) {
+      const [rec, queue, before, after] = [key('rec'), key('queue'), key('before'), key('after')];
+      const settled = await Promise.allSettled([
+        kv.commit([{ key: before, version: 0 }], [{ op: 'put', key: before, data: 'B' }]),
+        kv.commit(
+          [{ key: rec, version: 0 }],
+          [{ op: 'put', key: rec, data: '{"written_by":"c1:create"}' }, { op: 'zadd', key: queue, score: 1, member: 'queued' }, w],
+        ),
+        kv.commit([{ key: after, version: 0 }], [{ op: 'put', key: after, data: 'A' }]),
+      ]);
+      expect(
+        settled.map((s) => s.status),
+        name,
+      ).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect((settled[1] as PromiseRejectedResult).reason, name).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      expect(await raw.exists(rec, queue), name).toBe(0);
+      expect(await kv.get(before), name).toEqual({ version: 1, data: 'B' });
+      expect(await kv.get(after), name).toEqual({ version: 1, data: 'A' });
+    }
+    expect(await raw.get(text)).toBe('a string');
+    expect(await raw.hgetall(counters)).toEqual({ tried: 'many' });
+    expect(await raw.hgetall(badVersion)).toEqual({ v: 'one', d: 'x' });
+  });
+
+  it('then a key a commit earlier in the same script made of another kind is refused too, before any write', async () => {
+    const [made, rec] = [key('made'), key('rec')];
+    const settled = await Promise.allSettled([
+      kv.commit([], [{ op: 'zadd', key: made, score: 1, member: 'm' }]),
+      kv.commit(
+        [{ key: rec, version: 0 }],
+        [
+          { op: 'put', key: rec, data: 'R' },
+          { op: 'put', key: made, data: 'x' },
+        ],
+      ),
+    ]);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected']);
+    expect(await kv.get(rec)).toBeUndefined();
+    expect(await kv.range(made, -Infinity, Infinity, 10)).toEqual([{ member: 'm', score: 1 }]);
+  });
+
+  it('then a put on a key the same commit deleted starts its version again, and a key it fills as a sorted set cannot then be put', async () => {
+    const [k, z, rec] = [key('again'), key('z'), key('rec')];
+    await kv.commit([], [{ op: 'put', key: k, data: 'one' }]);
+    await kv.commit([], [{ op: 'put', key: k, data: 'two' }]);
+    expect(
+      await kv.commit(
+        [],
+        [
+          { op: 'del', key: k },
+          { op: 'put', key: k, data: 'fresh' },
+          { op: 'put', key: k, data: 'fresher' },
+        ],
+      ),
+    ).toEqual({
+      ok: true,
+    });
+    expect(await kv.get(k)).toEqual({ version: 2, data: 'fresher' });
+    await expect(
+      kv.commit(
+        [{ key: rec, version: 0 }],
+        [
+          { op: 'put', key: rec, data: 'R' },
+          { op: 'zadd', key: z, score: 1, member: 'm' },
+          { op: 'put', key: z, data: 'x' },
+        ],
+      ),
+    ).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    expect(await redis.client().exists(rec, z)).toBe(0);
   });
 });
 

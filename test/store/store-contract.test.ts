@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { KvStore } from '../../src/store/kv.js';
+import type { KvStore, Write } from '../../src/store/kv.js';
 import { MemoryKv } from '../../src/store/memory-kv.js';
 import { RedisKv, connectRedis } from '../../src/store/redis-kv.js';
-import { KvGatewayStore } from '../../src/store/gateway-store.js';
+import { KvGatewayStore, keys } from '../../src/store/gateway-store.js';
 import type { Payment } from '../../src/core/payments/payment.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 
@@ -108,6 +108,74 @@ describe.each([
     );
     expect(result).toEqual({ ok: false, conflict: a });
     expect(await kv.get(b)).toBeUndefined();
+  });
+
+  it('when a later write of a commit meets a key of another kind, then the commit fails and none of its writes is applied', async () => {
+    const kv = make();
+    const [rec, queue, record, zset] = [key('aon-rec'), key('aon-queue'), key('aon-record'), key('aon-zset')];
+    await kv.commit([], [{ op: 'put', key: record, data: 'a record' }]);
+    await kv.commit([], [{ op: 'zadd', key: zset, score: 1, member: 'm' }]);
+    const wrong: Write[] = [
+      { op: 'zadd', key: record, score: 2, member: 'm' },
+      { op: 'zrem', key: record, member: 'm' },
+      { op: 'put', key: zset, data: 'x' },
+      { op: 'hincr', key: zset, fields: ['f'], by: 1 },
+    ];
+    for (const w of wrong) {
+      const commit = kv.commit(
+        [{ key: rec, version: 0 }],
+        [{ op: 'put', key: rec, data: 'written first' }, { op: 'zadd', key: queue, score: 1, member: 'queued' }, w],
+      );
+      await expect(commit, w.op).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      expect(await kv.get(rec), w.op).toBeUndefined();
+      expect(await kv.count(queue), w.op).toBe(0);
+    }
+    expect(await kv.get(record)).toEqual({ version: 1, data: 'a record' });
+    expect(await kv.range(zset, -Infinity, Infinity, 10)).toEqual([{ member: 'm', score: 1 }]);
+  });
+
+  it('when a later write of a commit carries a number the store cannot take, then the commit fails and none of its writes is applied', async () => {
+    const kv = make();
+    const [rec, counters, other] = [key('aon-num-rec'), key('aon-num-counters'), key('aon-num-other')];
+    const bad: Write[] = [
+      { op: 'zadd', key: key('aon-num-z'), score: Number.NaN, member: 'm' },
+      { op: 'zadd', key: key('aon-num-z'), score: Infinity, member: 'm' },
+      { op: 'put', key: other, data: 'x', ttlMs: 1.5 },
+      { op: 'hincr', key: key('aon-num-h'), fields: ['f'], by: 0.5 },
+    ];
+    for (const w of bad) {
+      const commit = kv.commit(
+        [{ key: rec, version: 0 }],
+        [{ op: 'put', key: rec, data: 'written first' }, { op: 'hincr', key: counters, fields: ['tried'], by: 1 }, w],
+      );
+      await expect(commit, JSON.stringify(w)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      expect(await kv.get(rec)).toBeUndefined();
+      expect(await kv.counters(counters)).toEqual({});
+      expect(await kv.get(other)).toBeUndefined();
+    }
+  });
+
+  it('when a payment with its written_by mark is committed with counters held by a key of another kind, then the commit fails and the payment is not written', async () => {
+    const kv = make();
+    const store = new KvGatewayStore(kv);
+    const account = `aon-acc${++n}`;
+    // the account's counters key holds a sorted set: the commit's counter write cannot be applied
+    await kv.commit([], [{ op: 'zadd', key: keys.approvals('contract', account), score: 1, member: 'm' }]);
+    const p: Payment = { ...payment(`aon-t${n}`, `aon-ord-${n}`), account_id: account, written_by: 'claim-1:create' };
+    const commit = store.commit({
+      merchantId: 'contract',
+      payments: [{ next: p, expected: 0 }],
+      due: [{ queue: 'pending_resolve', member: p.transaction_id, at: 5 }],
+      counters: [{ accountId: account, fields: ['card:tried'] }],
+    });
+    await expect(commit).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    // nothing reads back as applied: no payment (so no mark), no order index, no recovery entry
+    expect(await store.getPayment('contract', p.transaction_id)).toBeUndefined();
+    expect(await store.findPaymentByOrder('contract', account, p.order_no)).toBeUndefined();
+    expect(await store.recentPayments('contract', account, -Infinity, Infinity, 10)).toEqual([]);
+    expect(await store.due('contract', 'pending_resolve', Infinity, 100)).not.toContainEqual(
+      expect.objectContaining({ member: p.transaction_id }),
+    );
   });
 
   it('when a record is deleted, then it reads as absent', async () => {
