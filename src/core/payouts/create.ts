@@ -63,6 +63,22 @@ function checkPayout(deps: CoreDeps, cmd: PayoutCommand, now: number): void {
 export async function createPayout(deps: CoreDeps, cmd: PayoutCommand): Promise<PayoutResult> {
   const replay = await replayOf(deps, cmd);
   if (replay) return replay;
+  try {
+    return await newPayout(deps, cmd);
+  } catch (err) {
+    // A copy of this request (another process, the same moment) may have committed since the look-up
+    // above: then a refusal here (the balance it just debited, a busy store) is not this request's answer,
+    // its payout is. The payout's commit claims the request_id with the debit, so a copy that saw the
+    // debited balance finds the payout now: every copy of one request answers the same.
+    if (err instanceof GatewayError) {
+      const raced = await replayOf(deps, cmd);
+      if (raced) return raced;
+    }
+    throw err;
+  }
+}
+
+async function newPayout(deps: CoreDeps, cmd: PayoutCommand): Promise<PayoutResult> {
   const { account, request: r } = cmd;
   const now = deps.clock.now();
   checkPayout(deps, cmd, now);
