@@ -72,6 +72,8 @@ const accountSchema = z.object({
   auth_window_days: z.number().int().min(1).max(30).default(7),
   /** minutes a hosted checkout session waits for the shopper's card */
   checkout_ttl_minutes: z.number().int().min(1).max(1440).default(30),
+  /** seconds in which a refund identical to an applied one is refused as its duplicate (DESIGN 3a); 0 = off */
+  refund_duplicate_seconds: z.number().int().min(0).default(600),
   /** calls per second allowed for this account; 0 = unlimited */
   rate_limit_per_second: z.number().int().min(0).default(0),
   /** /v1/checkout calls per minute allowed for this account (each stores a session); 0 = unlimited */

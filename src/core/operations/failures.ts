@@ -23,6 +23,8 @@ export const ORDER_OUTCOME = {
   REFUND_EXCEEDS_CAPTURED: ['V3002', 'Refund amount exceeds the amount left to refund'],
   ZERO_AMOUNT: ['V3003', 'Amount must be greater than zero'],
   TOO_MANY_REFUNDS: ['V3004', 'Transaction has reached 99 refunds'],
+  /** the text is followed by the earlier refund's refund_reference_id (the failure's detail) */
+  DUPLICATE_REFUND: ['V3005', 'Identical to a recent refund'],
   CONNECTOR_FAILED: ['V4001', 'Processing error at the connector; nothing was changed'],
   BUSY: ['V5001', 'Transaction is busy with another operation; try again'],
   RECORDING: ['V5002', 'Sent to the acquirer; the outcome is being recorded and will be notified'],
@@ -31,7 +33,8 @@ export const ORDER_OUTCOME = {
 
 export type OrderOutcome = keyof typeof ORDER_OUTCOME;
 
-export function outcomeText(key: OrderOutcome): string {
+/** `<code>:<text>`, and `: <detail>` when the failure names something (the refund a duplicate repeats). */
+export function outcomeText(key: OrderOutcome, detail?: string): string {
   const [code, text] = ORDER_OUTCOME[key];
-  return `${code}:${text}`;
+  return detail ? `${code}:${text}: ${detail}` : `${code}:${text}`;
 }
