@@ -11,7 +11,7 @@ import type { BackgroundJob } from './core/jobs/due-queue.js';
 import { KvGatewayStore } from './store/gateway-store.js';
 import { MemoryKv } from './store/memory-kv.js';
 import { RedisKv, connectRedis } from './store/redis-kv.js';
-import { authExpiryJob } from './core/operations/expiry.js';
+import { authExpiryJob } from './core/jobs/auth-expiry.js';
 import { httpNotificationTransport } from './outbound/http-transport.js';
 import { deliveryJob, type NotificationTransport } from './core/notifications/delivery.js';
 import { subscriptionChargeJob } from './core/subscriptions/charges.js';

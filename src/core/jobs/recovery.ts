@@ -1,27 +1,8 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
-import { PaymentStatus as S, type Payment } from '../payments/payment.js';
-import { isStale, releaseClaim } from '../payments/claim.js';
-import { resolveAuthorisationClaim } from '../payments/recovery.js';
-import { isOperationClaim, resumeOperationClaim } from '../operations/resume.js';
+import { PaymentStatus as S } from '../payments/payment.js';
+import { isStale } from '../payments/claim.js';
+import { resolveStaleClaim } from '../operations/stale-claim.js';
 import { dueQueueJob, type BackgroundJob } from './due-queue.js';
-
-/**
- * Resolves a payment's stale claim, whatever flow left it: the authorisation flows through the acquirer's
- * record (payments/recovery.ts), follow-up operations by finishing their recorded plan (operations/resume.ts).
- * A subscription charge's claim is the scheduler's to resume (subscriptions/charges.ts), under its lease.
- */
-export async function resolveStaleClaim(deps: CoreDeps, account: Account, p: Payment): Promise<void> {
-  const claim = p.claim;
-  if (!claim || !isStale(claim, deps.clock.now())) return;
-  if (isOperationClaim(claim.op)) await resumeOperationClaim(deps, account, p);
-  else if (claim.op === 'authorise' || claim.op === 'challenge' || claim.op === 'challenge_expiry')
-    await resolveAuthorisationClaim(deps, account, p);
-  else if (claim.op !== 'charge') {
-    // a claim without a recorded intent (written before intents were recorded): nothing to resume, release it
-    await releaseClaim(deps, p);
-  }
-}
 
 /**
  * The recovery job (DESIGN 10): every claim is entered in the 'pending_resolve' queue at its staleness time and

@@ -3,7 +3,7 @@ import { moveTo } from '../payments/transitions.js';
 import { RESULT } from '../kernel/result-codes.js';
 import type { ChangeSet } from '../ports/store.js';
 import { acquirerReference } from '../payments/claim.js';
-import type { OrderRef, PaymentOperation, Planned } from './apply.js';
+import type { OrderRef, PaymentOperation, Planned } from './operation.js';
 import { closedStatusFailure } from './status-failures.js';
 
 interface CancelPlan {

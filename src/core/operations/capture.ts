@@ -3,7 +3,7 @@ import { moveTo } from '../payments/transitions.js';
 import { acquirerAmount, formatAmount } from '../kernel/money.js';
 import { acquirerReference } from '../payments/claim.js';
 import { RESULT } from '../kernel/result-codes.js';
-import type { OrderRef, PaymentOperation, Planned } from './apply.js';
+import type { OrderRef, PaymentOperation, Planned } from './operation.js';
 import { closedStatusFailure } from './status-failures.js';
 
 /** Capture once, any amount up to the authorised one; the rest of the authorisation is released. */

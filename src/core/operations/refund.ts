@@ -2,7 +2,7 @@ import { PaymentStatus as S, type Payment, type RefundRecord } from '../payments
 import { moveTo } from '../payments/transitions.js';
 import { acquirerAmount, formatAmount } from '../kernel/money.js';
 import { acquirerReference } from '../payments/claim.js';
-import type { OrderRef, PaymentOperation, Planned } from './apply.js';
+import type { OrderRef, PaymentOperation, Planned } from './operation.js';
 import { outcomeText } from './failures.js';
 import { closedStatusFailure } from './status-failures.js';
 

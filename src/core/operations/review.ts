@@ -5,7 +5,7 @@ import type { ChangeSet } from '../ports/store.js';
 import { acquirerAmount } from '../kernel/money.js';
 import { acquirerReference } from '../payments/claim.js';
 import { contractOnApproval } from '../subscriptions/contract.js';
-import type { OrderRef, PaymentOperation, Planned } from './apply.js';
+import type { OrderRef, PaymentOperation, Planned } from './operation.js';
 import { dropOwnCard } from './cancel.js';
 import { closedStatusFailure } from './status-failures.js';
 

@@ -14,7 +14,8 @@ import { assertNotifyUrl } from '../notifications/target.js';
 import { returnUrlAllowed } from '../merchants/return-origins.js';
 import { acquirerAmount } from '../kernel/money.js';
 import { acquirerReference, commitMarked, isStale, newClaim, resolveDue, takeClaim } from './claim.js';
-import { resolveStaleClaim } from '../jobs/recovery.js';
+import { resolveStaleClaim } from '../operations/stale-claim.js';
+import { connectorFor } from './connector.js';
 import { orderForms, paymentOfOrder } from './order-lookup.js';
 
 export interface CardInput {
@@ -56,12 +57,6 @@ export interface AuthoriseCommand {
   meta?: Record<string, string>;
   /** 3-D Secure 2 browser data (hosted card page): kept on the payment and sent to the connector */
   browser?: BrowserInfo;
-}
-
-export function connectorFor(deps: CoreDeps, account: Account): CardConnector {
-  const connector = deps.connectors.get(account.routing.connector_code);
-  if (!connector) throw new GatewayError('INTERNAL', `no connector ${account.routing.connector_code} for this account`);
-  return connector;
 }
 
 /** The card to charge: the one sent, or the vault's card behind token_id. */

@@ -1,10 +1,10 @@
 import type { CoreDeps } from '../ports/deps.js';
 import { dueQueueJob, type BackgroundJob } from '../jobs/due-queue.js';
-import { resolveStaleClaim } from '../jobs/recovery.js';
+import { resolveStaleClaim } from '../operations/stale-claim.js';
 import { PaymentStatus as S, type Payment } from './payment.js';
 import { acquirerReference, takeClaim } from './claim.js';
 import { settleAuthorisation } from './settle.js';
-import { connectorFor } from './authorise.js';
+import { connectorFor } from './connector.js';
 import { CHALLENGE_EXPIRED } from './recovery.js';
 
 /**

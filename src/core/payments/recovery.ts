@@ -2,7 +2,7 @@ import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
 import type { AuthorisationOutcome } from '../ports/card-connector.js';
 import { PaymentStatus as S, type Payment } from './payment.js';
-import { connectorFor } from './authorise.js';
+import { connectorFor } from './connector.js';
 import { releaseClaim } from './claim.js';
 import { settleAuthorisation, type SettleOutcome } from './settle.js';
 

@@ -10,12 +10,12 @@ import { RESULT } from '../kernel/result-codes.js';
 import { expiryPassed } from '../kernel/cards.js';
 import { contractNotificationFields, outboxRecord, paymentNotificationFields } from '../notifications/outbox.js';
 import { chargeAmount, chargeQueueAt, dueAt } from './contract.js';
-import { connectorFor } from '../payments/authorise.js';
+import { connectorFor } from '../payments/connector.js';
 import { authorisationState } from '../payments/settle.js';
 import { approvalCounters, recordSettled } from '../payments/measure.js';
 import { acquirerAmount } from '../kernel/money.js';
 import { acquirerReference, isStale, newClaim, outcomeMark, withoutClaim, type PaymentClaim } from '../payments/claim.js';
-import { resolveStaleClaim } from '../jobs/recovery.js';
+import { resolveStaleClaim } from '../operations/stale-claim.js';
 
 const DAY_MS = 86_400_000;
 /** A failed charge is tried again this long after each failure; after the last one the contract is Suspended. */

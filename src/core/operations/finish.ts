@@ -1,0 +1,86 @@
+import type { CoreDeps } from '../ports/deps.js';
+import type { Account } from '../merchants/directory.js';
+import type { ChangeSet } from '../ports/store.js';
+import type { CardConnector, OperationOutcome } from '../ports/card-connector.js';
+import type { Payment } from '../payments/payment.js';
+import { outboxRecord, paymentNotificationFields } from '../notifications/outbox.js';
+import { commitMarked, releaseClaim, outcomeMark, resolveDue, withoutClaim } from '../payments/claim.js';
+import type { OperationResult, PaymentOperation } from './operation.js';
+
+/**
+ * Finishes a claimed operation: the live path asks the connector; a resumed one (recovery, after its holder
+ * crashed or stalled) first asks the acquirer what it did under the reference, and repeats the call under the
+ * same reference only when the acquirer never acted.
+ */
+export async function finishOperation<O, P>(
+  deps: CoreDeps,
+  account: Account,
+  connector: CardConnector,
+  op: PaymentOperation<O, P>,
+  claimed: Payment,
+  resumed: boolean,
+): Promise<OperationResult<P>> {
+  const m = account.merchant_id;
+  const claim = claimed.claim!;
+  const plan = claim.plan as P;
+  const before = withoutClaim(claimed);
+  const status = resumed ? await connector.status(claim.reference) : undefined;
+  const known = status && status.op !== 'authorise' ? status : undefined;
+  // a connector that throws (a timeout, a dropped line) may have acted: its record under the reference decides,
+  // and with none the call counts as refused (a retry carries the same reference, so it cannot act twice)
+  const outcome: OperationOutcome | undefined = known
+    ? (known.outcome as OperationOutcome)
+    : await Promise.resolve()
+        .then(() => op.execute(connector, before, plan, claim.reference))
+        .catch(async (err: unknown) => {
+          const after = await connector.status(claim.reference).catch(() => undefined);
+          if (after && after.op !== 'authorise') return after.outcome;
+          return { ok: false as const, message: (err as Error).message };
+        });
+  if (outcome && !outcome.ok && !op.connectorOptional) {
+    deps.log.warn(
+      { transaction_id: claimed.transaction_id, merchant_id: m, operation: op.notifyType, reason: outcome.message },
+      'connector refused the operation',
+    );
+    const { payment } = await releaseClaim(deps, claimed, before);
+    return { ok: false, failure: 'CONNECTOR_FAILED', payment };
+  }
+  const now = deps.clock.now();
+  const applied = op.apply({ deps, account, now }, before, plan, outcome?.ok ? outcome.connectorRef : undefined);
+  const next: Payment = { ...withoutClaim(applied.next), written_by: outcomeMark(claim) };
+  const outbox = next.notify_url
+    ? [
+        outboxRecord(deps, account, op.notifyType, next.notify_url, {
+          ...paymentNotificationFields(next, deps.timezone),
+          ...applied.notification,
+        }),
+      ]
+    : [];
+  const change: ChangeSet = {
+    merchantId: m,
+    ...applied.change,
+    due: [...(applied.change?.due ?? []), resolveDue(next.transaction_id, null)],
+    payments: [{ next, expected: claimed.version }],
+    outbox: outbox.map((o) => ({ next: o, expected: 0 })),
+  };
+  const verdict = await commitMarked(deps, change, next.transaction_id, next.written_by!);
+  if (verdict === 'unknown') {
+    deps.log.error(
+      { transaction_id: next.transaction_id, merchant_id: m, operation: op.notifyType },
+      'operation done at the acquirer but not recorded yet; recovery records it',
+    );
+    return { ok: false, failure: 'RECORDING', payment: before };
+  }
+  if (verdict === 'conflict') {
+    // another process resumed this claim first: its outcome is this operation's outcome (same reference)
+    const current = await deps.store.getPayment(m, next.transaction_id);
+    if (current && current.written_by === next.written_by) return { ok: true, payment: current, plan };
+    deps.log.error({ transaction_id: next.transaction_id, merchant_id: m, operation: op.notifyType }, 'claim lost');
+    return { ok: false, failure: 'BUSY', payment: current ?? before };
+  }
+  deps.log.info(
+    { transaction_id: next.transaction_id, merchant_id: m, operation: op.notifyType, status: next.status, resumed },
+    'operation applied',
+  );
+  return { ok: true, payment: { ...next, version: claimed.version + 1 }, plan };
+}
