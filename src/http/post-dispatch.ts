@@ -56,8 +56,8 @@ const folded = (path: string): string => (path.length > 1 && path.endsWith('/') 
  *
  * A call that names an endpoint in another letter case or with a trailing slash (`/V1/CAPTURE`,
  * `/v1/refund/`), which Express's router routes to the endpoint too, is given the endpoint's own path first.
- * The checks that go by path (strict signing, the authentication throttle, body limits, a refund's implicit
- * replay key, the error's return_status) then see the endpoint it reaches; before, such a call reached the
+ * The checks that go by path (strict signing, the authentication throttle, body limits, the error's
+ * return_status) then see the endpoint it reaches; before, such a call reached the
  * endpoint with every one of them skipped. Anything else (another method, a path with parameters) goes on
  * through the router.
  */

@@ -6,7 +6,7 @@ import { sameOrder } from '../payments/order-lookup.js';
 import { takeClaim } from '../payments/claim.js';
 import { resolveStaleClaim } from './stale-claim.js';
 import { finishOperation } from './finish.js';
-import type { OperationResult, OrderRef, PaymentOperation } from './operation.js';
+import type { OperationResult, OrderRef, PaymentOperation, Refusal } from './operation.js';
 import type { OrderOutcome } from './failures.js';
 
 // the operations' types live in operation.ts (capture, cancel, ... import them from there, not from the runner)
@@ -37,16 +37,16 @@ export async function applyOperation<O, P>(
   ref?: OrderRef,
 ): Promise<OperationResult<P>> {
   const connector = connectorFor(deps, account);
-  const taken = await takeClaim<OrderOutcome>(
+  const taken = await takeClaim<Refusal>(
     deps,
     account.merchant_id,
     transactionId,
     (p, now) => {
       if (p.account_id !== account.account_id) return 'missing';
       const bad = ref ? orderMismatch(p, ref, op.amountMustMatch) : undefined;
-      if (bad) return { refusal: bad };
+      if (bad) return { refusal: { failure: bad } };
       const planned = op.plan(p, order, account, now);
-      if (!planned.ok) return { refusal: planned.failure };
+      if (!planned.ok) return { refusal: { failure: planned.failure, detail: planned.detail } };
       const intent = op.intent(p, planned.plan);
       return { intent: { op: op.claimOp, ...intent, plan: planned.plan } };
     },
@@ -56,7 +56,7 @@ export async function applyOperation<O, P>(
     case 'missing':
       return { ok: false, failure: 'NOT_FOUND' };
     case 'refused':
-      return { ok: false, failure: taken.refusal, payment: taken.payment };
+      return { ok: false, ...taken.refusal, payment: taken.payment };
     case 'busy':
       return { ok: false, failure: 'BUSY', payment: taken.payment };
   }

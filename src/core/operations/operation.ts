@@ -19,7 +19,13 @@ export interface OrderRef {
   amount: number;
 }
 
-export type Planned<P> = { ok: true; plan: P } | { ok: false; failure: OrderOutcome };
+/** An order's failure; `detail` names what the failure refers to (the refund a duplicate repeats). */
+export interface Refusal {
+  failure: OrderOutcome;
+  detail?: string;
+}
+
+export type Planned<P> = { ok: true; plan: P } | ({ ok: false } & Refusal);
 
 export interface ApplyContext {
   deps: CoreDeps;
@@ -54,4 +60,4 @@ export interface PaymentOperation<O, P> {
   apply(ctx: ApplyContext, p: Payment, plan: P, connectorRef: string | undefined): Applied;
 }
 
-export type OperationResult<P> = { ok: true; payment: Payment; plan: P } | { ok: false; failure: OrderOutcome; payment?: Payment };
+export type OperationResult<P> = { ok: true; payment: Payment; plan: P } | ({ ok: false; payment?: Payment } & Refusal);

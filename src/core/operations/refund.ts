@@ -2,6 +2,7 @@ import { PaymentStatus as S, type Payment, type RefundRecord } from '../payments
 import { moveTo } from '../payments/transitions.js';
 import { acquirerAmount, formatAmount } from '../kernel/money.js';
 import { acquirerReference } from '../payments/claim.js';
+import type { Account } from '../merchants/directory.js';
 import type { OrderRef, PaymentOperation, Planned } from './operation.js';
 import { outcomeText } from './failures.js';
 import { closedStatusFailure } from './status-failures.js';
@@ -9,6 +10,8 @@ import { closedStatusFailure } from './status-failures.js';
 export interface RefundOrder extends OrderRef {
   refund_amount: number;
   refund_reason: string;
+  /** the call carries an Idempotency-Key: the key's rules apply instead of the duplicate window (DESIGN 3a) */
+  underIdempotencyKey?: boolean;
 }
 
 interface RefundPlan {
@@ -24,12 +27,31 @@ export function refundReferenceId(transactionId: string, n: number): string {
   return `${transactionId}-${String(n).padStart(2, '0')}`;
 }
 
+/**
+ * The applied refund an order repeats (same transaction and amount, which the order matched, same refund
+ * amount and reason) within the account's `refund_duplicate_seconds` (0: never). Only applied refunds are
+ * records of the payment, so a refused refund may always be sent again.
+ */
+export function repeatedRefund(p: Payment, order: RefundOrder, account: Account, now: number): RefundRecord | undefined {
+  const windowMs = account.refund_duplicate_seconds * 1000;
+  if (windowMs <= 0 || order.underIdempotencyKey) return undefined;
+  for (let i = p.refunds.length - 1; i >= 0; i--) {
+    const r = p.refunds[i]!;
+    if (now - r.refund_date >= windowMs) continue;
+    if (r.refund_status === '1' && r.refund_amount === order.refund_amount && r.refund_reason === order.refund_reason) return r;
+  }
+  return undefined;
+}
+
 /** Refunds of a captured payment: several, partial, their sum at most the captured amount. */
 export const refundOperation: PaymentOperation<RefundOrder, RefundPlan> = {
   notifyType: 'refund',
   claimOp: 'refund',
   amountMustMatch: true,
-  plan(p: Payment, order: RefundOrder): Planned<RefundPlan> {
+  plan(p: Payment, order: RefundOrder, account: Account, now: number): Planned<RefundPlan> {
+    // first: a repeat answers which refund it repeats, even when that refund left nothing to refund
+    const repeated = repeatedRefund(p, order, account, now);
+    if (repeated) return { ok: false, failure: 'DUPLICATE_REFUND', detail: repeated.refund_reference_id };
     if (p.status === S.REFUNDED) return { ok: false, failure: 'FULLY_REFUNDED' };
     if (p.status !== S.CAPTURED && p.status !== S.PARTLY_REFUNDED) {
       return { ok: false, failure: closedStatusFailure(p.status) ?? 'NOT_CAPTURED' };

@@ -40,7 +40,7 @@ function wholeUnits(p: Payment, field: string, amount: number): void {
   if (isZeroDecimal(p.currency) && amount % 100 !== 0) throw invalidField(field, `must be whole units: ${p.currency} has no minor unit`);
 }
 
-const text = (r: OperationResult<unknown>): string => (r.ok ? outcomeText('SUCCESS') : outcomeText(r.failure));
+const text = (r: OperationResult<unknown>): string => (r.ok ? outcomeText('SUCCESS') : outcomeText(r.failure, r.detail));
 
 /** The order a batch call would carry for this payment, as the /v1 route builds it from the merchant's request. */
 const orderOf = (p: Payment, amount: number) => ({ transaction_id: p.transaction_id, order_no: p.order_no, currency: p.currency, amount });

@@ -20,19 +20,6 @@ function signedAccount(deps: CoreDeps, path: string, body: Record<string, unknow
 const keep = (status: number) => status < 500 && status !== 401 && status !== 403 && status !== 429;
 
 /**
- * A refund body identical to one applied in the last 10 minutes answers the first result (accounts without
- * strict signing, whose id-only batch signatures never expire: docs/security.md).
- */
-export const REFUND_REPLAY_TTL_MS = 10 * 60_000;
-
-/** The key a call runs under: the merchant's Idempotency-Key, or the implicit one of a refund body. */
-function callKey(path: string, header: string | undefined, account: Account, hash: string): { key: string; ttlMs?: number } | undefined {
-  if (header !== undefined) return { key: header };
-  if (path === '/v1/refund' && account.signature_mode !== 'strict') return { key: `refund-body:${hash}`, ttlMs: REFUND_REPLAY_TTL_MS };
-  return undefined;
-}
-
-/**
  * Optional Idempotency-Key on every POST /v1 call, per account: the first answer is kept 24 hours and
  * replayed byte for byte to a repeat with the same body; another body, or a repeat while the first runs, is 409.
  * Only signed requests take part, so nobody but the account can occupy its keys.
@@ -41,27 +28,22 @@ export function idempotency(deps: CoreDeps) {
   const keyed = keyedCall(deps);
   // synchronous for a call without a key (no promise per call on the payment path)
   return (req: Request, res: Response, next: NextFunction): void | Promise<void> => {
-    const header = req.get('idempotency-key');
-    const path = req.baseUrl + req.path;
-    if (req.method !== 'POST' || (header === undefined && path !== '/v1/refund')) return next();
-    return keyed(req, res, next, header, path);
+    const key = req.get('idempotency-key');
+    if (req.method !== 'POST' || key === undefined) return next();
+    return keyed(req, res, next, key, req.baseUrl + req.path);
   };
 }
 
 function keyedCall(deps: CoreDeps) {
-  return async (req: Request, res: Response, next: NextFunction, header: string | undefined, path: string): Promise<void> => {
-    if (header !== undefined && !/^[\x20-\x7e]{1,255}$/.test(header))
-      throw invalidField('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
+  return async (req: Request, res: Response, next: NextFunction, key: string, path: string): Promise<void> => {
+    if (!/^[\x20-\x7e]{1,255}$/.test(key)) throw invalidField('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
     const body = req.body as Record<string, unknown>;
     const account = signedAccount(deps, path, body);
     if (!account) return next();
     // a signed caller's refusals (409 here) are signed too (http/render/refusal.ts)
     res.locals.account = account;
     const hash = deps.vault.fingerprint(`${path}\n${canonicalJson(body)}`);
-    const call = callKey(path, header, account, hash);
-    if (!call) return next();
-    const { key, ttlMs } = call;
-    const begun = await beginIdempotent(deps, account, key, hash, ttlMs);
+    const begun = await beginIdempotent(deps, account, key, hash);
     if (begun.kind === 'replay') {
       res.status(begun.answer.status);
       if (begun.answer.content_type) res.setHeader('Content-Type', begun.answer.content_type);
@@ -76,7 +58,7 @@ function keyedCall(deps: CoreDeps) {
       finished = true;
       const text = typeof payload === 'string' ? payload : payload.toString('utf8');
       const answer: StoredAnswer = { status: res.statusCode, content_type: String(res.getHeader('Content-Type') ?? ''), body: text };
-      finishIdempotent(deps, account, key, hash, begun.version, keep(res.statusCode) ? answer : null, ttlMs)
+      finishIdempotent(deps, account, key, hash, begun.version, keep(res.statusCode) ? answer : null)
         .catch((err: unknown) => deps.log.warn({ err: { message: (err as Error).message }, path }, 'could not keep the idempotent answer'))
         .finally(() => send(text));
       return res;

@@ -28,7 +28,7 @@ const ref = (o: WireRef): OrderRef => ({
 });
 const echo = (o: WireRef) => ({ transaction_id: o.transaction_id, order_no: o.order_no, currency: o.currency, amount: o.amount });
 const status = (r: OperationResult<unknown>) => (r.ok ? '1' : '0');
-const errorMessage = (r: OperationResult<unknown>) => (r.ok ? '' : outcomeText(r.failure));
+const errorMessage = (r: OperationResult<unknown>) => (r.ok ? '' : outcomeText(r.failure, r.detail));
 
 async function authenticateBatch(deps: CoreDeps, req: Request, call: BatchCall): Promise<Account> {
   const body = req.body as Record<string, unknown>;
@@ -80,10 +80,13 @@ export function operationsRouter(deps: CoreDeps): Router {
   router.post('/v1/refund', async (req, res) => {
     const account = await authenticateBatch(deps, req, 'refund');
     const input = parseOrThrow(refundSchema, req.body);
+    // with an Idempotency-Key the key's rules apply, not the duplicate window (DESIGN 3a; middleware/idempotency.ts)
+    const underIdempotencyKey = req.get('idempotency-key') !== undefined;
     const orders = input.refund_orders.map((o) => ({
       ...ref(o),
       refund_amount: parseAmount(o.refund_amount)!,
       refund_reason: o.refund_reason,
+      underIdempotencyKey,
     }));
     const results = await runBatch(deps, account, 'refund', orders, refundOperation);
     const rows = input.refund_orders.map((o, i) => {
@@ -94,7 +97,7 @@ export function operationsRouter(deps: CoreDeps): Router {
         refund_amount: o.refund_amount,
         refund_reason: o.refund_reason,
         refund_status: status(r),
-        refund_message: r.ok ? outcomeText('SUCCESS') : outcomeText(r.failure),
+        refund_message: r.ok ? outcomeText('SUCCESS') : outcomeText(r.failure, r.detail),
         refund_reference: record?.refund_reference ?? '',
         refund_reference_id: record?.refund_reference_id ?? '',
       };

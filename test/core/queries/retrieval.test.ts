@@ -206,7 +206,10 @@ describe('POST /v1/retrievalRefund', () => {
     const a = await pay(proxied.app, { amount: '100.00' });
     const b = await pay(proxied.app, { amount: '100.00' });
     await postBatch(proxied.app, 'capture', [ref(a), ref(b)]);
-    const cents = (p: typeof a, n: number) => Array.from({ length: n }, () => ref(p, { refund_amount: '0.01' }));
+    // each its own reason: identical refunds within refund_duplicate_seconds are duplicates (DESIGN 3a)
+    let sent = 0;
+    const cents = (p: typeof a, n: number) =>
+      Array.from({ length: n }, () => ref(p, { refund_amount: '0.01', refund_reason: `cent ${sent++}` }));
     for (const orders of [cents(a, 50), cents(a, 49), cents(b, 2)]) {
       const res = await postBatch(proxied.app, 'refund', orders);
       expect(res.body.refund_orders.every((o: { refund_status: string }) => o.refund_status === '1')).toBe(true);
