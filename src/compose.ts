@@ -14,6 +14,7 @@ import { RedisKv, connectRedis } from './store/redis-kv.js';
 import { authExpiryJob } from './core/jobs/auth-expiry.js';
 import { httpNotificationTransport } from './outbound/http-transport.js';
 import { deliveryJob, type NotificationTransport } from './core/notifications/delivery.js';
+import { outboxRequeueJob } from './core/notifications/requeue.js';
 import { subscriptionChargeJob } from './core/subscriptions/charges.js';
 import { challengeExpiryJob } from './core/payments/challenge-expiry.js';
 import { noMetrics } from './core/ports/metrics.js';
@@ -88,6 +89,7 @@ export function backgroundJobs(deps: CoreDeps, _config: Config): BackgroundJob[]
   const jobs = [
     authExpiryJob(deps),
     deliveryJob(deps),
+    outboxRequeueJob(deps),
     subscriptionChargeJob(deps),
     payoutLifecycleJob(deps),
     challengeExpiryJob(deps),

@@ -26,6 +26,11 @@ export const keys = {
   outbox: (m: string, id: string) => `gw:{${m}}:outbox:${id}`,
   /** notify_ids of one order (scored by creation time), for resend by order_no */
   orderOutbox: (m: string, account: string, orderNo: string) => `gw:{${m}}:order-outbox:${account}:${orderNo}`,
+  /**
+   * pending notify_ids by due time: the outbox queue's shadow, written only in the records' own versioned
+   * commits (never by a job's clean-up), so the re-queue sweep finds a pending notification the queue lost
+   */
+  outboxPending: (m: string) => `gw:{${m}}:outbox-pending`,
   checkout: (m: string, sessionId: string) => `gw:{${m}}:checkout:${sessionId}`,
   due: (m: string, queue: DueQueue) => `gw:{${m}}:due:${queue}`,
   refundsByDate: (m: string, account: string) => `gw:{${m}}:refunds:${account}`,
@@ -117,12 +122,16 @@ export class KvGatewayStore implements GatewayStore {
         writes.push({ op: 'zadd', key: keys.orderOutbox(m, next.account_id, orderNo), score: next.created_at, member: next.notify_id });
       }
       const dueKey = keys.due(m, 'outbox');
-      writes.push(
-        next.status === 'pending'
-          ? { op: 'zadd', key: dueKey, score: next.lease_until ?? next.next_attempt_at, member: next.notify_id }
-          : { op: 'zrem', key: dueKey, member: next.notify_id },
-      );
+      const pendingKey = keys.outboxPending(m);
+      const member = next.notify_id;
+      if (next.status === 'pending') {
+        const score = next.lease_until ?? next.next_attempt_at;
+        writes.push({ op: 'zadd', key: dueKey, score, member }, { op: 'zadd', key: pendingKey, score, member });
+      } else {
+        writes.push({ op: 'zrem', key: dueKey, member }, { op: 'zrem', key: pendingKey, member });
+      }
     }
+    for (const o of change.outboxUnchanged ?? []) conditions.push({ key: keys.outbox(m, o.notifyId), version: o.version });
     for (const { next, expected, ttlMs } of change.checkoutSessions ?? []) {
       const key = keys.checkout(m, next.session_id);
       conditions.push({ key, version: expected });
@@ -262,6 +271,11 @@ export class KvGatewayStore implements GatewayStore {
     const ids = await this.kv.range(keys.orderOutbox(m, account, orderNo), -Infinity, Infinity, limit, true);
     const found = await this.kv.getMany(ids.map((h) => keys.outbox(m, h.member)));
     return found.flatMap((v) => decode<OutboxRecord>(v) ?? []);
+  }
+
+  async overdueOutbox(m: string, from: number, before: number, limit: number): Promise<{ notifyId: string; at: number }[]> {
+    const hits = await this.kv.range(keys.outboxPending(m), from, before, limit);
+    return hits.map((h) => ({ notifyId: h.member, at: h.score }));
   }
 
   async getPayout(m: string, txn: string): Promise<Payout | undefined> {

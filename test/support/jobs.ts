@@ -7,7 +7,7 @@ import { authoriseBody, SIGN_KEY, type TestGateway } from './gateway.js';
 /** The gateway's own background job of that name, as main runs it. */
 export function jobOf(
   gw: TestGateway,
-  name: 'notification-delivery' | 'subscription-charges' | 'threeds-challenge-expiry' | 'pending-resolve' | 'auth-expiry',
+  name: 'notification-delivery' | 'notification-requeue' | 'subscription-charges' | 'threeds-challenge-expiry' | 'pending-resolve' | 'auth-expiry',
 ): BackgroundJob {
   const job = backgroundJobs(gw.deps, gw.config).find((j) => j.name === name);
   if (!job) throw new Error(`no background job ${name}`);

@@ -85,8 +85,13 @@ async function deliverOne(deps: Deps, merchantId: string, notifyId: string, rand
   const rec = await deps.store.getOutbox(merchantId, notifyId);
   const now = deps.clock.now();
   if (!rec || rec.status !== 'pending') {
-    // a queue entry left behind (record gone or settled): drop it so it is not read again
-    await deps.store.commit({ merchantId, due: [{ queue: 'outbox', member: notifyId, at: null }] });
+    // a queue entry left behind (record gone or settled): drop it so it is not read again, but only while
+    // the record is as read: a resend since then made it pending and queued it, and that entry must stay
+    await deps.store.commit({
+      merchantId,
+      outboxUnchanged: [{ notifyId, version: rec?.version ?? 0 }],
+      due: [{ queue: 'outbox', member: notifyId, at: null }],
+    });
     return false;
   }
   if (rec.next_attempt_at > now || (rec.lease_until ?? 0) > now) return false;

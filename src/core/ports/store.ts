@@ -25,6 +25,8 @@ export interface ChangeSet {
   contracts?: { next: Contract; expected: number }[];
   /** new notifications, or claimed/updated ones with the version read */
   outbox?: { next: OutboxRecord; expected: number }[];
+  /** notifications that must still be at the version read (0: none), written nothing: e.g. to drop a spent queue entry */
+  outboxUnchanged?: { notifyId: string; version: number }[];
   /** hosted checkout sessions; ttlMs: how long the store keeps the record */
   checkoutSessions?: { next: CheckoutSession; expected: number; ttlMs: number }[];
   /** the one open checkout session of an order: its id, with the version read (0 to create) */
@@ -79,6 +81,8 @@ export interface GatewayStore extends AcquirerLedger {
   getOutbox(merchantId: string, notifyId: string): Promise<OutboxRecord | undefined>;
   /** The notifications of one order, newest first. */
   outboxOfOrder(merchantId: string, accountId: string, orderNo: string, limit: number): Promise<OutboxRecord[]>;
+  /** Pending notifications due (lease end or next attempt) from..before, earliest first: an index written with the records only. */
+  overdueOutbox(merchantId: string, from: number, before: number, limit: number): Promise<{ notifyId: string; at: number }[]>;
   getPayout(merchantId: string, transactionId: string): Promise<Payout | undefined>;
   findPayoutByRequest(merchantId: string, accountId: string, requestId: string): Promise<Payout | undefined>;
   /** undefined until the account's first payout in that currency */
