@@ -6,6 +6,7 @@ import { PayoutStatus as S, type Payout } from './payout.js';
 import { isFinalPayout, movePayout } from './payout-state.js';
 import { payoutNotification } from './answer.js';
 import { jitter, MAX_COMMIT_ATTEMPTS, readBalance } from './balance.js';
+import { acquirerAmount } from '../kernel/money.js';
 
 /** PROCESSING is checked with the provider this long after submission (and again after as long). */
 export const SETTLE_DELAY_MS = 5 * 60_000;
@@ -52,7 +53,8 @@ export async function advancePayout(deps: CoreDeps, merchantId: string, transact
       const sent = await deps.payoutConnector.submit({
         reference: p.transaction_id,
         payment_method: p.request.payment_method,
-        amount: p.amount_beneficiary_receives,
+        // the provider's unit, as the card connector's (DESIGN 10): JPY 1000.00 -> 1000, KWD 1.50 -> 1500
+        amount: acquirerAmount(p.amount_beneficiary_receives, p.request.payment_currency),
         currency: p.request.payment_currency,
         account_number: String(bankDetail(p, 'account_number')),
         iban: String(bankDetail(p, 'iban')),

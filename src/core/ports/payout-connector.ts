@@ -5,7 +5,10 @@ export interface PayoutSubmission {
   /** the payout's transaction_id: a provider treats a repeat with the same reference as the same transfer */
   reference: string;
   payment_method: 'SWIFT' | 'LOCAL';
-  /** hundredths of payment_currency the beneficiary receives */
+  /**
+   * what the beneficiary receives, in payment_currency's own minor units (ISO 4217 exponent) like every
+   * connector's amount (DESIGN 10): JPY 1000 is 1000, USD 10.00 is 1000, KWD 1.500 is 1500
+   */
   amount: number;
   currency: string;
   account_number: string;
