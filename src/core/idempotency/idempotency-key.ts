@@ -1,6 +1,9 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
 import { GatewayError } from '../kernel/errors.js';
+import type { IdempotencyRecord } from './idempotency-record.js';
+
+export type { IdempotencyRecord };
 
 /** How long a first answer is kept and replayed, and how long a running first call holds its key. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -80,16 +83,4 @@ export async function finishIdempotent(
     merchantId: account.merchant_id,
     idempotency: [{ accountId: account.account_id, key, next, expected: version, ttlMs }],
   });
-}
-
-/** What the gateway keeps of an Idempotency-Key: the request's keyed hash and, once done, its answer. */
-export interface IdempotencyRecord {
-  version: number;
-  /** keyed hash of the path and body of the first request */
-  request_hash: string;
-  status: 'running' | 'done';
-  /** while running: when another request may take the key over (the first one's process died) */
-  lease_until: number;
-  created_at: number;
-  answer?: { status: number; content_type: string; body: string };
 }

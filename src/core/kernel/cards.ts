@@ -1,4 +1,12 @@
-import type { CardSummary } from '../payments/payment.js';
+/** What the gateway keeps of a card: never the number in clear, never the security code. */
+export interface CardSummary {
+  masked: string;
+  bin: string;
+  last4: string;
+  brand: string;
+  exp_month: string;
+  exp_year: string;
+}
 
 /** Luhn (mod 10) check of a digits-only card number. */
 export function luhnValid(pan: string): boolean {

@@ -1,5 +1,3 @@
-import type { CoreDeps } from '../ports/deps.js';
-
 /**
  * JSON with keys sorted at every level, so the same request always has the same fingerprint. Iterative
  * (an explicit stack, not recursion), so no nesting depth can overflow the call stack.
@@ -146,7 +144,7 @@ function deepCanonical(value: unknown, omit?: string): string {
  * The request's fingerprint for idempotency: everything but its signature, keyed by the vault key (it may
  * cover card or bank data, which must not be recoverable by guessing).
  */
-export function requestFingerprint(deps: Pick<CoreDeps, 'vault'>, body: Record<string, unknown>): string {
+export function requestFingerprint(deps: { vault: { fingerprint(text: string): string } }, body: Record<string, unknown>): string {
   // the signature left out by the writer, not by a rest copy of the body (V8 copies those field by field)
   return deps.vault.fingerprint(canonicalJson(body, 'encryption_data'));
 }

@@ -2,29 +2,11 @@ import type { CoreDeps } from '../ports/deps.js';
 import { dueQueueJob, type BackgroundJob } from '../jobs/due-queue.js';
 import type { OutboxRecord } from './outbox.js';
 import { notificationHeader } from '../kernel/signing.js';
-import { checkNotifyTarget, type HostResolver } from './target.js';
+import { checkNotifyTarget } from './target.js';
 
-/** One notification POST as the transport makes it. */
-export interface NotificationPost {
-  url: string;
-  /** application/x-www-form-urlencoded text */
-  body: string;
-  headers: Record<string, string>;
-  timeoutMs: number;
-  /** false: connect only to public addresses (checked again on the address actually dialled) */
-  allowPrivate: boolean;
-}
+import type { PostResult } from '../ports/transport.js';
 
-export type PostResult = { ok: true; status: number } | { ok: false; status?: number; error: string };
-
-/**
- * Sends notifications over the network; the adapter (src/outbound/http-transport.ts) is node:http. It never
- * follows a redirect: a 3xx answer is a failed attempt, so a redirect cannot lead to a private address.
- */
-export interface NotificationTransport {
-  resolve: HostResolver;
-  post(req: NotificationPost): Promise<PostResult>;
-}
+export type { NotificationPost, NotificationTransport, PostResult } from '../ports/transport.js';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** delivery attempts kept on the record for the portal (the count in `attempts` is complete) */

@@ -1,5 +1,8 @@
 import { isIP } from 'node:net';
 import { invalidField } from '../kernel/errors.js';
+import type { HostResolver } from '../ports/transport.js';
+
+export type { HostResolver };
 
 /**
  * Which addresses a notification may be sent to. A merchant must not be able to make the gateway POST into
@@ -87,10 +90,33 @@ export function urlHost(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '');
 }
 
-/** Resolves a host name to its addresses (all of them); an adapter supplies it (node:dns). */
-export type HostResolver = (hostname: string) => Promise<string[]>;
-
 export type TargetCheck = { ok: true } | { ok: false; reason: string };
+
+/**
+ * How long a notify host's name may take to resolve. Sending a notification: past it the attempt fails, to
+ * be retried with back-off like any other, and the worker goes on. Checking a URL a request names: past it the
+ * name counts as one that does not resolve now (accepted; every delivery checks it again), so a slow DNS
+ * never holds a merchant's request.
+ */
+export const RESOLVE_TIMEOUT_MS = 5_000;
+export const REQUEST_RESOLVE_TIMEOUT_MS = 2_000;
+
+/** The resolver's answer, or undefined when it takes longer than `ms`. */
+export function resolveWithin(resolve: HostResolver, hostname: string, ms: number): Promise<string[] | undefined> {
+  return new Promise((done, fail) => {
+    const timer = setTimeout(() => done(undefined), ms);
+    resolve(hostname).then(
+      (addresses) => {
+        clearTimeout(timer);
+        done(addresses);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        fail(err);
+      },
+    );
+  });
+}
 
 /**
  * Checks a notify_url: http or https, and (unless private targets are allowed) a host that is not, and does
@@ -118,11 +144,15 @@ export async function checkNotifyTarget(
   if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) {
     return { ok: false, reason: 'must not point at a loopback, private or link-local address' };
   }
-  let addresses: string[];
+  const timeoutMs = whenUnresolved === 'accept' ? REQUEST_RESOLVE_TIMEOUT_MS : RESOLVE_TIMEOUT_MS;
+  let addresses: string[] | undefined;
   try {
-    addresses = await resolve(host);
+    addresses = await resolveWithin(resolve, host, timeoutMs);
   } catch {
     addresses = [];
+  }
+  if (addresses === undefined) {
+    return whenUnresolved === 'accept' ? { ok: true } : { ok: false, reason: `host name did not resolve within ${timeoutMs / 1000} s` };
   }
   if (addresses.length === 0) return whenUnresolved === 'accept' ? { ok: true } : { ok: false, reason: 'host name does not resolve' };
   if (addresses.some(isBlockedAddress)) return { ok: false, reason: 'must not resolve to a loopback, private or link-local address' };

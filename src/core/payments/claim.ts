@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreDeps } from '../ports/deps.js';
 import type { ChangeSet } from '../ports/store.js';
-import type { Payment } from './payment.js';
+import type { ClaimOp, Payment, PaymentClaim } from './payment.js';
 import { GatewayError } from '../kernel/errors.js';
 
 /**
@@ -12,21 +12,7 @@ import { GatewayError } from '../kernel/errors.js';
  * stalled) resumes that intent (asks the acquirer what happened under the reference, or repeats the call with
  * the same reference), never plans a new one over it.
  */
-export type ClaimOp = 'authorise' | 'challenge' | 'challenge_expiry' | 'charge' | 'review' | 'capture' | 'cancel' | 'refund' | 'expire';
-
-export interface PaymentClaim {
-  id: string;
-  op: ClaimOp;
-  /** the acquirer reference of the operation (acquirerReference) */
-  reference: string;
-  /** minor units moved by the operation, where it moves an amount */
-  amount?: number;
-  /** the operation's plan, so that another process can finish it */
-  plan?: unknown;
-  at: number;
-  /** after this the claim is stale: the recovery job (or the next flow) resumes it */
-  until: number;
-}
+export type { ClaimOp, PaymentClaim };
 
 /** References derived from the operation, not the attempt: a retry is the same operation to the acquirer. */
 export const acquirerReference = {

@@ -1,7 +1,10 @@
-import type { BrowserInfo } from '../ports/card-connector.js';
-import type { PaymentClaim } from './claim.js';
+// The payment record and its parts: a leaf file that imports only kernel/ and other record files, so that
+// ports/store.ts can name it without an import circle (docs/architecture.md).
 import type { Minor } from '../kernel/money.js';
-import type { SubscriptionTerms } from '../subscriptions/contract.js';
+import type { CardSummary } from '../kernel/cards.js';
+import type { SubscriptionTerms } from '../subscriptions/contract-record.js';
+
+export type { CardSummary };
 
 /** payment_status values of DESIGN section 4. */
 export const PaymentStatus = {
@@ -30,16 +33,6 @@ export interface RiskAssessment {
   action: 'ACCEPT' | 'REVIEW' | 'REJECT';
   score: number;
   checks: RiskCheck[];
-}
-
-/** What the gateway keeps of a card: never the number in clear, never the security code. */
-export interface CardSummary {
-  masked: string;
-  bin: string;
-  last4: string;
-  brand: string;
-  exp_month: string;
-  exp_year: string;
 }
 
 export interface ThreeDSInfo {
@@ -151,4 +144,38 @@ export function orderStatusOf(status: PaymentStatus): OrderStatus {
 
 export function isFinal(status: PaymentStatus): boolean {
   return status !== PaymentStatus.PENDING;
+}
+
+/**
+ * EMV 3-D Secure 2 browser data the hosted card page collects (the browser channel's device data), passed
+ * to the acquirer with the authorisation so the issuer can decide on a frictionless flow.
+ */
+export interface BrowserInfo {
+  screen_width?: number;
+  screen_height?: number;
+  color_depth?: number;
+  /** minutes, as JavaScript's Date.getTimezoneOffset() (UTC minus local time) */
+  tz_offset?: number;
+  language?: string;
+  java_enabled: boolean;
+  javascript_enabled: boolean;
+  /** the browser's User-Agent and Accept headers, as the card page's request carried them */
+  user_agent?: string;
+  accept_header?: string;
+}
+
+export type ClaimOp = 'authorise' | 'challenge' | 'challenge_expiry' | 'charge' | 'review' | 'capture' | 'cancel' | 'refund' | 'expire';
+
+export interface PaymentClaim {
+  id: string;
+  op: ClaimOp;
+  /** the acquirer reference of the operation (acquirerReference) */
+  reference: string;
+  /** minor units moved by the operation, where it moves an amount */
+  amount?: number;
+  /** the operation's plan, so that another process can finish it */
+  plan?: unknown;
+  at: number;
+  /** after this the claim is stale: the recovery job (or the next flow) resumes it */
+  until: number;
 }

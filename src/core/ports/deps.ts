@@ -5,7 +5,7 @@ import type { RateTable } from '../payouts/fx.js';
 import type { MerchantDirectory } from '../merchants/directory.js';
 import type { GatewayStore } from './store.js';
 import type { CardVault } from '../payments/vault.js';
-import type { NotificationTransport } from '../notifications/delivery.js';
+import type { NotificationTransport } from './transport.js';
 import type { GatewayMetrics } from './metrics.js';
 
 /** The part of a logger the core uses (pino satisfies it). */
