@@ -1,24 +1,7 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { PortalSession } from './sessions.js';
+import type { AuditRecord, PortalSession } from './portal-records.js';
 
-export type AuditAction = 'capture' | 'cancel' | 'refund' | 'resend' | 'subscription_cancel' | 'password_change';
-
-/** What a portal user did, when, to what, and how it ended: shown on the payment's page and kept per merchant. */
-export interface AuditRecord {
-  id: string;
-  at: number;
-  merchant_id: string;
-  account_id: string;
-  email: string;
-  action: AuditAction;
-  /** the transaction_id, recurring_id or e-mail acted on */
-  subject: string;
-  /** the action's inputs as the user gave them (amounts as two-decimal text, the refund reason, notify_id) */
-  detail: Record<string, string>;
-  ok: boolean;
-  /** the result as the API would word it (`V0000:Success`, `V3002:Refund amount exceeds ...`) */
-  result: string;
-}
+export type { AuditAction, AuditRecord } from './portal-records.js';
 
 /** Records one action after the core has answered it (the core's own commit is the operation's truth). */
 export async function recordAction(

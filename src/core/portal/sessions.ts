@@ -1,20 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CoreDeps } from '../ports/deps.js';
 import type { PortalRole } from '../merchants/directory.js';
+import type { PortalSession } from './portal-records.js';
 
-/** A signed-in portal user. Kept in the store under a hash of its token, so a store dump holds no live cookie. */
-export interface PortalSession {
-  version: number;
-  /** sha-256 of the cookie's token */
-  id: string;
-  merchant_id: string;
-  email: string;
-  role: PortalRole;
-  /** the synchronizer token every changing form carries */
-  csrf: string;
-  created_at: number;
-  last_seen: number;
-}
+export type { PortalSession };
 
 /** DESIGN 11 / issue 15: a session ends after 30 minutes without a request. */
 export const SESSION_IDLE_MS = 30 * 60_000;

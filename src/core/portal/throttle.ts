@@ -1,13 +1,7 @@
 import type { CoreDeps } from '../ports/deps.js';
+import type { LoginFailures, ThrottleScope } from './portal-records.js';
 
-/** Failed sign-ins counted in one window: per e-mail (whoever tries it) and per client address. */
-export interface LoginFailures {
-  version: number;
-  count: number;
-  first_at: number;
-}
-
-export type ThrottleScope = 'user' | 'ip';
+export type { LoginFailures, ThrottleScope };
 
 /** 5 wrong passwords for one e-mail, or 20 from one address, within 15 minutes block that scope until the window ends. */
 export const LOGIN_LIMITS: Readonly<Record<ThrottleScope, number>> = { user: 5, ip: 20 };

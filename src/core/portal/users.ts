@@ -5,14 +5,9 @@ import { hashPassword, verifyPassword } from './password.js';
 import { clearLoginFailures, loginBlockedFor, recordLoginFailure } from './throttle.js';
 import { openSession, type PortalSession } from './sessions.js';
 import { recordAction } from './audit.js';
+import type { PortalPassword } from './portal-records.js';
 
-/** A password a user set for themselves in the portal; it replaces the merchants file's hash from then on. */
-export interface PortalPassword {
-  version: number;
-  email: string;
-  password_hash: string;
-  changed_at: number;
-}
+export type { PortalPassword };
 
 export type SignIn =
   | { ok: true; cookie: string; session: PortalSession }

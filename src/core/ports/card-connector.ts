@@ -1,25 +1,11 @@
+import type { BrowserInfo } from '../payments/payment.js';
+
+export type { BrowserInfo };
+
 /**
  * What the gateway asks of an acquirer. Each connector maps its own answers into these outcomes, so a real
  * acquirer is one more module beside the sandbox.
  */
-/**
- * EMV 3-D Secure 2 browser data the hosted card page collects (the browser channel's device data), passed
- * to the acquirer with the authorisation so the issuer can decide on a frictionless flow.
- */
-export interface BrowserInfo {
-  screen_width?: number;
-  screen_height?: number;
-  color_depth?: number;
-  /** minutes, as JavaScript's Date.getTimezoneOffset() (UTC minus local time) */
-  tz_offset?: number;
-  language?: string;
-  java_enabled: boolean;
-  javascript_enabled: boolean;
-  /** the browser's User-Agent and Accept headers, as the card page's request carried them */
-  user_agent?: string;
-  accept_header?: string;
-}
-
 export interface CardAuthorisation {
   /** the acquirer reference of this authorisation: the same for every attempt at it (claim.ts) */
   reference: string;

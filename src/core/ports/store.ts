@@ -1,15 +1,12 @@
 import type { AcquirerLedger } from './acquirer-ledger.js';
 import type { Payment } from '../payments/payment.js';
-import type { Contract } from '../subscriptions/contract.js';
-import type { IdempotencyRecord } from '../idempotency/idempotency-key.js';
-import type { OutboxRecord } from '../notifications/outbox.js';
+import type { Contract } from '../subscriptions/contract-record.js';
+import type { IdempotencyRecord } from '../idempotency/idempotency-record.js';
+import type { OutboxRecord } from '../notifications/outbox-record.js';
 import type { VaultRecord } from '../payments/vault.js';
 import type { DepositBalance, Payout } from '../payouts/payout.js';
 import type { CheckoutSession } from '../checkout/session.js';
-import type { PortalSession } from '../portal/sessions.js';
-import type { AuditRecord } from '../portal/audit.js';
-import type { LoginFailures, ThrottleScope } from '../portal/throttle.js';
-import type { PortalPassword } from '../portal/users.js';
+import type { AuditRecord, LoginFailures, PortalPassword, PortalSession, ThrottleScope } from '../portal/portal-records.js';
 
 /** Queues of work due at a time, per merchant: the sweeps and schedulers read them. */
 export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox' | 'payout' | 'threeds_challenge' | 'pending_resolve';

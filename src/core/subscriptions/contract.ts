@@ -1,20 +1,9 @@
-import type { Minor } from '../kernel/money.js';
 import type { Payment } from '../payments/payment.js';
 import type { ChangeSet } from '../ports/store.js';
+import type { Contract, ContractInterval, SubscriptionTerms } from './contract-record.js';
 import { spacedDate } from '../kernel/dates.js';
 
-export interface SubscriptionTerms {
-  contract: string;
-  contract_name: string;
-  contract_amount: number;
-  interval: ContractInterval;
-  interval_count: number;
-  billing_cycle: number;
-  promotion_cycle: number;
-  contract_start: string;
-  contract_end: string;
-  price_id: string;
-}
+export type * from './contract-record.js';
 
 /** A period's charge is created (as a pending payment the merchant can see and cancel) this long before it is due. */
 export const CHARGE_LEAD_MS = 3_600_000;
@@ -145,47 +134,4 @@ export function contractOnApproval(
       ? []
       : [{ queue: 'contract_charge', member: contract.recurring_id, at: chargeQueueAt(contract.next_charge_at) }];
   return { payment: { ...payment, recurring_id: contract.recurring_id }, contract, due };
-}
-
-export type ContractStatus = 'Active' | 'Inactived' | 'Suspended' | 'Completed';
-export type ContractInterval = 'day' | 'week' | 'month' | 'year';
-
-/** A scheduled charge: payment `transaction_id` for period `number`, attempt `attempt` (0 = first try). */
-export interface ContractCharge {
-  transaction_id: string;
-  number: number;
-  attempt: number;
-  due_at: number;
-}
-
-/**
- * A recurring contract created by a payment's subscription block: the block's terms (contract_amount, in
- * minor units, is the amount of the charges after the promotion) plus the schedule's state.
- */
-export interface Contract extends SubscriptionTerms {
-  version: number;
-  recurring_id: string;
-  merchant_id: string;
-  account_id: string;
-  currency: string;
-  /** amount of the first promotion_cycle charges (the payment's amount) */
-  promotion_amount: Minor;
-  vault_token: string;
-  status: ContractStatus;
-  /** charges made so far, the first payment included */
-  charges_made: number;
-  /** when the next charge is due (epoch ms); null when none is left */
-  next_charge_at: number | null;
-  /** failed charges of the current period (retried on the schedule of DESIGN/docs, then Suspended) */
-  failed_attempts: number;
-  /** the charge created ahead of its due time for the current period (a pending recurring payment) */
-  pending_charge?: ContractCharge;
-  /** while one process executes the pending charge */
-  charge_lease_until?: number;
-  cancelled_at?: number;
-  origin_transaction_id: string;
-  order_no: string;
-  notify_url: string;
-  created_at: number;
-  updated_at: number;
 }
