@@ -78,7 +78,9 @@ export function isEmptyValue(value: unknown): boolean {
 /**
  * A copy of a request body without its empty fields, at every level of objects (array items stay in place,
  * so an error's path such as `capture_orders.3.amount` still names the item sent). Required fields sent
- * empty are then simply missing, and answered "is required".
+ * empty are then simply missing, and answered "is required". The copy has no prototype: a member named
+ * `__proto__` (refused when the body is read, http/middleware/body.ts) would otherwise become the copy's
+ * prototype, and the schema would read signed fields sent empty from it.
  */
 export function withoutEmptyFields(value: unknown): unknown {
   if (Array.isArray(value)) return mapItems(value, withoutEmptyFields);
@@ -94,7 +96,7 @@ export function withoutEmptyFields(value: unknown): unknown {
     const drop = v === '' || (v !== null && typeof v === 'object' && isEmptyValue(v));
     const next = drop || v === null || typeof v !== 'object' ? v : withoutEmptyFields(v);
     if (kept === undefined && (drop || next !== v)) {
-      kept = {};
+      kept = Object.create(null) as Record<string, unknown>;
       for (let j = 0; j < i; j++) kept[names[j]!] = record[names[j]!];
     }
     if (kept !== undefined && !drop) kept[k] = next;

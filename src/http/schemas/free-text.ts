@@ -71,7 +71,8 @@ export function maskFreeText<T>(value: T): T {
       const v = record[k];
       // a card number has at least 12 digits: a shorter text (most names and cities) cannot hold one
       const masked = typeof v === 'string' ? (v.length >= 12 && FREE_TEXT_FIELDS.has(k) ? maskField(k, v) : v) : maskFreeText(v);
-      if (masked !== v) (out ??= { ...record })[k] = masked;
+      // a copy without a prototype, as every object built from request data (schemas/common.ts)
+      if (masked !== v) (out ??= Object.assign(Object.create(null) as Record<string, unknown>, record))[k] = masked;
     }
     return (out ?? value) as T;
   }

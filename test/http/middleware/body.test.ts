@@ -29,4 +29,42 @@ describe('bodies (DESIGN section 3)', () => {
   it('when the body is empty, then it is an empty set of fields', () => {
     expect(parseBodyText('')).toEqual({});
   });
+
+  it('when a member is named __proto__, constructor or prototype at any depth, then the body is a 400 naming it (DESIGN 3)', () => {
+    const refused = (text: string) => {
+      try {
+        parseBodyText(text);
+      } catch (e) {
+        return { code: (e as GatewayError).code, message: (e as GatewayError).message, field: (e as GatewayError).field };
+      }
+      return undefined;
+    };
+    expect(refused('{"a":"1","__proto__":{"amount":"1.00"}}')).toEqual({
+      code: 'INVALID_FIELD',
+      message: '__proto__: is a reserved name, not a field',
+      field: '__proto__',
+    });
+    expect(refused('{"orders":[{"id":"1"},{"id":"2","constructor":{}}]}')?.message).toBe(
+      'orders.1.constructor: is a reserved name, not a field',
+    );
+    expect(refused('{"a":{"b":[[{"prototype":1}]]}}')?.field).toBe('a.b.0.0.prototype');
+    // JSON may spell a name's letters as escapes
+    expect(refused('{"\\u005f_proto__":{}}')?.field).toBe('__proto__');
+    expect(refused('{"a":{"construc\\u0074or":"x"}}')?.field).toBe('a.constructor');
+    // as form fields, percent-encoded or not
+    expect(refused('a=1&__proto__=x')?.field).toBe('__proto__');
+    expect(refused('a=1&%63onstructor=x')?.field).toBe('constructor');
+  });
+
+  it('when the names appear only as values, or as parts of longer names, then the body is read as sent', () => {
+    const body = parseBodyText('{"note":"__proto__ constructor prototype","constructors":"x","a":{"my_prototype":"\\u00e9"}}');
+    expect(body).toEqual({ note: '__proto__ constructor prototype', constructors: 'x', a: { my_prototype: '\u00e9' } });
+  });
+
+  it('when a form has a field named like a member of Object, then it is a field like any other (no prototype)', () => {
+    const fields = parseBodyText('toString=1&hasOwnProperty=2&a=3');
+    expect(Object.getPrototypeOf(fields)).toBeNull();
+    expect({ ...fields }).toEqual({ toString: '1', hasOwnProperty: '2', a: '3' });
+    expect(parseBodyText('a=3').toString).toBeUndefined();
+  });
 });

@@ -94,14 +94,20 @@ describe('when the loading page form is posted', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.text).toContain('Checkout not found');
 
-    // a field the page never rendered is not compared, whatever its name (none inherits a value)
-    for (const extra of ['toString', 'constructor', 'hasOwnProperty']) {
+    // a field the page never rendered is not compared, whatever its name (none inherits a value); a
+    // reserved member name is refused as in every body (DESIGN 3)
+    for (const extra of ['toString', 'hasOwnProperty', 'valueOf']) {
       const added = await request(gw.app)
         .post('/v1/checkout')
         .type('form')
         .send(new URLSearchParams({ ...form, [extra]: 'x' }).toString());
       expect(added.status, extra).toBe(303);
     }
+    const reserved = await request(gw.app)
+      .post('/v1/checkout')
+      .type('form')
+      .send(new URLSearchParams({ ...form, constructor: 'x' }).toString());
+    expect(reserved.status).toBe(400);
   });
 });
 

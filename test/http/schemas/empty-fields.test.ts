@@ -52,4 +52,17 @@ describe('empty fields count as absent (DESIGN 3)', () => {
     };
     expect(() => parseOrThrow(captureSchema, body)).toThrow('capture_orders.1.order_no: is required');
   });
+
+  it('when a body read elsewhere carries an own "__proto__" member, then the copy has no prototype and no field is read from it (finding 4)', () => {
+    // the body reader refuses such a member (http/middleware/body.ts); the copy holds even without it
+    const body = JSON.parse(
+      '{"merchant_id":"1000001","account_id":"1000001001","encryption_data":"' +
+        'a'.repeat(64) +
+        '","capture_orders":"","__proto__":{"capture_orders":[{"transaction_id":"T1","order_no":"O1","currency":"USD","amount":"1.00"}]}}',
+    ) as Record<string, unknown>;
+    const copy = withoutEmptyFields(body) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copy)).toBeNull();
+    expect(copy.capture_orders).toBeUndefined();
+    expect(() => parseOrThrow(captureSchema, body)).toThrow('capture_orders: is required');
+  });
 });
