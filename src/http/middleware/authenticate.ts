@@ -8,32 +8,33 @@ export function fieldValues(body: Record<string, unknown>, fields: readonly stri
   return fields.map((f) => body[f] as SignedValue);
 }
 
-const BATCH_ARRAYS: Record<string, string> = {
-  '/v1/capture': 'capture_orders',
-  '/v1/review': 'review_orders',
-  '/v1/cancel': 'cancel_orders',
-  '/v1/refund': 'refund_orders',
-};
-const SIGNED: Record<string, readonly string[]> = {
-  '/v1/authorise': REQUEST_SIGNATURE_FIELDS.authorise,
-  '/v1/checkout': REQUEST_SIGNATURE_FIELDS.checkout,
-  '/v1/cancelsubscription': REQUEST_SIGNATURE_FIELDS.cancelsubscription,
-  '/v1/notifications/resend': REQUEST_SIGNATURE_FIELDS.resend,
-  '/v1/retrievalTrans': REQUEST_SIGNATURE_FIELDS.retrieval,
-  '/v1/retrievalRefund': REQUEST_SIGNATURE_FIELDS.retrieval,
-  '/v1/payout': REQUEST_SIGNATURE_FIELDS.payout,
-  '/v1/payout/query': REQUEST_SIGNATURE_FIELDS.payoutQuery,
-  '/v1/optimise': REQUEST_SIGNATURE_FIELDS.optimise,
-};
+/** Looked up by the request's path: Maps, so no path names an inherited member. */
+const BATCH_ARRAYS: ReadonlyMap<string, string> = new Map([
+  ['/v1/capture', 'capture_orders'],
+  ['/v1/review', 'review_orders'],
+  ['/v1/cancel', 'cancel_orders'],
+  ['/v1/refund', 'refund_orders'],
+]);
+const SIGNED: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
+  ['/v1/authorise', REQUEST_SIGNATURE_FIELDS.authorise],
+  ['/v1/checkout', REQUEST_SIGNATURE_FIELDS.checkout],
+  ['/v1/cancelsubscription', REQUEST_SIGNATURE_FIELDS.cancelsubscription],
+  ['/v1/notifications/resend', REQUEST_SIGNATURE_FIELDS.resend],
+  ['/v1/retrievalTrans', REQUEST_SIGNATURE_FIELDS.retrieval],
+  ['/v1/retrievalRefund', REQUEST_SIGNATURE_FIELDS.retrieval],
+  ['/v1/payout', REQUEST_SIGNATURE_FIELDS.payout],
+  ['/v1/payout/query', REQUEST_SIGNATURE_FIELDS.payoutQuery],
+  ['/v1/optimise', REQUEST_SIGNATURE_FIELDS.optimise],
+]);
 
 /** True for a merchant call signed by DESIGN 2 (the paths signedValuesFor knows), without building its values. */
 export function isSignedPath(path: string): boolean {
-  return Object.hasOwn(BATCH_ARRAYS, path) || Object.hasOwn(SIGNED, path);
+  return BATCH_ARRAYS.has(path) || SIGNED.has(path);
 }
 
 /** The values the call's request signature covers (DESIGN section 2), or undefined for an unknown path. */
 export function signedValuesFor(path: string, body: Record<string, unknown>): SignedValue[] | undefined {
-  const array = BATCH_ARRAYS[path];
+  const array = BATCH_ARRAYS.get(path);
   if (array) {
     const list = body[array];
     const ids = Array.isArray(list)
@@ -41,7 +42,7 @@ export function signedValuesFor(path: string, body: Record<string, unknown>): Si
       : [];
     return [body.merchant_id, body.account_id, ...ids] as SignedValue[];
   }
-  const fields = SIGNED[path];
+  const fields = SIGNED.get(path);
   return fields && fields.map((f) => body[f] as SignedValue);
 }
 

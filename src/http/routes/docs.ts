@@ -8,10 +8,11 @@ import { openApiDocument } from '../openapi/document.js';
 const require = createRequire(import.meta.url);
 /** swagger-ui-dist, served from node_modules by the gateway itself: no CDN, so the CSP stays 'self'. */
 const SWAGGER_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
-const ASSETS: Record<string, { file: string; type: string }> = {
-  'swagger-ui-bundle.js': { file: join(SWAGGER_DIR, 'swagger-ui-bundle.js'), type: 'text/javascript' },
-  'swagger-ui.css': { file: join(SWAGGER_DIR, 'swagger-ui.css'), type: 'text/css' },
-};
+/** Looked up by a name from the request's path: a Map, so `constructor` or `__proto__` names no asset. */
+const ASSETS: ReadonlyMap<string, { file: string; type: string }> = new Map([
+  ['swagger-ui-bundle.js', { file: join(SWAGGER_DIR, 'swagger-ui-bundle.js'), type: 'text/javascript' }],
+  ['swagger-ui.css', { file: join(SWAGGER_DIR, 'swagger-ui.css'), type: 'text/css' }],
+]);
 
 /** Starts Swagger UI on /openapi.json (a file of its own: the page's CSP allows no inline script). */
 const INIT_SCRIPT = `window.addEventListener('load', function () {
@@ -57,7 +58,7 @@ export function docsRouter(baseUrl: string): Router {
   const assets = new Map<string, Buffer>();
   const asset = (name: string): Buffer => {
     let body = assets.get(name);
-    if (!body) assets.set(name, (body = readFileSync(ASSETS[name]!.file)));
+    if (!body) assets.set(name, (body = readFileSync(ASSETS.get(name)!.file)));
     return body;
   };
   const strict = (res: Response) => res.setHeader('Content-Security-Policy', DOCS_CSP);
@@ -76,7 +77,7 @@ export function docsRouter(baseUrl: string): Router {
     res.type('text/javascript').send(INIT_SCRIPT);
   });
   router.get('/docs/assets/:name', (req, res, next) => {
-    const spec = ASSETS[req.params.name];
+    const spec = ASSETS.get(req.params.name);
     if (!spec) return next();
     res.setHeader('Cache-Control', 'public, max-age=3600');
     res.type(spec.type).send(asset(req.params.name));
