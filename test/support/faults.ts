@@ -65,10 +65,18 @@ export interface ConnectorFaults {
   delayMs?: Partial<Record<keyof Omit<ConnectorCalls, 'amounts'>, number>>;
   /** operations that act at the acquirer, then never answer (the process stalled or died) */
   hangAfterActing?: Set<keyof Omit<ConnectorCalls, 'amounts'>>;
+  /** operations that act at the acquirer, then throw (a timeout on the answer) */
+  throwAfterActing?: Set<keyof Omit<ConnectorCalls, 'amounts'>>;
+  /** while true, the acquirer's status cannot be read (the call throws) */
+  statusDown?: () => boolean;
 }
 
 /** Wraps the sandbox connector: counts calls, records the amounts it is sent, and stalls or hangs on demand. */
-export function instrumented(faults: ConnectorFaults = {}): { wrap: (c: CardConnector) => CardConnector; calls: ConnectorCalls } {
+export function instrumented(faults: ConnectorFaults = {}): {
+  wrap: (c: CardConnector) => CardConnector;
+  calls: ConnectorCalls;
+  faults: ConnectorFaults;
+} {
   const calls: ConnectorCalls = { authorise: 0, completeChallenge: 0, capture: 0, void: 0, refund: 0, status: 0, amounts: [] };
   const pause = (op: keyof Omit<ConnectorCalls, 'amounts'>) => new Promise<void>((r) => setTimeout(r, faults.delayMs?.[op] ?? 0));
   const act = async <T>(op: keyof Omit<ConnectorCalls, 'amounts'>, run: () => Promise<T>): Promise<T> => {
@@ -76,6 +84,7 @@ export function instrumented(faults: ConnectorFaults = {}): { wrap: (c: CardConn
     await pause(op);
     const result = await run();
     if (faults.hangAfterActing?.has(op)) return new Promise<T>(() => undefined);
+    if (faults.throwAfterActing?.has(op)) throw new Error(`${op}: no answer within the timeout`);
     return result;
   };
   const wrap = (c: CardConnector): CardConnector => ({
@@ -97,8 +106,9 @@ export function instrumented(faults: ConnectorFaults = {}): { wrap: (c: CardConn
     },
     status: (reference) => {
       calls.status++;
+      if (faults.statusDown?.()) return Promise.reject(new Error('status: the acquirer did not answer'));
       return c.status(reference);
     },
   });
-  return { wrap, calls };
+  return { wrap, calls, faults };
 }

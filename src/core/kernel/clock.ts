@@ -4,9 +4,23 @@ import { randomBytes } from 'node:crypto';
 export interface Clock {
   /** milliseconds since the Unix epoch */
   now(): number;
+  /**
+   * Waits `ms` of this clock's time. Absent: real time (setTimeout). A simulated clock passes its own time
+   * instead, so a seeded run that waits for a claim or backs off after a store fault replays exactly.
+   */
+  sleep?(ms: number): Promise<void>;
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
+
+/**
+ * Waits `ms` on the clock. On real time a jitter of up to `jitterMs` is added, so processes that back off
+ * together do not retry in step; a clock that passes its own time has no such processes to part.
+ */
+export function pause(clock: Clock, ms: number, jitterMs = 0): Promise<void> {
+  if (clock.sleep) return clock.sleep(ms);
+  return new Promise((resolve) => setTimeout(resolve, ms + (jitterMs > 0 ? Math.random() * jitterMs : 0)));
+}
 
 /** A clock that tests move by hand. */
 export class ManualClock implements Clock {

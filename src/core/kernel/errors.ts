@@ -24,6 +24,8 @@ export const ERROR_CODES = {
   RATE_LIMITED: 429,
   LOGIN_THROTTLED: 429,
   STORE_UNAVAILABLE: 503,
+  /** the acquirer was asked and its answer is not known yet: the payment stays claimed and recovery settles it */
+  OUTCOME_UNKNOWN: 503,
   INTERNAL: 500,
 } as const;
 

@@ -24,25 +24,29 @@ export async function finishOperation<O, P>(
   const claim = claimed.claim!;
   const plan = claim.plan as P;
   const before = withoutClaim(claimed);
-  const status = resumed ? await connector.status(claim.reference) : undefined;
-  const known = status && status.op !== 'authorise' ? status : undefined;
-  // a connector that throws (a timeout, a dropped line) may have acted: its record under the reference decides,
-  // and with none the call counts as refused (a retry carries the same reference, so it cannot act twice)
-  const outcome: OperationOutcome | undefined = known
-    ? (known.outcome as OperationOutcome)
-    : await Promise.resolve()
-        .then(() => op.execute(connector, before, plan, claim.reference))
-        .catch(async (err: unknown) => {
-          const after = await connector.status(claim.reference).catch(() => undefined);
-          if (after && after.op !== 'authorise') return after.outcome;
-          return { ok: false as const, message: (err as Error).message };
-        });
+  // a connector that throws (a timeout, a dropped line) may have acted: its record under the reference decides.
+  // With no record the call counts as refused (a retry carries the same reference, so it cannot act twice);
+  // a record that cannot be read leaves the outcome unknown: the claim stays, and recovery settles it.
+  let outcome: OperationOutcome | undefined | typeof UNKNOWN;
+  if (resumed) {
+    const known = await statusOf(connector, claim.reference);
+    outcome = known === UNKNOWN ? UNKNOWN : (known ?? (await attempt(connector, op, before, plan, claim.reference)));
+  } else {
+    outcome = await attempt(connector, op, before, plan, claim.reference);
+  }
+  if (outcome === UNKNOWN) {
+    deps.log.error(
+      { transaction_id: claimed.transaction_id, merchant_id: m, operation: op.notifyType },
+      'acquirer outcome unknown; the claim stays and recovery settles it',
+    );
+    return { ok: false, failure: 'RECORDING', payment: before };
+  }
   if (outcome && !outcome.ok && !op.connectorOptional) {
     deps.log.warn(
       { transaction_id: claimed.transaction_id, merchant_id: m, operation: op.notifyType, reason: outcome.message },
       'connector refused the operation',
     );
-    const { payment } = await releaseClaim(deps, claimed, before);
+    const { payment } = await releaseClaim(deps, claimed, op.released ? op.released(before, plan) : before);
     return { ok: false, failure: 'CONNECTOR_FAILED', payment };
   }
   const now = deps.clock.now();
@@ -83,4 +87,32 @@ export async function finishOperation<O, P>(
     'operation applied',
   );
   return { ok: true, payment: { ...next, version: claimed.version + 1 }, plan };
+}
+
+const UNKNOWN = Symbol('unknown outcome');
+
+/** The acquirer's record of an operation under `reference`: undefined when it has none, UNKNOWN when unreadable. */
+async function statusOf(connector: CardConnector, reference: string): Promise<OperationOutcome | undefined | typeof UNKNOWN> {
+  try {
+    const s = await connector.status(reference);
+    return s && s.op !== 'authorise' ? s.outcome : undefined;
+  } catch {
+    return UNKNOWN;
+  }
+}
+
+/** Asks the connector; a call that throws is decided by the acquirer's record under the reference. */
+async function attempt<O, P>(
+  connector: CardConnector,
+  op: PaymentOperation<O, P>,
+  p: Payment,
+  plan: P,
+  reference: string,
+): Promise<OperationOutcome | undefined | typeof UNKNOWN> {
+  try {
+    return await op.execute(connector, p, plan, reference);
+  } catch (err) {
+    const known = await statusOf(connector, reference);
+    return known ?? { ok: false, message: (err as Error).message };
+  }
 }

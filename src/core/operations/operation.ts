@@ -58,6 +58,12 @@ export interface PaymentOperation<O, P> {
   execute(connector: CardConnector, p: Payment, plan: P, reference: string): Promise<OperationOutcome> | undefined;
   /** The payment after the operation and what the same commit writes besides. */
   apply(ctx: ApplyContext, p: Payment, plan: P, connectorRef: string | undefined): Applied;
+  /**
+   * The payment as the claim's release leaves it when the acquirer was asked and did not act (it refused, or
+   * has no record after a call that threw): what the request used at the acquirer stays used (a refund's
+   * number is never sent again with other parameters). Absent: the payment as it was.
+   */
+  released?(p: Payment, plan: P): Payment;
 }
 
 export type OperationResult<P> = { ok: true; payment: Payment; plan: P } | ({ ok: false; payment?: Payment } & Refusal);

@@ -22,6 +22,15 @@ interface RefundPlan {
 
 const MAX_REFUNDS = 99;
 
+/** The number of a refund_reference_id `<transaction_id>-NN`. */
+const refundNumber = (refundReferenceId: string): number => Number(refundReferenceId.slice(refundReferenceId.lastIndexOf('-') + 1));
+
+/** The next refund's number: after every refund applied and every number sent to the acquirer. */
+function nextRefundNumber(p: Payment): number {
+  const applied = p.refunds.reduce((n, r) => Math.max(n, refundNumber(r.refund_reference_id)), 0);
+  return Math.max(applied, p.refunds_sent ?? 0) + 1;
+}
+
 /** `<transaction_id>-NN`, NN counting from 01 per transaction. */
 export function refundReferenceId(transactionId: string, n: number): string {
   return `${transactionId}-${String(n).padStart(2, '0')}`;
@@ -58,16 +67,19 @@ export const refundOperation: PaymentOperation<RefundOrder, RefundPlan> = {
     }
     if (order.refund_amount <= 0) return { ok: false, failure: 'ZERO_AMOUNT' };
     if (order.refund_amount > p.captured - p.refunded) return { ok: false, failure: 'REFUND_EXCEEDS_CAPTURED' };
-    if (p.refunds.length >= MAX_REFUNDS) return { ok: false, failure: 'TOO_MANY_REFUNDS' };
+    const number = nextRefundNumber(p);
+    if (number > MAX_REFUNDS) return { ok: false, failure: 'TOO_MANY_REFUNDS' };
     return {
       ok: true,
       plan: {
         amount: order.refund_amount,
         reason: order.refund_reason,
-        refundReferenceId: refundReferenceId(p.transaction_id, p.refunds.length + 1),
+        refundReferenceId: refundReferenceId(p.transaction_id, number),
       },
     };
   },
+  // the number was sent to the acquirer: the next refund takes the one after it
+  released: (p, plan) => ({ ...p, refunds_sent: Math.max(p.refunds_sent ?? 0, refundNumber(plan.refundReferenceId)) }),
   intent: (_p, plan) => ({ reference: acquirerReference.refund(plan.refundReferenceId), amount: plan.amount }),
   execute: (connector, p, plan, reference) =>
     connector.refund(p.connector_ref ?? '', acquirerAmount(plan.amount, p.currency), p.currency, reference),

@@ -1,9 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
 import type { Contract } from '../subscriptions/contract.js';
 import type { AuthorisationOutcome, BrowserInfo, CardAuthorisation, CardConnector } from '../ports/card-connector.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
+import { pause } from '../kernel/clock.js';
 import { PaymentStatus as S, withLaterFields, type CardSummary, type Payment } from './payment.js';
 import { assessRisk } from './risk.js';
 import { expiryPassed, summariseCard } from '../kernel/cards.js';
@@ -90,7 +90,7 @@ async function awaitOutcome(deps: CoreDeps, account: Account, p: Payment): Promi
   let current = p;
   for (let waited = 0; current.status === S.PENDING && !current.threeds.challenge_pending && waited < 10_000; waited += 20) {
     if (current.claim && isStale(current.claim, deps.clock.now())) await resolveStaleClaim(deps, account, current);
-    else await sleep(20);
+    else await pause(deps.clock, 20);
     current = (await deps.store.getPayment(p.merchant_id, p.transaction_id)) ?? current;
   }
   return current;
@@ -222,29 +222,51 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
       ...(cmd.browser ? { browser: cmd.browser } : {}),
     });
   const outcome = await askOnce(connector, claim.reference, ask);
+  if (outcome.kind === 'unknown') throw outcomeUnknown(deps, payment);
   return settleAuthorisation(deps, account, payment, outcome, 'payment');
 }
 
+/** The acquirer was asked and neither its answer nor its record can be read: the outcome is unknown, never "no". */
+export const UNKNOWN_OUTCOME = { kind: 'unknown' } as const;
+export type AskedOutcome = AuthorisationOutcome | typeof UNKNOWN_OUTCOME;
+
 /**
  * Asks the acquirer, and when the call throws (a timeout, a dropped line: it may have acted) reads its record
- * under the reference, then asks once more under the same reference; only then is it a processing error.
+ * under the reference, then asks once more under the same reference. Only a definite "no record" after the
+ * last try is a processing error (nothing was authorised); a record that cannot be read is UNKNOWN_OUTCOME.
  */
 export async function askOnce(
   connector: CardConnector,
   reference: string,
   ask: () => Promise<AuthorisationOutcome>,
-): Promise<AuthorisationOutcome> {
+): Promise<AskedOutcome> {
   let message = '';
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       return await ask();
     } catch (err) {
       message = (err as Error).message;
-      const known = await connector.status(reference).catch(() => undefined);
+      let known: Awaited<ReturnType<CardConnector['status']>>;
+      try {
+        known = await connector.status(reference);
+      } catch {
+        return UNKNOWN_OUTCOME;
+      }
       if (known?.op === 'authorise') return known.outcome;
     }
   }
   return { kind: 'error', message };
+}
+
+/** The answer to a payment whose authorisation outcome is unknown: it stays pending, and recovery settles it. */
+export function outcomeUnknown(deps: CoreDeps, p: Payment): GatewayError {
+  deps.log.error({ transaction_id: p.transaction_id, merchant_id: p.merchant_id }, 'acquirer outcome unknown; recovery settles it');
+  return new GatewayError(
+    'OUTCOME_UNKNOWN',
+    'the acquirer did not answer; the payment is pending: ask again with the same order_no',
+    undefined,
+    5,
+  );
 }
 
 /**
@@ -281,5 +303,6 @@ export async function answerChallenge(deps: CoreDeps, account: Account, payment:
   const connector = connectorFor(deps, account);
   const reference = claimed.claim!.reference;
   const outcome = await askOnce(connector, reference, () => connector.completeChallenge(claimed.connector_ref!, code, reference));
+  if (outcome.kind === 'unknown') throw outcomeUnknown(deps, claimed);
   return settleAuthorisation(deps, account, claimed, outcome, 'threeds');
 }

@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreDeps } from '../ports/deps.js';
 import type { ChangeSet } from '../ports/store.js';
 import type { ClaimOp, Payment, PaymentClaim } from './payment.js';
 import { GatewayError } from '../kernel/errors.js';
+import { pause } from '../kernel/clock.js';
 
 /**
  * The one claim rule (DESIGN 10). Every flow that moves a payment at the acquirer first writes a claim on the
@@ -75,7 +75,7 @@ export async function commitMarked(deps: CoreDeps, change: ChangeSet, transactio
     deps.log.warn({ transaction_id: transactionId, err: { message: (err as Error).message } }, 'commit failed; reading back');
   }
   for (let attempt = 1; attempt <= 3; attempt++) {
-    await sleep(25 * attempt);
+    await pause(deps.clock, 25 * attempt);
     try {
       if (await landed()) return 'applied';
       if (await deps.store.commit(change)) return 'applied';
@@ -133,14 +133,19 @@ export async function takeClaim<R>(
   resumeStale: (p: Payment) => Promise<void>,
   waitMs = CLAIM_WAIT_MS,
 ): Promise<TakeResult<R>> {
-  const waitUntil = Date.now() + waitMs;
+  // time waited, counted on the clock's own sleeps (real time in production, simulated time in a seeded run)
+  let waited = 0;
   for (let attempt = 0; ; attempt++) {
     const p = await deps.store.getPayment(merchantId, transactionId);
     if (!p) return { kind: 'missing' };
     const now = deps.clock.now();
     if (p.claim && isStale(p.claim, now)) {
       await resumeStale(p);
-      if (Date.now() > waitUntil) return { kind: 'busy', payment: p };
+      if (waited > waitMs) return { kind: 'busy', payment: p };
+      // the stale claim could not be resolved yet (the acquirer or the store did not answer): not in a spin
+      const gap = Math.min(2 + attempt * 2, 40);
+      await pause(deps.clock, gap, 8);
+      waited += gap;
       continue;
     }
     if (!p.claim) {
@@ -159,7 +164,9 @@ export async function takeClaim<R>(
       // the store cannot say whether the claim was written; nothing was asked of the acquirer yet
       if (verdict === 'unknown') throw new GatewayError('STORE_UNAVAILABLE', 'the store is not answering; try again');
     }
-    if (Date.now() > waitUntil) return { kind: 'busy', payment: p };
-    await sleep(Math.min(2 + attempt * 2, 40) + Math.random() * 8);
+    if (waited > waitMs) return { kind: 'busy', payment: p };
+    const gap = Math.min(2 + attempt * 2, 40);
+    await pause(deps.clock, gap, 8);
+    waited += gap;
   }
 }

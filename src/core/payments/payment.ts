@@ -101,6 +101,11 @@ export interface Payment {
   captured: Minor;
   refunded: Minor;
   refunds: RefundRecord[];
+  /**
+   * the highest refund number sent to the acquirer, refused ones included: a number once sent is never sent
+   * again (a reused reference with another amount would be answered, or refused, as the first request)
+   */
+  refunds_sent?: number;
   note: string;
   website: string;
   notify_url: string;

@@ -9,8 +9,9 @@ import { moveTo } from '../payments/transitions.js';
 import { RESULT } from '../kernel/result-codes.js';
 import { expiryPassed } from '../kernel/cards.js';
 import { contractNotificationFields, outboxRecord, paymentNotificationFields } from '../notifications/outbox.js';
-import { chargeAmount, chargeQueueAt, dueAt } from './contract.js';
+import { chargeAllowed, chargeAmount, chargeQueueAt, dueAt } from './contract.js';
 import { connectorFor } from '../payments/connector.js';
+import { askOnce, type AskedOutcome } from '../payments/authorise.js';
 import { authorisationState } from '../payments/settle.js';
 import { approvalCounters, recordSettled } from '../payments/measure.js';
 import { acquirerAmount } from '../kernel/money.js';
@@ -134,13 +135,7 @@ async function createCharge(deps: Deps, c: Contract): Promise<boolean> {
 }
 
 /** What the connector says about the stored card, without asking it when the card is gone or expired. */
-async function authoriseStoredCard(
-  deps: Deps,
-  account: Account,
-  c: Contract,
-  p: Payment,
-  reference: string,
-): Promise<AuthorisationOutcome> {
+async function authoriseStoredCard(deps: Deps, account: Account, c: Contract, p: Payment, reference: string): Promise<AskedOutcome> {
   const card = await deps.store.getCard(c.merchant_id, c.vault_token);
   if (!card) return { kind: 'error', message: 'the subscription card is no longer in the vault' };
   if (expiryPassed(card.card.exp_month, card.card.exp_year, deps.clock.now())) {
@@ -153,8 +148,11 @@ async function authoriseStoredCard(
     // sealed under another VAULT_KEY, or damaged: a failed charge, not an exception that ends the scheduler's run
     return { kind: 'error', message: 'the subscription card cannot be opened by the vault' };
   }
-  return connectorFor(deps, account)
-    .authorise({
+  const connector = connectorFor(deps, account);
+  // the same path as every authorisation: a call that throws is decided by the acquirer's record, and an
+  // unreadable record leaves the charge claimed (unknown), never "declined" and tried again as a new payment
+  return askOnce(connector, reference, () =>
+    connector.authorise({
       reference,
       pan,
       expMonth: card.card.exp_month,
@@ -163,8 +161,8 @@ async function authoriseStoredCard(
       currency: p.currency,
       threeDS: 'no3DS',
       recurring: true,
-    })
-    .catch((err: unknown) => ({ kind: 'error' as const, message: (err as Error).message }));
+    }),
+  );
 }
 
 /** The contract after a period's charge: next period, a retry, Suspended or Completed. */
@@ -173,8 +171,9 @@ function contractAfter(c: Contract, charge: ContractCharge, result: 'approved' |
   delete base.pending_charge;
   delete base.charge_lease_until;
   let next: Contract;
-  if (result === 'failed' && charge.attempt < CHARGE_RETRY_DELAYS_MS.length) {
-    next = { ...base, failed_attempts: charge.attempt + 1, next_charge_at: now + CHARGE_RETRY_DELAYS_MS[charge.attempt]! };
+  const retryAt = charge.attempt < CHARGE_RETRY_DELAYS_MS.length ? now + CHARGE_RETRY_DELAYS_MS[charge.attempt]! : undefined;
+  if (result === 'failed' && retryAt !== undefined && chargeAllowed(c, charge.number, retryAt)) {
+    next = { ...base, failed_attempts: charge.attempt + 1, next_charge_at: retryAt };
   } else if (result === 'failed') {
     next = { ...base, failed_attempts: charge.attempt + 1, next_charge_at: null, status: c.status === 'Active' ? 'Suspended' : c.status };
   } else {
@@ -225,7 +224,16 @@ async function executeCharge(deps: Deps, c: Contract, charge: ContractCharge): P
   if (before?.status === S.PENDING) {
     // a run that died after asking the acquirer: its answer stands (the same reference is never charged twice)
     const known = previous ? await connectorFor(deps, account).status(previous.reference) : undefined;
-    outcome = known?.op === 'authorise' ? known.outcome : await authoriseStoredCard(deps, account, c, before, reference);
+    const asked = known?.op === 'authorise' ? known.outcome : await authoriseStoredCard(deps, account, c, before, reference);
+    if (asked.kind === 'unknown') {
+      // the claim and the lease stay: after the lease the next run reads the acquirer's record under the reference
+      deps.log.error(
+        { recurring_id: c.recurring_id, transaction_id: charge.transaction_id },
+        'subscription charge outcome unknown; resumed after the lease',
+      );
+      return false;
+    }
+    outcome = asked;
   }
 
   for (let i = 0; i < MAX_COMMIT_TRIES; i++) {

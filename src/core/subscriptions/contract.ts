@@ -58,6 +58,16 @@ function contractEndAt(contractEnd: string): number | null {
   return Date.UTC(y, m - 1, d, 23, 59, 59, 999);
 }
 
+/**
+ * The one bound on every charge of a contract, scheduled or retried: charge `n` at `at` is made only when `n`
+ * is within `billing_cycle` and `at` is not after `contract_end`.
+ */
+export function chargeAllowed(c: Pick<Contract, 'billing_cycle' | 'contract_end'>, n: number, at: number): boolean {
+  if (n > c.billing_cycle) return false;
+  const end = contractEndAt(c.contract_end);
+  return end === null || at <= end;
+}
+
 /** When charge number `n` is due, or null when the contract has no such charge. */
 export function dueAt(
   c: Pick<Contract, 'created_at' | 'interval' | 'interval_count' | 'billing_cycle' | 'contract_end'>,
@@ -65,8 +75,7 @@ export function dueAt(
 ): number | null {
   if (n > c.billing_cycle) return null;
   const at = addIntervals(c.created_at, c.interval, c.interval_count, n - 1);
-  const end = contractEndAt(c.contract_end);
-  return end !== null && at > end ? null : at;
+  return chargeAllowed(c, n, at) ? at : null;
 }
 
 /** The contract a payment's subscription block creates once the payment is approved; charge 1 is that payment. */

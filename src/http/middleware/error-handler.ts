@@ -45,7 +45,9 @@ export function errorHandler(log: Logger, timezone = 'UTC') {
       );
     }
     if (res.headersSent) return;
-    if (error.retryAfter !== undefined) res.setHeader('Retry-After', String(error.retryAfter));
+    // a 503 is "try again" (the store or the acquirer did not answer): say when
+    const retryAfter = error.retryAfter ?? (error.status === 503 ? 1 : undefined);
+    if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
     // the portal's pages are HTML: its errors are a page with the same message, status and request id
     if (req.path === '/portal' || req.path.startsWith('/portal/')) {
       return renderPortal(res, timezone, 'error', { code: error.code, message: error.message, requestId }, error.status);

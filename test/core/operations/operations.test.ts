@@ -207,7 +207,7 @@ describe('refund', () => {
     expect(await statusOf(p)).toBe('3000');
   });
 
-  it('when the connector refuses a refund, then nothing is refunded and a later refund gets reference 01', async () => {
+  it('when the connector refuses a refund, then nothing is refunded and a later refund gets the next reference (01 was sent once)', async () => {
     const p = await pay(gw.app);
     await postBatch(gw.app, 'capture', [ref(p)]);
     const refused = await postBatch(gw.app, 'refund', [ref(p, { refund_amount: '1.13' })]);
@@ -217,7 +217,7 @@ describe('refund', () => {
     });
     expect(await statusOf(p)).toBe('3100');
     const ok = await postBatch(gw.app, 'refund', [ref(p, { refund_amount: '1.00' })]);
-    expect(ok.body.refund_orders[0].refund_reference_id).toBe(`${p.transaction_id}-01`);
+    expect(ok.body.refund_orders[0].refund_reference_id).toBe(`${p.transaction_id}-02`);
   });
 });
 

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import request from 'supertest';
+import { ManualClock } from '../../src/core/kernel/clock.js';
+import { redisWorld } from '../support/redis-world.js';
+import { authoriseBody, MERCHANT_ID, ACCOUNT_ID } from '../support/gateway.js';
+import { authorise, jobOf } from '../support/jobs.js';
+import { instrumented } from '../support/faults.js';
+import { pay, postBatch, ref } from '../support/operations.js';
+
+/**
+ * Issue 36, findings 1 and 2: an acquirer that acted but whose answer was lost, while its status cannot be
+ * read either, leaves the outcome unknown. It is never reported as "not done" or "declined": the claim stays,
+ * the call answers pending, and recovery settles it from the acquirer's record once it can be read.
+ */
+const world = redisWorld('faults-unknown-outcome');
+const HOUR = 3_600_000;
+const NOTIFY = { notify_url: 'https://merchant.example/notify' };
+
+describe('unknown is never "no"', () => {
+  it('when a refund acted at the acquirer but its answer and status are lost, then it is pending (V5002), recovered as done, and the next refund takes a new reference', async () => {
+    const clock = new ManualClock();
+    let down = false;
+    const connector = instrumented({ throwAfterActing: new Set(), statusDown: () => down });
+    const gw = world.gateway('unknown-refund', clock, { wrapConnector: connector.wrap });
+    const p = await pay(gw.app, NOTIFY);
+    expect((await postBatch(gw.app, 'capture', [ref(p)])).body.capture_orders[0].capture_status).toBe('1');
+    connector.calls.amounts.length = 0;
+    down = true;
+    connector.faults.throwAfterActing!.add('refund');
+    const first = await postBatch(gw.app, 'refund', [ref(p, { refund_amount: '6.00', refund_reason: 'damaged' })]);
+    expect(first.body.refund_orders[0]).toMatchObject({
+      refund_status: '0',
+      refund_message: 'V5002:Sent to the acquirer; the outcome is being recorded and will be notified',
+    });
+    connector.faults.throwAfterActing!.delete('refund');
+    down = false;
+    clock.advance(gw.deps.pendingResolveMs + 1_000);
+    await jobOf(gw, 'pending-resolve').runOnce();
+    const after = await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id);
+    expect(after).toMatchObject({ status: '3200', refunded: 600 });
+    expect(after!.claim).toBeUndefined();
+    expect(after!.refunds.map((r) => r.refund_reference_id)).toEqual([`${p.transaction_id}-01`]);
+    const second = await postBatch(gw.app, 'refund', [ref(p, { refund_amount: '4.00', refund_reason: 'returned' })]);
+    expect(second.body.refund_orders[0]).toMatchObject({ refund_status: '1', refund_reference_id: `${p.transaction_id}-02` });
+    // the acquirer refunded 6.00 and 4.00, once each: what the gateway shows
+    expect(connector.calls.amounts.filter((a) => a.op === 'refund').map((a) => a.amount)).toEqual([600, 400]);
+    expect(await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id)).toMatchObject({ status: '3300', refunded: 1000 });
+  });
+
+  it('when a capture acted at the acquirer but its answer and status are lost, then it is not reported as not done and is recovered as captured', async () => {
+    const clock = new ManualClock();
+    let down = false;
+    const connector = instrumented({ throwAfterActing: new Set(), statusDown: () => down });
+    const gw = world.gateway('unknown-capture', clock, { wrapConnector: connector.wrap });
+    const p = await pay(gw.app, NOTIFY);
+    down = true;
+    connector.faults.throwAfterActing!.add('capture');
+    const answer = await postBatch(gw.app, 'capture', [ref(p)]);
+    expect(answer.body.capture_orders[0].error_message).toMatch(/^V5002:/);
+    connector.faults.throwAfterActing!.delete('capture');
+    down = false;
+    clock.advance(gw.deps.pendingResolveMs + 1_000);
+    await jobOf(gw, 'pending-resolve').runOnce();
+    expect(await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id)).toMatchObject({ status: '3100', captured: 1000 });
+    expect(connector.calls.capture).toBe(1);
+  });
+
+  it('when an authorisation acted at the acquirer but its answer and status are lost, then the merchant hears "try again" (503), never "declined", and recovery records the approval', async () => {
+    const clock = new ManualClock();
+    let down = false;
+    const connector = instrumented({ throwAfterActing: new Set(), statusDown: () => down });
+    const gw = world.gateway('unknown-authorise', clock, { wrapConnector: connector.wrap });
+    down = true;
+    connector.faults.throwAfterActing!.add('authorise');
+    const body = authoriseBody(NOTIFY);
+    const res = await request(gw.app)
+      .post('/v1/authorise')
+      .set('Content-Type', 'application/x-www-form-urlencoded')
+      .send(JSON.stringify(body));
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBeDefined();
+    expect(res.text).not.toMatch(/<order_status>0<\/order_status>[\s\S]*5001/);
+    connector.faults.throwAfterActing!.delete('authorise');
+    down = false;
+    clock.advance(gw.deps.pendingResolveMs + 1_000);
+    await jobOf(gw, 'pending-resolve').runOnce();
+    const p = await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no));
+    expect(p).toMatchObject({ status: '3000' });
+    expect(p!.claim).toBeUndefined();
+    // the merchant's retry of the same order answers the approval, and the acquirer was asked for it once
+    const again = await authorise(gw, body);
+    expect(again).toMatchObject({ order_status: '1', transaction_id: p!.transaction_id });
+    expect(connector.calls.authorise).toBe(1);
+  });
+
+  it('when a subscription charge acted at the acquirer but its answer and status are lost, then the period is not charged again as a new payment and the approval is recorded', async () => {
+    const clock = new ManualClock();
+    let down = false;
+    const connector = instrumented({ throwAfterActing: new Set(), statusDown: () => down });
+    const gw = world.gateway('unknown-charge', clock, { wrapConnector: connector.wrap });
+    const answer = await authorise(gw, {
+      ...NOTIFY,
+      subscription: {
+        contract: 'C-1',
+        contract_name: 'Gold plan',
+        contract_amount: '25.00',
+        interval: 'day',
+        interval_count: '1',
+        billing_cycle: 2,
+        promotion_cycle: 1,
+        contract_start: '2026-11-21',
+        contract_end: '',
+        price_id: 'price_gold',
+      },
+    });
+    const rid = answer.recurring_id!;
+    const scheduler = jobOf(gw, 'subscription-charges');
+    down = true;
+    connector.faults.throwAfterActing!.add('authorise');
+    for (let h = 0; h < 25; h++) {
+      clock.advance(HOUR);
+      await scheduler.runOnce().catch(() => undefined);
+    }
+    const pending = await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2`);
+    expect(pending).toMatchObject({ status: '1000' });
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2-R1`)).toBeUndefined();
+    connector.faults.throwAfterActing!.delete('authorise');
+    down = false;
+    for (let h = 0; h < 3; h++) {
+      clock.advance(HOUR);
+      await scheduler.runOnce().catch(() => undefined);
+    }
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2`)).toMatchObject({ status: '3000', amount: 2500 });
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2-R1`)).toBeUndefined();
+    expect(await gw.deps.store.getContract(MERCHANT_ID, rid)).toMatchObject({ charges_made: 2, failed_attempts: 0 });
+  });
+});
