@@ -19,36 +19,30 @@ import type { CommitResult, Condition, KvStore, ScoredMember, Versioned, Write }
  * everything that could make one of its writes fail (every number and opcode, the kind of every key a write
  * after the first touches: a record hash, a sorted set, or none; the counters it adds to), then writes with
  * commands that cannot fail. A failing commit has written nothing, so a payment's `written_by` mark never
- * reads back from a commit that failed. The checks cost one call per sorted set the batch writes (TYPE, read
- * once per script) and one per counters write (HMGET); a put reads its version (HGET) where it used to count
- * it up (HINCRBY), so it costs no more.
+ * reads back from a commit that failed. The checks cost one call per sorted set a script writes after a
+ * commit's first write (TYPE, read once a script) and one per counters write (HMGET); a put on a key it does
+ * not check reads its version (HGET) and writes both fields in one HSET, where it counted it up (HINCRBY).
  *
  * Why one control text: ioredis copies a command's arguments with Array.prototype.flat, which V8 (node 20)
  * runs at about 75 ns an element; an authorisation's two commits were about 48 elements, now about 22.
  */
 const COMMIT_SCRIPT = `
--- the kind of a key as the commits applied so far left it ('hash', 'zset', 'none', ...), read once a script
+-- the kind of a key ('hash', 'zset', 'none', ...; false: to be read again) as the commits so far left it,
+-- read with TYPE once a script; a commit's checks note what its writes will make of each key here, and a
+-- commit that fails empties it
 local known = {}
--- an integer as Redis reads one (no sign +, no point, no exponent, no leading zero), within a double's exact range
+-- a number Redis takes as an integer once passed to it as a Lua number (then written without a point)
 local function int(x)
-  if type(x) ~= 'string' or #x > 17 or not (x == '0' or string.match(x, '^%-?[1-9]%d*$')) then error('not an integer: ' .. tostring(x)) end
   local n = tonumber(x)
-  if n > 9007199254740991 or n < -9007199254740991 then error('not an integer: ' .. x) end
+  if not n or n ~= math.floor(n) or n > 9007199254740991 or n < -9007199254740991 then error('not an integer: ' .. tostring(x)) end
   return n
 end
-local function kind(ty, key)
-  local k = ty[key]
-  if k == nil then k = known[key] end
-  if not k then
-    k = redis.call('TYPE', key)['ok']
-    known[key] = k
-  end
-  return k
-end
+local function wrongtype(key, k) error('WRONGTYPE ' .. key .. ' holds a ' .. k) end
 -- a key a write needs absent or of kind want
-local function need(ty, key, want)
-  local k = kind(ty, key)
-  if k ~= 'none' and k ~= want then error('WRONGTYPE ' .. key .. ' holds a ' .. k) end
+local function need(key, want)
+  local k = known[key]
+  if not k then k = redis.call('TYPE', key)['ok'] end
+  if k ~= 'none' and k ~= want then wrongtype(key, k) end
 end
 local function apply(kb, t, s)
   local nk, ns, nc = int(t[1]), int(t[2]), int(t[3])
@@ -57,73 +51,74 @@ local function apply(kb, t, s)
     local cur = tonumber(redis.call('HGET', KEYS[kb + i], 'v') or '0')
     if cur ~= tonumber(t[3 + i]) then return KEYS[kb + i] end
   end
-  -- the checks: nothing below them fails. ty: the kind of a key as this commit's writes leave it (false:
-  -- to be read again); ver: a record's version as they leave it; vs: each put's version
-  local ty, ver, vs = {}, {}, {}
+  -- the checks: nothing below them fails. ver: a record's version as the writes leave it (a put on a key
+  -- not checked: read here); vs: the version of each such put, by its place
+  local ver, vs
   local i, k, w, sa = 4 + nc, kb + nc + 1, 0, s
   while i <= #t do
     local op, key = t[i], KEYS[k]
     if key == nil then error('commit arguments missing') end
     w = w + 1
-    if op == 'p' or op == 'P' then
+    if op == 'P' or op == 'p' then
       int(t[i + 1])
-      local k0 = ty[key]
-      if k0 == nil then k0 = known[key] end
-      if k0 and k0 ~= 'hash' and k0 ~= 'none' then error('WRONGTYPE ' .. key .. ' holds a ' .. k0) end
-      local v
+      local k0 = known[key]
+      if k0 and k0 ~= 'hash' and k0 ~= 'none' then wrongtype(key, k0) end
       if op == 'P' then
-        v = int(t[i + 2])
+        ver = ver or {}
+        ver[key] = int(t[i + 2])
         i = i + 3
       else
-        v = ver[key]
-        -- HGET fails on a key that is not a hash, here, before any write
+        ver, vs = ver or {}, vs or {}
+        local v = ver[key]
+        -- HGET fails on a key that is not a hash: here, before any write
         if v == nil then v = int(redis.call('HGET', key, 'v') or '0') end
-        v = v + 1
+        ver[key], vs[w] = v + 1, v + 1
         i = i + 2
       end
-      ty[key], ver[key], vs[w] = 'hash', v, v
+      known[key] = 'hash'
       sa = sa + 1
     elseif op == 'd' then
-      ty[key], ver[key] = 'none', 0
+      known[key] = 'none'
+      ver = ver or {}
+      ver[key] = 0
       i = i + 1
     elseif op == 'z' then
       local sc = tonumber(t[i + 1])
       if not sc or sc ~= sc or sc == math.huge or sc == -math.huge then error('not a score: ' .. tostring(t[i + 1])) end
-      if w > 1 then need(ty, key, 'zset') end
-      ty[key] = 'zset'
+      -- a commit's first write that fails has written nothing: it needs no check
+      if w > 1 then need(key, 'zset') end
+      known[key] = 'zset'
       sa = sa + 1
       i = i + 2
     elseif op == 'r' then
-      if w > 1 then need(ty, key, 'zset') end
-      -- the last member removed takes the key with it
-      ty[key] = false
+      if w > 1 then need(key, 'zset') end
+      -- its last member removed takes the key with it, and a record put there then is refused: nothing
+      -- written, and never asked for (no key is a sorted set at one time and a record at another)
+      known[key] = 'zset'
       sa = sa + 1
       i = i + 1
     elseif op == 'n' then
       if w > 1 then
-        local k0 = kind(ty, key)
-        if k0 ~= 'none' and k0 ~= 'string' and k0 ~= 'hash' then error('WRONGTYPE ' .. key .. ' holds a ' .. k0) end
+        local k0 = known[key] or redis.call('TYPE', key)['ok']
+        if k0 ~= 'none' and k0 ~= 'string' and k0 ~= 'hash' then wrongtype(key, k0) end
       end
-      ty[key] = false
+      known[key] = false
       sa = sa + 1
       i = i + 1
     elseif op == 'h' then
       local by, n = int(t[i + 1]), int(t[i + 2])
-      local k0 = ty[key]
-      if k0 == nil then k0 = known[key] end
-      if k0 and k0 ~= 'hash' and k0 ~= 'none' then error('WRONGTYPE ' .. key .. ' holds a ' .. k0) end
+      local k0 = known[key]
+      if k0 and k0 ~= 'hash' and k0 ~= 'none' then wrongtype(key, k0) end
       if n > 0 then
-        -- HMGET fails on a key that is not a hash; each counter must be a number HINCRBY can add to
+        -- HMGET fails on a key that is not a hash; each counter must be an integer as HINCRBY reads one
         local cur = redis.call('HMGET', key, unpack(ARGV, sa + 1, sa + n))
         for j = 1, n do
           local c = cur[j]
-          if c then
-            c = int(c)
-            if math.abs(c) + math.abs(by) > 9007199254740991 then error('counter out of range') end
-          end
+          if c and not (#c <= 16 and (c == '0' or string.match(c, '^%-?[1-9]%d*$'))) then error('counter not an integer: ' .. c) end
+          if c and math.abs(tonumber(c)) + math.abs(by) > 9007199254740991 then error('counter out of range: ' .. c) end
         end
       end
-      ty[key] = 'hash'
+      known[key] = 'hash'
       sa = sa + n
       i = i + 3
     else
@@ -138,14 +133,21 @@ local function apply(kb, t, s)
   while i <= #t do
     local op, key = t[i], KEYS[k]
     w = w + 1
-    if op == 'p' or op == 'P' then
+    if op == 'P' then
       s = s + 1
-      local version = vs[w]
+      local version = tonumber(t[i + 2])
       redis.call('HSET', key, 'v', version, 'd', ARGV[s])
       local ttl = tonumber(t[i + 1])
       -- a key made by this put has no expiry to remove
       if ttl > 0 then redis.call('PEXPIRE', key, ttl) elseif version > 1 then redis.call('PERSIST', key) end
-      i = i + (op == 'p' and 2 or 3)
+      i = i + 3
+    elseif op == 'p' then
+      s = s + 1
+      local version = vs[w]
+      redis.call('HSET', key, 'v', version, 'd', ARGV[s])
+      local ttl = tonumber(t[i + 1])
+      if ttl > 0 then redis.call('PEXPIRE', key, ttl) elseif version > 1 then redis.call('PERSIST', key) end
+      i = i + 2
     elseif op == 'd' then
       redis.call('DEL', key)
       i = i + 1
@@ -171,7 +173,7 @@ local function apply(kb, t, s)
       if earlier then answer = {earlier} end
       i = i + 1
     else
-      local by = t[i + 1]
+      local by = tonumber(t[i + 1])
       local n = tonumber(t[i + 2])
       for j = 1, n do redis.call('HINCRBY', key, ARGV[s + j], by) end
       s = s + n
@@ -179,7 +181,6 @@ local function apply(kb, t, s)
     end
     k = k + 1
   end
-  for key, kd in pairs(ty) do known[key] = kd or nil end
   return answer
 end
 local out = {}
@@ -195,7 +196,13 @@ for c = 1, tonumber(ARGV[1]) do
     break
   end
   local ok, res = pcall(apply, kb, t, a)
-  if ok then out[c] = res else out[c] = '!' .. tostring(type(res) == 'table' and (res.err or res) or res) end
+  if ok then
+    out[c] = res
+  else
+    out[c] = '!' .. tostring(type(res) == 'table' and (res.err or res) or res)
+    -- what the failed commit's checks noted of its keys is not so
+    known = {}
+  end
   a = a + 1 + ns
   kb = kb + nk
 end
