@@ -1,0 +1,187 @@
+import type { CommitResult, Condition, KvStore, Write } from '../../src/store/kv.js';
+import type { CardConnector } from '../../src/core/ports/card-connector.js';
+import { GatewayError } from '../../src/core/kernel/errors.js';
+
+/**
+ * The faults the simulation injects at the step boundaries of a money flow (issue 36, build 9). One fault is
+ * armed at a time; the first call it matches consumes it.
+ */
+export type ConnectorOp = 'authorise' | 'completeChallenge' | 'capture' | 'void' | 'refund';
+
+export type Fault =
+  /** the connector call throws without acting (a refused connection) or after acting (a timeout on the answer) */
+  | { where: 'connector'; op: ConnectorOp | 'any'; mode: 'throw-before' | 'throw-after'; statusDown?: boolean }
+  /** the connector acts, then answers only after its claim went stale and another process ran recovery */
+  | { where: 'connector'; op: ConnectorOp | 'any'; mode: 'late' }
+  /** the process dies just before the connector acts, or after it acted and before the answer is read */
+  | { where: 'connector'; op: ConnectorOp | 'any'; mode: 'crash-before' | 'crash-after' }
+  /** the acquirer's status cannot be read (throws) while the fault is armed: not consumed by a call */
+  | { where: 'status'; mode: 'down' }
+  /** the nth commit from now throws before or after being applied, or the process dies there */
+  | { where: 'commit'; nth: number; mode: 'before' | 'after' | 'crash-before' | 'crash-after' }
+  /**
+   * the nth commit from now carries one write the store refuses (a score that is not a number), after its
+   * first write: an all-or-nothing store refuses the whole commit, a store that checks as it writes leaves
+   * the writes before it in place (finding 6)
+   */
+  | { where: 'commit'; nth: number; mode: 'bad-write' };
+
+/** What a store or connector raises when it cannot answer: an unknown outcome to the caller. */
+export class SimTimeout extends GatewayError {
+  constructor(what: string) {
+    super('STORE_UNAVAILABLE', `simulated fault: ${what}`);
+  }
+}
+
+const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
+
+/** One gateway process of the simulation: when it dies, every call it makes from then on never returns. */
+export class SimProcess {
+  dead = false;
+  private onDeath: (() => void) | undefined;
+  readonly died: Promise<'died'>;
+  constructor(readonly name: string) {
+    this.died = new Promise((resolve) => (this.onDeath = () => resolve('died')));
+  }
+  die(): Promise<never> {
+    this.dead = true;
+    this.onDeath?.();
+    return never();
+  }
+}
+
+/** The armed fault, shared by every process of one simulated run. */
+export class FaultPlan {
+  armed: Fault | undefined;
+  /** commits seen since the fault was armed */
+  private commits = 0;
+  /** run before a 'late' connector answer is handed back (the simulation runs recovery elsewhere meanwhile) */
+  lateHook: () => Promise<void> = async () => undefined;
+  fired: string[] = [];
+
+  /** the acquirer's status cannot be read until the plan is disarmed */
+  private statusOut = false;
+
+  arm(f: Fault | undefined): void {
+    this.armed = f;
+    this.commits = 0;
+    this.statusOut = f?.where === 'status' || (f?.where === 'connector' && 'statusDown' in f && f.statusDown === true);
+  }
+
+  /** The connector fault for this call, consumed. */
+  takeConnector(op: ConnectorOp): Extract<Fault, { where: 'connector' }> | undefined {
+    const f = this.armed;
+    if (f?.where !== 'connector' || (f.op !== 'any' && f.op !== op)) return undefined;
+    this.armed = undefined;
+    this.fired.push(`${op}:${f.mode}`);
+    return f;
+  }
+
+  statusDown(): boolean {
+    return this.statusOut;
+  }
+
+  takeCommit(): Extract<Fault, { where: 'commit' }> | undefined {
+    const f = this.armed;
+    if (f?.where !== 'commit') return undefined;
+    this.commits++;
+    if (this.commits < f.nth) return undefined;
+    this.armed = undefined;
+    this.fired.push(`commit:${f.mode}`);
+    return f;
+  }
+}
+
+/**
+ * The store as one process sees it: commits fail as the plan says, and a dead process's calls never return
+ * (its in-flight work is dropped, as when the process is killed).
+ */
+export class ProcessKv implements KvStore {
+  constructor(
+    private readonly kv: KvStore,
+    private readonly proc: SimProcess,
+    private readonly plan: FaultPlan,
+  ) {}
+
+  private live<T>(run: () => Promise<T>): Promise<T> {
+    if (this.proc.dead) return never();
+    return run().then((v) => (this.proc.dead ? never<T>() : v));
+  }
+
+  async commit(conditions: readonly Condition[], writes: readonly Write[]): Promise<CommitResult> {
+    if (this.proc.dead) return never();
+    const f = this.plan.takeCommit();
+    if (!f) return this.live(() => this.kv.commit(conditions, writes));
+    switch (f.mode) {
+      case 'before':
+        throw new SimTimeout('commit not applied');
+      case 'crash-before':
+        return this.proc.die();
+      case 'after':
+        await this.kv.commit(conditions, writes);
+        throw new SimTimeout('commit applied, answer lost');
+      case 'crash-after':
+        await this.kv.commit(conditions, writes);
+        return this.proc.die();
+      case 'bad-write': {
+        // a write after the first that the store refuses: a zadd whose score is not a number
+        const at = writes.findIndex((w, i) => i > 0 && w.op === 'zadd');
+        if (at < 0) return this.live(() => this.kv.commit(conditions, writes));
+        const bad = writes.map((w, i) => (i === at ? { ...w, score: Number.NaN } : w));
+        return this.live(() => this.kv.commit(conditions, bad));
+      }
+    }
+  }
+
+  get: KvStore['get'] = (key) => this.live(() => this.kv.get(key));
+  getMany: KvStore['getMany'] = (keys) => this.live(() => this.kv.getMany(keys));
+  range: KvStore['range'] = (key, min, max, limit, reverse) => this.live(() => this.kv.range(key, min, max, limit, reverse));
+  countInWindow: KvStore['countInWindow'] = (key, ms) => this.live(() => this.kv.countInWindow(key, ms));
+  count: KvStore['count'] = (key) => this.live(() => this.kv.count(key));
+  putOnce: KvStore['putOnce'] = (key, data) => this.live(() => this.kv.putOnce(key, data));
+  getOnce: KvStore['getOnce'] = (key) => this.live(() => this.kv.getOnce(key));
+  counters: KvStore['counters'] = (key) => this.live(() => this.kv.counters(key));
+  ping: KvStore['ping'] = () => this.live(() => this.kv.ping());
+  close: KvStore['close'] = async () => undefined;
+}
+
+/** Every acquirer reference the connector was asked under, whatever became of the call. */
+export type ReferenceLog = Set<string>;
+
+/** The sandbox connector as one process reaches it, with the plan's faults. */
+export function processConnector(inner: CardConnector, proc: SimProcess, plan: FaultPlan, asked: ReferenceLog): CardConnector {
+  const call = async <T>(op: ConnectorOp, reference: string, act: () => Promise<T>): Promise<T> => {
+    if (proc.dead) return never();
+    const f = plan.takeConnector(op);
+    if (f?.mode === 'throw-before') throw new SimTimeout(`${op} refused before acting`);
+    if (f?.mode === 'crash-before') return proc.die();
+    asked.add(reference);
+    const answer = await act();
+    if (proc.dead) return never();
+    switch (f?.mode) {
+      case 'throw-after':
+        throw new SimTimeout(`${op} acted, answer lost`);
+      case 'crash-after':
+        return proc.die();
+      case 'late':
+        await plan.lateHook();
+        return answer;
+      default:
+        return answer;
+    }
+  };
+  return {
+    code: inner.code,
+    displayName: inner.displayName,
+    authorise: (req) => call('authorise', req.reference, () => inner.authorise(req)),
+    completeChallenge: (ref, code, reference) => call('completeChallenge', reference, () => inner.completeChallenge(ref, code, reference)),
+    capture: (ref, amount, currency, reference) => call('capture', reference, () => inner.capture(ref, amount, currency, reference)),
+    void: (ref, reference) => call('void', reference, () => inner.void(ref, reference)),
+    refund: (ref, amount, currency, reference) => call('refund', reference, () => inner.refund(ref, amount, currency, reference)),
+    status: async (reference) => {
+      if (proc.dead) return never();
+      if (plan.statusDown()) throw new SimTimeout('status unavailable');
+      return inner.status(reference);
+    },
+  };
+}

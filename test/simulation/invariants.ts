@@ -1,0 +1,103 @@
+import type { World } from './world.js';
+import { PaymentStatus as S, type Payment, type PaymentStatus } from '../../src/core/payments/payment.js';
+import { acquirerAmount } from '../../src/core/kernel/money.js';
+import type { AcquirerStatus } from '../../src/core/ports/card-connector.js';
+import { MERCHANT_ID } from '../support/gateway.js';
+
+/** Statuses in which the gateway holds a live authorisation (or the money it captured). */
+const HOLDS_AUTHORISATION: ReadonlySet<PaymentStatus> = new Set([S.HELD, S.AUTHORISED, S.CAPTURED, S.PARTLY_REFUNDED, S.REFUNDED]);
+
+const approvedAt = (s: AcquirerStatus): boolean => s?.op === 'authorise' && s.outcome.kind === 'approved';
+const okAt = (s: AcquirerStatus): boolean => s !== undefined && s.op !== 'authorise' && s.outcome.ok;
+
+/**
+ * The invariants checked after every run, once recovery has run to quiescence (docs/operations.md lists them):
+ * 1. for every acquirer reference, the acquirer's record equals the gateway's: an authorisation approved at
+ *    the acquirer (and not voided) is held by the payment for the same amount, and the other way round; a
+ *    capture or refund done at the acquirer is recorded with the same amount, and nothing is recorded that
+ *    the acquirer did not do;
+ * 2. no claim is left, and the recovery queue is empty;
+ * 3. refunded <= captured <= authorised, and refunded is the sum of the refunds;
+ * 4. each final outcome has exactly one notification queued.
+ */
+export async function violations(w: World): Promise<string[]> {
+  const out: string[] = [];
+  const store = w.checkStore;
+  for (const txn of new Set(w.transactions)) {
+    const p = await store.getPayment(MERCHANT_ID, txn);
+    const auth = await w.acquirer.status(txn);
+    const threeds = await w.acquirer.status(`${txn}-3ds`);
+    const capture = await w.acquirer.status(`${txn}-cap`);
+    const voided = okAt(await w.acquirer.status(`${txn}-void`));
+    const authorised = approvedAt(auth) || (auth?.op === 'authorise' && auth.outcome.kind === 'challenge' && approvedAt(threeds));
+    const say = (what: string) => out.push(`${txn}${p ? ` (${p.status}, order ${p.order_no})` : ''}: ${what}`);
+    if (!p) {
+      if (authorised) say('authorised at the acquirer, but the gateway has no payment');
+      continue;
+    }
+    if (p.claim) say(`claim left (${p.claim.op} ${p.claim.reference})`);
+    if (auth?.amount !== undefined && auth.amount !== acquirerAmount(p.amount, p.currency))
+      say(`authorised ${auth.amount} at the acquirer, ${p.amount} at the gateway`);
+
+    // 1. authorisation
+    if (HOLDS_AUTHORISATION.has(p.status) && !authorised) say('the gateway holds an authorisation the acquirer never gave');
+    if (HOLDS_AUTHORISATION.has(p.status) && voided) say('the gateway holds an authorisation the acquirer voided');
+    if (authorised && !voided && !HOLDS_AUTHORISATION.has(p.status) && p.status !== S.EXPIRED)
+      say('authorised at the acquirer and never voided, but the gateway says the shopper was not charged');
+    // capture
+    const captured = okAt(capture);
+    if (captured !== p.captured > 0 && !(p.captured > 0 && captureAtAuthorisation(p, auth, threeds)))
+      say(`captured at the acquirer: ${captured}; captured at the gateway: ${p.captured}`);
+    if (captured && capture?.amount !== undefined && capture.amount !== acquirerAmount(p.captured, p.currency))
+      say(`captured ${capture.amount} at the acquirer, ${p.captured} at the gateway`);
+    if (captured && voided) say('captured and voided at the acquirer');
+    // refunds
+    const refundRefs = [...w.asked].filter((r) => r.startsWith(`${txn}-`) && /-\d\d$/.test(r));
+    for (const r of refundRefs) {
+      const rec = await w.acquirer.status(r);
+      const kept = p.refunds.find((x) => x.refund_reference_id === r);
+      if (okAt(rec) && !kept) say(`refund ${r} done at the acquirer (${rec?.amount}) but not recorded`);
+      if (okAt(rec) && kept && rec?.amount !== acquirerAmount(kept.refund_amount, p.currency))
+        say(`refund ${r}: ${rec?.amount} at the acquirer, ${kept.refund_amount} at the gateway`);
+    }
+    for (const kept of p.refunds) {
+      if (!okAt(await w.acquirer.status(kept.refund_reference_id)))
+        say(`refund ${kept.refund_reference_id} recorded but not done at the acquirer`);
+    }
+
+    // 3. amounts
+    const sum = p.refunds.reduce((a, r) => a + r.refund_amount, 0);
+    if (!(p.refunded <= p.captured && p.captured <= p.amount && p.refunded === sum && p.refunded >= 0))
+      say(`amounts: authorised ${p.amount}, captured ${p.captured}, refunded ${p.refunded}, sum of refunds ${sum}`);
+
+    // 4. notifications
+    const notes = await store.outboxOfOrder(MERCHANT_ID, p.account_id, p.order_no, 200);
+    const count = (...types: string[]) => notes.filter((n) => types.includes(n.notify_type)).length;
+    // a payment cancelled while it waited (a challenge not answered yet, a scheduled charge) had no authorisation outcome
+    const firstMove = (p.history ?? []).find((h) => h.from === S.PENDING);
+    const settled = firstMove !== undefined && firstMove.to !== S.CANCELLED;
+    const outcomeNotes = count('payment', 'threeds', 'subscription_charge');
+    if (outcomeNotes !== (settled ? 1 : 0)) say(`${outcomeNotes} notifications of its authorisation outcome`);
+    // an approval on review with capture_mode auto captures, and says so in its review notification
+    const capturedOnReview = (p.history ?? []).some((h) => h.from === S.HELD && h.to === S.CAPTURED);
+    if (count('capture') !== (captured && !capturedOnReview ? 1 : 0)) say(`${count('capture')} capture notifications`);
+    if (count('cancel') !== (p.status === S.CANCELLED ? 1 : 0)) say(`${count('cancel')} cancel notifications`);
+    if (count('expire') !== (p.status === S.EXPIRED ? 1 : 0)) say(`${count('expire')} expiry notifications`);
+    if (count('review') > 1) say(`${count('review')} review notifications`);
+    const refundNotes = notes
+      .filter((n) => n.notify_type === 'refund')
+      .map((n) => n.fields.refund_reference_id)
+      .sort();
+    const refundIds = p.refunds.map((r) => r.refund_reference_id).sort();
+    if (refundNotes.join() !== refundIds.join()) say(`refund notifications ${refundNotes.join()} for refunds ${refundIds.join()}`);
+  }
+  // 2. the recovery queue
+  const left = await store.due(MERCHANT_ID, 'pending_resolve', Number.MAX_SAFE_INTEGER, 10);
+  if (left.length > 0) out.push(`recovery queue not empty: ${left.map((e) => e.member).join(', ')}`);
+  return out;
+}
+
+/** capture_mode auto: the authorisation itself captured the amount (no capture reference at the acquirer). */
+function captureAtAuthorisation(p: Payment, auth: AcquirerStatus, threeds: AcquirerStatus): boolean {
+  return (approvedAt(auth) || approvedAt(threeds)) && p.captured === p.amount && (p.history ?? []).every((h) => h.to !== S.AUTHORISED);
+}

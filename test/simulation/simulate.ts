@@ -1,0 +1,57 @@
+import type { KvStore } from '../../src/store/kv.js';
+import { World } from './world.js';
+import { randomFault, randomStep, type Sent, type Trace } from './steps.js';
+import { violations } from './invariants.js';
+import { MERCHANT_ID } from '../support/gateway.js';
+
+export interface RunResult {
+  seed: number;
+  violations: string[];
+  trace: Trace;
+  faults: string[];
+}
+
+export interface RunOptions {
+  steps: number;
+  /** faults a store can only show on Redis (a commit script failing after its first write) */
+  badWrites: boolean;
+}
+
+/**
+ * One seeded run: random steps through the real core with a fault armed before about one step in three,
+ * then recovery to quiescence, then the invariants. Everything random comes from the seed.
+ */
+export async function simulate(seed: number, kv: KvStore, options: RunOptions): Promise<RunResult> {
+  const w = new World(seed, kv);
+  const trace: Trace = [];
+  const sent: Sent = { commands: [], payments: new Set() };
+  // a late answer: meanwhile the claim goes stale and another process's recovery resolves it
+  w.plan.lateHook = async () => {
+    w.clock.advance(w.deps.pendingResolveMs + 1_000);
+    const other = w.spawn();
+    trace.push('  (late answer: another process runs recovery meanwhile)');
+    await Promise.race([other.jobs.get('pending-resolve')!.runOnce(), other.proc.died]);
+  };
+  for (let i = 0; i < options.steps; i++) {
+    const fault = randomFault(w, options);
+    w.plan.arm(fault);
+    if (fault) trace.push(`fault: ${JSON.stringify(fault)}`);
+    await randomStep(w, sent, trace);
+    w.plan.arm(undefined);
+  }
+  await quiesce(w, trace);
+  return { seed, violations: await violations(w), trace, faults: w.plan.fired };
+}
+
+/** Time passes and recovery runs, until no payment is claimed (bounded). */
+async function quiesce(w: World, trace: Trace): Promise<void> {
+  for (let round = 0; round < 12; round++) {
+    const claimed = (await w.checkStore.getPayments(MERCHANT_ID, [...new Set(w.transactions)])).some((p) => p?.claim);
+    const queued = await w.checkStore.due(MERCHANT_ID, 'pending_resolve', Number.MAX_SAFE_INTEGER, 1);
+    if (!claimed && queued.length === 0) return;
+    w.clock.advance(Math.max(w.deps.pendingResolveMs, 60_000) + 1_000);
+    trace.push(`quiesce: time +${Math.max(w.deps.pendingResolveMs, 60_000) / 1000 + 1}s, recovery`);
+    await w.job('pending-resolve');
+    await w.job('subscription-charges');
+  }
+}

@@ -1,0 +1,237 @@
+import type { Fault, ConnectorOp } from './faults.js';
+import type { World } from './world.js';
+import { authorisePayment, answerChallenge, type AuthoriseCommand } from '../../src/core/payments/authorise.js';
+import { runBatch } from '../../src/core/operations/batch.js';
+import { captureOperation } from '../../src/core/operations/capture.js';
+import { cancelOperation } from '../../src/core/operations/cancel.js';
+import { reviewOperation } from '../../src/core/operations/review.js';
+import { refundOperation } from '../../src/core/operations/refund.js';
+import { captureByHand, refundByHand } from '../../src/core/portal/actions.js';
+import { cancelSubscription } from '../../src/core/subscriptions/cancel.js';
+import { PaymentStatus as S, type Payment } from '../../src/core/payments/payment.js';
+import type { PortalSession } from '../../src/core/portal/sessions.js';
+import { ACCOUNT_ID, AUTO_ACCOUNT_ID, MERCHANT_ID } from '../support/gateway.js';
+import { CARDS, CHALLENGE_CODE, TEST_SECURITY_CODE } from '../support/cards.js';
+
+const DAY = 86_400_000;
+
+/** The steps of a run, as the log of a failing seed prints them. */
+export type Trace = string[];
+
+const CONNECTOR_OPS: readonly (ConnectorOp | 'any')[] = ['authorise', 'completeChallenge', 'capture', 'void', 'refund', 'any'];
+
+/** A fault for the next step, or none (about one step in three carries one). */
+export function randomFault(w: World, options: { badWrites: boolean }): Fault | undefined {
+  if (!w.chance(0.35)) return undefined;
+  const op = w.pick(CONNECTOR_OPS);
+  const nth = w.int(1, 4);
+  const faults: Fault[] = [
+    { where: 'connector', op, mode: 'throw-before' },
+    { where: 'connector', op, mode: 'throw-after' },
+    { where: 'connector', op, mode: 'throw-after', statusDown: true },
+    { where: 'connector', op, mode: 'late' },
+    { where: 'connector', op, mode: 'crash-before' },
+    { where: 'connector', op, mode: 'crash-after' },
+    { where: 'status', mode: 'down' },
+    { where: 'commit', nth, mode: 'before' },
+    { where: 'commit', nth, mode: 'after' },
+    { where: 'commit', nth, mode: 'crash-before' },
+    { where: 'commit', nth, mode: 'crash-after' },
+  ];
+  if (options.badWrites) faults.push({ where: 'commit', nth, mode: 'bad-write' });
+  return w.pick(faults);
+}
+
+/** Everything the simulation sent, so it can send it again (a merchant's retry) and pick follow-ups. */
+export interface Sent {
+  commands: AuthoriseCommand[];
+  /** transaction ids answered to the merchant */
+  payments: Set<string>;
+}
+
+const CARD_MIX: readonly string[] = [
+  CARDS.approved,
+  CARDS.approved,
+  CARDS.approved,
+  CARDS.approvedMastercard,
+  CARDS.declined,
+  CARDS.insufficientFunds,
+  CARDS.processingError,
+  CARDS.challenge,
+  CARDS.challenge,
+];
+
+function newOrder(w: World, sent: Sent): AuthoriseCommand {
+  const auto = w.chance(0.25);
+  const account = w.deps.merchants.find(MERCHANT_ID, auto ? AUTO_ACCOUNT_ID : ACCOUNT_ID)!;
+  const pan = w.pick(CARD_MIX);
+  const jpy = !auto && w.chance(0.15);
+  const amount = jpy ? w.int(1, 500) * 100 : w.int(100, 50_000);
+  const email = w.pick(['shopper@example.com', 'shopper@example.com', 'shopper+review@example.com', 'shopper+reject@example.com']);
+  const subscribe = !jpy && w.chance(0.15);
+  const end = subscribe && w.chance(0.5) ? new Date(w.clock.now() + w.int(1, 4) * DAY).toISOString().slice(0, 10) : '';
+  const orderNo = `SIM${w.seed}-${sent.commands.length + 1}`;
+  return {
+    account,
+    source: 'direct',
+    fingerprint: `sim:${orderNo}`,
+    card: { pan, expMonth: '12', expYear: '2034', securityCode: TEST_SECURITY_CODE },
+    order: {
+      order_no: orderNo,
+      currency: jpy ? 'JPY' : 'USD',
+      amount,
+      note: '',
+      website: '',
+      notify_url: 'https://merchant.example/notify',
+      shopper_email: email,
+      shopper_ip: '203.0.113.7',
+      billing_country: 'GB',
+      delivery_country: 'GB',
+      device_fingerprint: '',
+      open3d: pan === CARDS.challenge && w.chance(0.8) ? 'do3DS' : 'no3DS',
+      token_flag: 'NO',
+      token_id: '',
+      ...(subscribe
+        ? {
+            subscription: {
+              contract: 'SIM',
+              contract_name: 'Simulated plan',
+              contract_amount: w.int(100, 5_000),
+              interval: 'day' as const,
+              interval_count: 1,
+              billing_cycle: w.int(2, 5),
+              promotion_cycle: 1,
+              contract_start: '',
+              contract_end: end,
+              price_id: '',
+            },
+          }
+        : {}),
+    },
+  };
+}
+
+const ADMIN: PortalSession = {
+  version: 1,
+  id: 'sim-session',
+  merchant_id: MERCHANT_ID,
+  email: 'ops@shop.example',
+  role: 'admin',
+  csrf: 'sim',
+  created_at: 0,
+  last_seen: 0,
+};
+
+async function somePayment(w: World, wanted?: (p: Payment) => boolean): Promise<Payment | undefined> {
+  const ids = [...new Set(w.transactions)];
+  if (ids.length === 0) return undefined;
+  const all = (await w.checkStore.getPayments(MERCHANT_ID, ids)).filter((p): p is Payment => Boolean(p));
+  const fit = wanted ? all.filter(wanted) : all;
+  // mostly a payment the step can act on; now and then any, so refusals are exercised too
+  const from = fit.length > 0 && w.chance(0.85) ? fit : all;
+  return from.length === 0 ? undefined : w.pick(from);
+}
+
+const ref = (p: Payment, amount = p.amount) => ({ transaction_id: p.transaction_id, order_no: p.order_no, currency: p.currency, amount });
+const account = (w: World, p: Payment) => w.deps.merchants.find(MERCHANT_ID, p.account_id)!;
+/** amounts in a zero-decimal currency are whole units (hundredths that are multiples of 100) */
+const unitsOf = (p: Payment, n: number) => (p.currency === 'JPY' ? Math.max(100, Math.floor(n / 100) * 100) : Math.max(1, n));
+
+/** Time passes, and every time-driven job runs once. */
+export async function timePasses(w: World, trace: Trace): Promise<void> {
+  const ms = w.pick([2_000, 61_000, 61_000, 10 * 60_000, 3_600_000, DAY, 3 * DAY, 8 * DAY]);
+  w.clock.advance(ms);
+  trace.push(`time +${ms / 1000}s`);
+  for (const job of ['auth-expiry', 'threeds-challenge-expiry', 'subscription-charges', 'pending-resolve', 'subscription-charges']) {
+    await w.job(job);
+  }
+}
+
+/** One random step of a merchant, a shopper, the portal or the clock. */
+export async function randomStep(w: World, sent: Sent, trace: Trace): Promise<void> {
+  const roll = w.random();
+  if (roll < 0.28) {
+    const cmd = newOrder(w, sent);
+    sent.commands.push(cmd);
+    const r = await w.run((deps) => authorisePayment(deps, cmd));
+    trace.push(`authorise ${cmd.order.order_no} ${cmd.card!.pan.slice(-4)} ${cmd.order.currency} ${cmd.order.amount} -> ${summary(r)}`);
+    if (r.kind === 'done') sent.payments.add(r.value.payment.transaction_id);
+    return;
+  }
+  if (roll < 0.34 && sent.commands.length > 0) {
+    const cmd = w.pick(sent.commands);
+    const r = await w.run((deps) => authorisePayment(deps, cmd));
+    trace.push(`authorise again ${cmd.order.order_no} -> ${summary(r)}`);
+    return;
+  }
+  if (roll < 0.42) {
+    const p = await somePayment(w, (x) => x.status === S.PENDING && x.threeds.challenge_pending);
+    if (!p) return;
+    const code = w.chance(0.75) ? CHALLENGE_CODE : '000000';
+    const r = await w.run((deps) => answerChallenge(deps, account(w, p), p, code));
+    trace.push(`challenge ${p.transaction_id} ${code} -> ${summary(r)}`);
+    return;
+  }
+  if (roll < 0.54) {
+    const p = await somePayment(w, (x) => x.status === S.AUTHORISED);
+    if (!p) return;
+    const amount = w.chance(0.6) ? p.amount : unitsOf(p, w.int(1, p.amount));
+    const byHand = w.chance(0.2);
+    const r = byHand
+      ? await w.run((deps) => captureByHand(deps, ADMIN, p.transaction_id, amount))
+      : await w.run((deps) => runBatch(deps, account(w, p), 'capture', [ref(p, amount)], captureOperation));
+    trace.push(`capture${byHand ? ' (portal)' : ''} ${p.transaction_id} ${amount} -> ${summary(r)}`);
+    return;
+  }
+  if (roll < 0.6) {
+    const p = await somePayment(
+      w,
+      (x) => x.status === S.AUTHORISED || x.status === S.HELD || (x.status === S.PENDING && x.source === 'recurring'),
+    );
+    if (!p) return;
+    const r = await w.run((deps) => runBatch(deps, account(w, p), 'cancel', [ref(p)], cancelOperation));
+    trace.push(`cancel ${p.transaction_id} -> ${summary(r)}`);
+    return;
+  }
+  if (roll < 0.66) {
+    const p = await somePayment(w, (x) => x.status === S.HELD);
+    if (!p) return;
+    const flag = w.chance(0.6) ? '1' : '0';
+    const r = await w.run((deps) => runBatch(deps, account(w, p), 'review', [{ ...ref(p), review_flag: flag }], reviewOperation));
+    trace.push(`review ${p.transaction_id} ${flag} -> ${summary(r)}`);
+    return;
+  }
+  if (roll < 0.8) {
+    const p = await somePayment(w, (x) => x.status === S.CAPTURED || x.status === S.PARTLY_REFUNDED);
+    if (!p) return;
+    const left = p.captured - p.refunded;
+    const amount = left > 0 && w.chance(0.9) ? unitsOf(p, w.chance(0.3) ? left : w.int(1, left)) : unitsOf(p, p.amount + 100);
+    const reason = w.pick(['damaged', 'returned']);
+    const byHand = w.chance(0.2);
+    const r = byHand
+      ? await w.run((deps) => refundByHand(deps, ADMIN, p.transaction_id, amount, reason))
+      : await w.run((deps) =>
+          runBatch(deps, account(w, p), 'refund', [{ ...ref(p), refund_amount: amount, refund_reason: reason }], refundOperation),
+        );
+    trace.push(`refund${byHand ? ' (portal)' : ''} ${p.transaction_id} ${amount} -> ${summary(r)}`);
+    return;
+  }
+  if (roll < 0.83) {
+    const p = await somePayment(w, (x) => Boolean(x.recurring_id));
+    if (!p?.recurring_id) return;
+    const r = await w.run((deps) => cancelSubscription(deps, account(w, p), p.recurring_id!, ''));
+    trace.push(`cancel subscription ${p.recurring_id} -> ${summary(r)}`);
+    return;
+  }
+  await timePasses(w, trace);
+}
+
+function summary(r: { kind: 'done'; value: unknown } | { kind: 'threw'; error: Error } | { kind: 'died' }): string {
+  if (r.kind === 'died') return 'process died';
+  if (r.kind === 'threw') return `threw ${(r.error as { code?: string }).code ?? ''} ${r.error.message}`;
+  const v = r.value as { payment?: Payment; ok?: boolean; result?: string } | { ok: boolean; failure?: string }[];
+  if (Array.isArray(v)) return v.map((x) => (x.ok ? 'ok' : (x.failure ?? 'failed'))).join(',');
+  if (v && typeof v === 'object' && 'payment' in v && v.payment) return `${v.payment.transaction_id} ${v.payment.status}`;
+  if (v && typeof v === 'object' && 'result' in v) return String(v.result);
+  return 'done';
+}

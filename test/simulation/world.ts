@@ -1,0 +1,171 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { loadConfig, type Config } from '../../src/config.js';
+import { backgroundJobs, composeCore } from '../../src/compose.js';
+import type { CoreDeps, Logger } from '../../src/core/ports/deps.js';
+import { ManualClock, type IdGenerator } from '../../src/core/kernel/clock.js';
+import type { KvStore } from '../../src/store/kv.js';
+import { KvGatewayStore } from '../../src/store/gateway-store.js';
+import { SandboxConnector } from '../../src/core/connectors/sandbox.js';
+import type { NotificationTransport } from '../../src/core/notifications/delivery.js';
+import type { BackgroundJob } from '../../src/core/jobs/due-queue.js';
+import { FaultPlan, ProcessKv, SimProcess, processConnector, type ReferenceLog } from './faults.js';
+import { testMerchants, VAULT_KEY_HEX } from '../support/gateway.js';
+
+/** The simulation's clock: a wait passes simulated time at once, so runs never sleep and replay exactly. */
+export class SimClock extends ManualClock {
+  sleep(ms: number): Promise<void> {
+    this.advance(ms);
+    return new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** A small, fast PRNG (mulberry32): the whole run follows from the seed. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+let sharedConfig: Config | undefined;
+/** The test merchants (a manual-capture account and an auto-capture one), as main loads them. */
+function config(): Config {
+  if (sharedConfig) return sharedConfig;
+  const dir = join(tmpdir(), `gw-sim-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'merchants.json');
+  writeFileSync(file, JSON.stringify(testMerchants()));
+  sharedConfig = loadConfig({ MERCHANTS_FILE: file, VAULT_KEY: VAULT_KEY_HEX, NOTIFY_ALLOW_PRIVATE: '1', BASE_URL: 'http://gateway.test' });
+  return sharedConfig;
+}
+
+const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+
+/** Identifiers from counters: the same seed makes the same ids, so a failing seed replays exactly. */
+function countingIds(clock: ManualClock): IdGenerator {
+  let n = 0;
+  const letters = (k: number, width: number) => {
+    let out = '';
+    for (let i = 0; i < width; i++, k = Math.floor(k / 26)) out = String.fromCharCode(65 + (k % 26)) + out;
+    return out;
+  };
+  const stamp = () => new Date(clock.now()).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  return {
+    transactionId: () => `${stamp()}S${letters(n++, 7)}`,
+    token: () => `tok_SIM${letters(n++, 21)}`,
+    notifyId: () => `ntf_${stamp()}${letters(n++, 10)}`,
+    recurringId: () => `RC${stamp().slice(0, 8)}T${stamp().slice(8)}${letters(n++, 6)}`,
+    opaque: (prefix) => `${prefix}_${letters(n++, 24)}`,
+  };
+}
+
+/** Notifications are taken as delivered at once (delivery is not what this simulation checks). */
+const accepting: NotificationTransport = {
+  resolve: async () => ['203.0.113.10'],
+  post: async () => ({ ok: true, status: 200 }),
+};
+
+export interface Node {
+  proc: SimProcess;
+  deps: CoreDeps;
+  jobs: Map<string, BackgroundJob>;
+}
+
+/**
+ * One simulated run: a shared store (memory or a real Redis), the sandbox acquirer's ledger in it, a manual
+ * clock, counting ids, and gateway processes that may die. Each process is the real core, composed as main
+ * composes it, over the shared store.
+ */
+export class World {
+  readonly clock = new SimClock(Date.UTC(2026, 10, 21, 10, 0, 0));
+  readonly ids: IdGenerator;
+  readonly plan = new FaultPlan();
+  readonly asked: ReferenceLog = new Set();
+  readonly random: () => number;
+  /** every transaction id the core was handed (payments the simulation never saw answered included) */
+  readonly transactions: string[] = [];
+  /** the acquirer as it is, read without faults */
+  readonly acquirer: SandboxConnector;
+  readonly checkStore: KvGatewayStore;
+  node: Node;
+  private nodes = 0;
+
+  constructor(
+    readonly seed: number,
+    private readonly kv: KvStore,
+  ) {
+    this.random = prng(seed);
+    const ids = countingIds(this.clock);
+    this.ids = {
+      ...ids,
+      transactionId: () => {
+        const id = ids.transactionId();
+        this.transactions.push(id);
+        return id;
+      },
+    };
+    this.checkStore = new KvGatewayStore(kv);
+    this.acquirer = new SandboxConnector(this.ids, this.checkStore);
+    this.node = this.spawn();
+  }
+
+  /** A fresh gateway process over the same store (after a crash, or another node of the cluster). */
+  spawn(): Node {
+    const proc = new SimProcess(`p${this.nodes++}`);
+    const store = new KvGatewayStore(new ProcessKv(this.kv, proc, this.plan));
+    const deps = composeCore(config(), quiet, {
+      store,
+      clock: this.clock,
+      ids: this.ids,
+      transport: accepting,
+      wrapConnector: (sandbox) => processConnector(sandbox, proc, this.plan, this.asked),
+    });
+    const jobs = new Map(backgroundJobs(deps, config()).map((j) => [j.name, j]));
+    return { proc, deps, jobs };
+  }
+
+  get deps(): CoreDeps {
+    return this.node.deps;
+  }
+
+  pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.random() * items.length)]!;
+  }
+
+  chance(p: number): boolean {
+    return this.random() < p;
+  }
+
+  int(min: number, max: number): number {
+    return min + Math.floor(this.random() * (max - min + 1));
+  }
+
+  /**
+   * Runs a step on the current process. When the process dies under it, the step's in-flight work is
+   * dropped and a new process takes over (recovery starts fresh there).
+   */
+  async run<T>(
+    step: (deps: CoreDeps) => Promise<T>,
+  ): Promise<{ kind: 'done'; value: T } | { kind: 'threw'; error: Error } | { kind: 'died' }> {
+    const node = this.node;
+    const outcome = await Promise.race([
+      step(node.deps).then(
+        (value) => ({ kind: 'done' as const, value }),
+        (error: unknown) => ({ kind: 'threw' as const, error: error as Error }),
+      ),
+      node.proc.died.then(() => ({ kind: 'died' as const })),
+    ]);
+    if (node.proc.dead && this.node === node) this.node = this.spawn();
+    return outcome;
+  }
+
+  /** Runs a background job of the current process once (its failures are the job's own: logged, requeued). */
+  async job(name: string): Promise<void> {
+    await this.run((_deps) => this.node.jobs.get(name)!.runOnce());
+  }
+}
