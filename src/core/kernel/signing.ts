@@ -123,7 +123,17 @@ export function requestSignatureHeader(signKey: string, unixSeconds: number, met
   return `t=${unixSeconds},v1=${requestMac(signKey, unixSeconds, method, path, rawBody)}`;
 }
 
-export type StrictCheck = { ok: true; mac: string } | { ok: false; reason: string };
+/**
+ * The first moment (ms) at which a strict signature of time `t` (unix seconds) is outside the tolerance, by
+ * the clock that checks it: until then it must be remembered, or it could be sent again. A signature dated
+ * ahead lives up to twice the tolerance from its first use; one dated now, the tolerance.
+ */
+export function strictSignatureExpiry(t: number): number {
+  // the check compares whole seconds: t + tolerance is still accepted until its last millisecond
+  return (t + STRICT_TOLERANCE_SECONDS + 1) * 1000;
+}
+
+export type StrictCheck = { ok: true; mac: string; t: number } | { ok: false; reason: string };
 
 /** Checks an X-Signature header against the request; says why it failed (for the log, not the caller). */
 export function verifyRequestSignature(
@@ -146,5 +156,5 @@ export function verifyRequestSignature(
   if (Math.abs(nowSeconds - t) > STRICT_TOLERANCE_SECONDS) return { ok: false, reason: 'X-Signature time is outside the tolerance' };
   const expected = requestMac(signKey, t, method, path, rawBody);
   const mac = macs.find((m) => signatureMatches(m, expected));
-  return mac ? { ok: true, mac: expected } : { ok: false, reason: 'X-Signature does not match the request' };
+  return mac ? { ok: true, mac: expected, t } : { ok: false, reason: 'X-Signature does not match the request' };
 }

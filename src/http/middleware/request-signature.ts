@@ -2,14 +2,15 @@ import type { NextFunction, Request, Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import type { Account } from '../../core/merchants/directory.js';
 import { authenticationFailed } from '../../core/kernel/errors.js';
-import { STRICT_TOLERANCE_SECONDS, verifyRequestSignature } from '../../core/kernel/signing.js';
+import { strictSignatureExpiry, verifyRequestSignature } from '../../core/kernel/signing.js';
 import { isSignedPath } from './authenticate.js';
 import { rawBodyOf } from './body.js';
 
 /**
  * Strict signing (signature_mode "strict", docs/security.md): every merchant call of the account must
  * also carry `X-Signature: t=,v1=`, an HMAC over method, path, time and raw body, within 300 s of the
- * gateway's clock and accepted once. DESIGN 2's body signature is still checked by the route.
+ * gateway's clock and accepted once (remembered until its t + 300 s has passed). DESIGN 2's body signature is
+ * still checked by the route.
  * The loading page's form post (checkout_token) and the hosted pages come from the shopper, not the merchant.
  */
 export function strictSignature(deps: CoreDeps) {
@@ -26,10 +27,13 @@ export function strictSignature(deps: CoreDeps) {
 }
 
 async function checkStrict(deps: CoreDeps, req: Request, res: Response, next: NextFunction, account: Account): Promise<void> {
-  const nowSeconds = Math.floor(deps.clock.now() / 1000);
+  const now = deps.clock.now();
+  const nowSeconds = Math.floor(now / 1000);
   const check = verifyRequestSignature(req.get('x-signature'), account.sign_key, nowSeconds, req.method, req.path, rawBodyOf(res));
   let reason = check.ok ? '' : check.reason;
-  if (check.ok && !(await deps.store.acceptOnce(account.merchant_id, account.account_id, check.mac, 2 * STRICT_TOLERANCE_SECONDS * 1000)))
+  // remembered for as long as its t lets it pass: a signature dated ahead outlives a fixed span from first use
+  const ttlMs = check.ok ? Math.max(1, strictSignatureExpiry(check.t) - now) : 0;
+  if (check.ok && !(await deps.store.acceptOnce(account.merchant_id, account.account_id, check.mac, ttlMs)))
     reason = 'X-Signature was already accepted once (a replay)';
   if (reason) {
     deps.log.info({ request_id: res.locals.requestId, merchant_id: account.merchant_id, reason }, 'strict signature refused');

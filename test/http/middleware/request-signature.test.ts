@@ -1,9 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import type { Express } from 'express';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
-import { authoriseBody, MERCHANT_ID, SIGN_KEY, testMerchants } from '../../support/gateway.js';
+import { ACCOUNT_ID, authoriseBody, makeGateway, MERCHANT_ID, SIGN_KEY, testMerchants } from '../../support/gateway.js';
 import { batchBody, pay, postBatch, ref, type Paid } from '../../support/operations.js';
 import { redisWorld } from '../../support/redis-world.js';
 import { XMLParser } from 'fast-xml-parser';
@@ -123,5 +123,52 @@ describe('when a call names its endpoint in another letter case or with a traili
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
     expect(answers.map((a) => a.body.refund_orders[0].refund_status)).toEqual(['1', '0', '0']);
     expect((await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id))?.refunded).toBe(200);
+  });
+});
+
+describe('when a strict signature is dated ahead of the gateway clock (issue 36 finding 9)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('then it stays refused as a replay until its t + 300 s has passed, not only 600 s from its first use', async () => {
+    // the embedded store expires keys by Date.now(): it and the gateway's clock move together here
+    const start = Math.floor(Date.now() / 1000) * 1000;
+    vi.useFakeTimers({ toFake: ['Date'], now: start });
+    const at = new ManualClock(start);
+    const gw = makeGateway({ name: 'strict-dated-ahead', clock: at, merchants: strictMerchants() });
+    try {
+      const text = JSON.stringify(authoriseBody({ items: undefined, item_total: undefined }));
+      const paid = await post(gw.app, '/v1/authorise', text, header('/v1/authorise', text, start / 1000));
+      expect(paid.status).toBe(200);
+      const doc = new XMLParser({ parseTagValue: false }).parse(paid.text).respon;
+      const p: Paid = { transaction_id: doc.transaction_id, order_no: doc.order_no, currency: 'USD', amount: '10.00', order_status: '1' };
+      const capture = JSON.stringify(batchBody('capture', [ref(p)]));
+      // dated 300 s ahead: accepted now, and until the gateway's clock reaches t + 300 s
+      const ahead = header('/v1/capture', capture, start / 1000 + 300);
+      expect((await post(gw.app, '/v1/capture', capture, ahead)).status).toBe(200);
+
+      for (const later of [300_000, 600_000, 600_999]) {
+        at.set(start + later);
+        vi.setSystemTime(start + later);
+        expect((await post(gw.app, '/v1/capture', capture, ahead)).status, `${later} ms later`).toBe(401);
+      }
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('then the store keeps the accepted signature until t + 300 s (Redis), whatever the first use', async () => {
+    const start = Math.floor(Date.now() / 1000) * 1000;
+    const gw = world.gateway('strict-dated-ahead-redis', new ManualClock(start), { merchants: strictMerchants() });
+    const text = JSON.stringify(authoriseBody({ items: undefined, item_total: undefined }));
+    const t = start / 1000 + 300;
+    const res = await post(gw.app, '/v1/authorise', text, header('/v1/authorise', text, t));
+    expect(res.status).toBe(200);
+    const mac = createHmac('sha256', SIGN_KEY).update(`${t}.POST./v1/authorise.${text}`).digest('hex');
+    const ttl = await world.redis.client().pttl(`gw:{${MERCHANT_ID}}:sig:${ACCOUNT_ID}:${mac}`);
+    // the gateway's clock stands at `start`: the signature is good until t + 300 s, 600 s and a second on
+    expect(ttl).toBeGreaterThan(600_000);
+    expect(ttl).toBeLessThanOrEqual(601_000);
   });
 });
