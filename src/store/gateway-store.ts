@@ -220,10 +220,17 @@ export class KvGatewayStore implements GatewayStore {
     return decode<LoginFailures>(await this.kv.get(keys.loginFailures(scope, id)));
   }
 
-  async saveLoginFailures(scope: ThrottleScope, id: string, next: LoginFailures | null, expected: number, ttlMs: number): Promise<boolean> {
-    const key = keys.loginFailures(scope, id);
-    const write = next === null ? ({ op: 'del', key } as const) : ({ op: 'put', key, data: encode(next), ttlMs } as const);
-    return (await this.kv.commit([{ key, version: expected }], [write])).ok;
+  async saveLoginFailures(
+    changes: readonly { scope: ThrottleScope; id: string; next: LoginFailures | null; expected: number; ttlMs: number }[],
+  ): Promise<boolean> {
+    const conditions: Condition[] = [];
+    const writes: Write[] = [];
+    for (const { scope, id, next, expected, ttlMs } of changes) {
+      const key = keys.loginFailures(scope, id);
+      conditions.push({ key, version: expected });
+      writes.push(next === null ? { op: 'del', key } : { op: 'put', key, data: encode(next), ttlMs });
+    }
+    return (await this.kv.commit(conditions, writes)).ok;
   }
 
   async getPayment(m: string, txn: string): Promise<Payment | undefined> {

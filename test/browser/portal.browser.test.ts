@@ -10,6 +10,7 @@ import { pay, postQuery, type Paid } from '../support/operations.js';
 import { NotificationReceiver } from '../support/receiver.js';
 import { jobOf } from '../support/jobs.js';
 import { portalMerchants, PORTAL } from '../support/portal.js';
+import { clearLoginFailures } from '../../src/core/portal/throttle.js';
 import { seriousViolations } from '../support/axe.js';
 import { SCREENSHOT_DIR } from '../support/paths.js';
 
@@ -188,13 +189,7 @@ describe('when someone may not act', () => {
     await signIn(page, PORTAL.other);
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('Too many wrong passwords');
     expect(new URL(page.url()).pathname).toBe('/portal/login');
-    await gw.deps.store.saveLoginFailures(
-      'user',
-      PORTAL.other.email,
-      null,
-      (await gw.deps.store.getLoginFailures('user', PORTAL.other.email))!.version,
-      0,
-    );
+    await clearLoginFailures(gw.deps, PORTAL.other.email);
     await signIn(page, PORTAL.other);
     await page.waitForURL(`${gateway}/portal/payments`);
     const res = await page.goto(`${gateway}/portal/payments/${p.transaction_id}`);

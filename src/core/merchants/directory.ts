@@ -134,6 +134,8 @@ export interface MerchantDirectory {
   accountsOf(merchantId: string): Account[];
   /** a portal user by e-mail (unique across merchants, case-insensitive) */
   portalUser(email: string): PortalUser | undefined;
+  /** every portal user of every merchant */
+  portalUsers(): PortalUser[];
 }
 
 export function buildDirectory(file: MerchantsFile): MerchantDirectory {
@@ -161,6 +163,7 @@ export function buildDirectory(file: MerchantsFile): MerchantDirectory {
     merchantIds: () => merchantIds,
     accountsOf: (merchantId) => accounts.filter((a) => a.merchant_id === merchantId),
     portalUser: (email) => users.get(email.trim().toLowerCase()),
+    portalUsers: () => [...users.values()],
   };
 }
 

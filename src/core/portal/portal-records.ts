@@ -12,6 +12,8 @@ export interface PortalSession {
   role: PortalRole;
   /** the synchronizer token every changing form carries */
   csrf: string;
+  /** passwordTag of the hash the user signed in with: another hash since then ends the session (as does none) */
+  password_tag?: string;
   created_at: number;
   last_seen: number;
 }

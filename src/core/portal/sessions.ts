@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CoreDeps } from '../ports/deps.js';
 import type { PortalRole } from '../merchants/directory.js';
 import type { PortalSession } from './portal-records.js';
+import { currentHash, passwordTag } from './credentials.js';
 
 export type { PortalSession };
 
@@ -22,6 +23,7 @@ function parseCookie(value: string): { merchantId: string; token: string } | und
 export async function openSession(
   deps: CoreDeps,
   user: { merchant_id: string; email: string; role: PortalRole },
+  hash: string,
 ): Promise<{ cookie: string; session: PortalSession }> {
   const token = randomBytes(32).toString('base64url');
   const now = deps.clock.now();
@@ -32,6 +34,7 @@ export async function openSession(
     email: user.email,
     role: user.role,
     csrf: randomBytes(32).toString('base64url'),
+    password_tag: passwordTag(hash),
     created_at: now,
     last_seen: now,
   };
@@ -44,8 +47,9 @@ export async function openSession(
 }
 
 /**
- * The live session of a cookie, its idle time renewed; undefined when unknown, ended or idle for 30 minutes
- * (the store's expiry and the clock agree; the clock decides, so tests need not wait).
+ * The live session of a cookie, its idle time renewed; undefined when unknown, ended, idle for 30 minutes
+ * (the store's expiry and the clock agree; the clock decides, so tests need not wait), or opened with a
+ * password that is no longer the user's (or by a user no longer in the merchants file).
  */
 export async function resumeSession(deps: CoreDeps, cookie: string | undefined): Promise<PortalSession | undefined> {
   const parsed = cookie ? parseCookie(cookie) : undefined;
@@ -54,7 +58,7 @@ export async function resumeSession(deps: CoreDeps, cookie: string | undefined):
   const s = await deps.store.getPortalSession(parsed.merchantId, id);
   if (!s || s.merchant_id !== parsed.merchantId) return undefined;
   const now = deps.clock.now();
-  if (now - s.last_seen >= SESSION_IDLE_MS) {
+  if (now - s.last_seen >= SESSION_IDLE_MS || !(await passwordStillCurrent(deps, s))) {
     await closeSession(deps, s);
     return undefined;
   }
@@ -63,6 +67,12 @@ export async function resumeSession(deps: CoreDeps, cookie: string | undefined):
   // a lost race means another request renewed it at the same moment: either way it is alive
   await deps.store.commit({ merchantId: s.merchant_id, portalSessions: [{ id, next, expected: s.version, ttlMs: SESSION_IDLE_MS }] });
   return { ...next, version: s.version + 1 };
+}
+
+async function passwordStillCurrent(deps: CoreDeps, s: PortalSession): Promise<boolean> {
+  const user = deps.merchants.portalUser(s.email);
+  if (!user || user.merchant_id !== s.merchant_id) return false;
+  return s.password_tag === passwordTag((await currentHash(deps, user)).hash);
 }
 
 export async function closeSession(deps: CoreDeps, s: PortalSession): Promise<void> {

@@ -116,8 +116,10 @@ export interface GatewayStore extends AcquirerLedger {
   getPortalPassword(merchantId: string, email: string): Promise<PortalPassword | undefined>;
   /** Failed sign-ins of an e-mail or an address (not tied to a merchant: unknown e-mails count too). */
   getLoginFailures(scope: ThrottleScope, id: string): Promise<LoginFailures | undefined>;
-  /** Writes (or with next null, clears) the count if its version is still `expected`; false otherwise. */
-  saveLoginFailures(scope: ThrottleScope, id: string, next: LoginFailures | null, expected: number, ttlMs: number): Promise<boolean>;
+  /** Writes (next null: clears) the counts listed, all or none: only while each version is still `expected`. */
+  saveLoginFailures(
+    changes: readonly { scope: ThrottleScope; id: string; next: LoginFailures | null; expected: number; ttlMs: number }[],
+  ): Promise<boolean>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

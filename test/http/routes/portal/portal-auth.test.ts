@@ -115,6 +115,56 @@ describe('when a portal user signs in', () => {
   });
 });
 
+describe('when guesses are sent at once', () => {
+  /** A sign-in form post with the login page's token in field and cookie, from `ip` (no agent: its cookies change under concurrency). */
+  async function guesser(gw: { app: Parameters<typeof request>[0] }) {
+    const form = await request(gw.app).get('/portal/login');
+    const token = csrfOf(form.text);
+    return (email: string, password: string, ip = '198.51.100.7') =>
+      request(gw.app)
+        .post('/portal/login')
+        .set('Cookie', `portal_login=${encodeURIComponent(token)}`)
+        .set('X-Forwarded-For', ip)
+        .type('form')
+        .send({ _csrf: token, email, password });
+  }
+
+  it('then of 60 concurrent wrong passwords for one e-mail exactly 5 are checked (401), the rest are 429, and then the right one is 429', async () => {
+    const { gw } = await gateway({ TRUST_PROXY: '1' });
+    const guess = await guesser(gw);
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => guess(PORTAL.admin.email, `guess-${i}`)));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(55);
+    const right = await guess(PORTAL.admin.email, PORTAL.admin.password);
+    expect(right.status).toBe(429);
+    expect(sessionCookie(right)).toBe('');
+  });
+
+  it('then of 60 concurrent guesses at 60 e-mails from one address exactly 20 are checked, and that address is blocked for everyone', async () => {
+    const { gw } = await gateway({ TRUST_PROXY: '1' });
+    const guess = await guesser(gw);
+    const emails = Array.from({ length: 60 }, (_, i) => (i % 3 === 0 ? PORTAL.viewer.email : `nobody-${i}@shop.example`));
+    const answers = await Promise.all(emails.map((email, i) => guess(email, `guess-${i}`, '198.51.100.8')));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(40);
+    expect((await guess(PORTAL.admin.email, PORTAL.admin.password, '198.51.100.8')).status).toBe(429);
+    expect((await guess(PORTAL.admin.email, PORTAL.admin.password, '198.51.100.9')).status).toBe(303);
+  });
+
+  it('then successful sign-ins use up nothing: 25 from one address in a row, then 12 at once, all open a session', async () => {
+    const { gw } = await gateway({ TRUST_PROXY: '1' });
+    const guess = await guesser(gw);
+    for (let i = 0; i < 25; i++) expect((await guess(PORTAL.viewer.email, PORTAL.viewer.password, '198.51.100.10')).status).toBe(303);
+    const users = [PORTAL.admin, PORTAL.viewer, PORTAL.other];
+    const atOnce = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => guess(users[i % 3]!.email, users[i % 3]!.password, '198.51.100.10')),
+    );
+    expect(atOnce.map((a) => a.status)).toEqual(Array(12).fill(303));
+  });
+});
+
 describe('when a session is used', () => {
   it('then after 30 idle minutes it has ended, while activity keeps it alive', async () => {
     const { gw, clock } = await gateway();
@@ -214,6 +264,31 @@ describe('when a user changes their own password', () => {
     const audit = await gw.deps.store.auditOf(MERCHANT_ID, undefined, 10);
     expect(audit).toMatchObject([{ action: 'password_change', email: PORTAL.viewer.email }]);
     expect(JSON.stringify(audit)).not.toContain('brand new');
+  });
+});
+
+describe('when a user changes their password while signed in elsewhere', () => {
+  it('then their other sessions end at once (pages go to sign-in, forms are refused) and this one goes on', async () => {
+    const { gw } = await gateway();
+    const elsewhere = await signedIn(gw.app, PORTAL.viewer);
+    const stillOpen = (await elsewhere.get('/portal/account/password')).text;
+    const bystander = await signedIn(gw.app, PORTAL.admin);
+    const here = await signedIn(gw.app, PORTAL.viewer);
+    const page = '/portal/account/password';
+    const ok = await postForm(here, page, page, { current_password: PORTAL.viewer.password, new_password: 'a brand new passphrase' });
+    expect(ok.status).toBe(303);
+    // a form the other browser still shows is refused, and its next page is the sign-in
+    const forged = await elsewhere
+      .post(page)
+      .type('form')
+      .send({ _csrf: csrfOf(stillOpen), current_password: 'a brand new passphrase', new_password: 'taken over passphrase' });
+    expect(forged.status).toBe(403);
+    const ended = await elsewhere.get('/portal/payments');
+    expect(ended.status).toBe(303);
+    expect(ended.headers.location).toMatch(/^\/portal\/login/);
+    expect((await here.get('/portal/payments')).status).toBe(200);
+    expect((await bystander.get('/portal/payments')).status).toBe(200);
+    await signedIn(gw.app, { email: PORTAL.viewer.email, password: 'a brand new passphrase' });
   });
 });
 
