@@ -17,8 +17,9 @@ const REDIS_SEEDS = Number(process.env.SIM_REDIS_SEEDS ?? 200);
 const FIRST_SEED = Number(process.env.SIM_FIRST_SEED ?? 1);
 const STEPS = Number(process.env.SIM_STEPS ?? 24);
 
-function report(failed: RunResult[]): string {
-  return failed
+function report(failed: RunResult[], of: number): string {
+  const first = failed.map((r) => r.seed).sort((a, b) => a - b)[0];
+  const runs = failed
     .slice(0, 3)
     .map((r) =>
       [
@@ -26,8 +27,8 @@ function report(failed: RunResult[]): string {
         ...r.violations.map((v) => `  ! ${v}`),
         ...r.trace.map((t) => `  ${t}`),
       ].join('\n'),
-    )
-    .join('\n\n');
+    );
+  return [`${failed.length} of ${of} seeds broke an invariant (first: ${first})`, ...runs].join('\n\n');
 }
 
 /** Runs seeds `lanes` at a time (each its own store); the runs' sleeps overlap, their state does not. */
@@ -55,7 +56,7 @@ describe('the seeded fault simulation', () => {
     const failed = results.filter((r) => r.violations.length > 0);
     expect(results.length).toBe(seedsFrom(MEMORY_SEEDS).length);
     expect(results.reduce((n, r) => n + r.faults.length, 0)).toBeGreaterThan(0);
-    expect(failed.length, report(failed)).toBe(0);
+    expect(failed.length, report(failed, results.length)).toBe(0);
   }, 600_000);
 
   describe('on a real Redis', () => {
@@ -84,7 +85,7 @@ describe('the seeded fault simulation', () => {
       for (const { kv } of kvs) await kv.close();
       const failed = results.filter((r) => r.violations.length > 0);
       expect(results.length).toBe(seedsFrom(REDIS_SEEDS).length);
-      expect(failed.length, report(failed)).toBe(0);
+      expect(failed.length, report(failed, results.length)).toBe(0);
     }, 600_000);
   });
 });
