@@ -326,6 +326,28 @@ describe('when the stored card can no longer be charged', () => {
   });
 });
 
+describe('when a declined charge falls on the last day of its contract (contract_end)', () => {
+  it('then it is not retried after contract_end: no charge is made past the contract, and the contract is Suspended', async () => {
+    // the card expires at the end of November; the daily charge 2 falls on 1 December, the contract's last day
+    const clock = new ManualClock(Date.UTC(2026, 10, 30, 10, 0, 0));
+    const gw = gateway('subscription-retry-end', clock);
+    const rid = (
+      await authorise(gw, {
+        expiration_month: '11',
+        expiration_year: '2026',
+        subscription: subscription({ billing_cycle: 5, contract_start: '2026-11-30', contract_end: '2026-12-01' }),
+      })
+    ).recurring_id!;
+    await runFor(clock, 6 * DAY, () => jobOf(gw, 'subscription-charges').runOnce());
+    const [second, retry] = await Promise.all(
+      [`${rid}-2`, `${rid}-2-R1`].map((o) => gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, o)),
+    );
+    expect(second).toMatchObject({ status: '4000', result_code: '3003' });
+    expect(retry).toBeUndefined();
+    expect(await gw.deps.store.getContract(MERCHANT_ID, rid)).toMatchObject({ status: 'Suspended', next_charge_at: null });
+  });
+});
+
 describe('when the account captures automatically', () => {
   it('then the recurring charge is captured (3100)', async () => {
     const clock = new ManualClock();
