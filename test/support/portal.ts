@@ -64,3 +64,12 @@ export async function postForm(agent: ReturnType<typeof request.agent>, page: st
     .type('form')
     .send({ _csrf: csrfOf(html), ...fields });
 }
+
+/** The `_csrf` token of the page's form that posts to `action` (each form of a page carries its own). */
+export function tokenOfForm(html: string, action: string): string {
+  const at = html.indexOf(`action="${action}"`);
+  if (at < 0) throw new Error(`no form posting to ${action} in the page`);
+  const m = /name="_csrf" value="([^"]+)"/.exec(html.slice(at));
+  if (!m) throw new Error(`the form posting to ${action} has no _csrf field`);
+  return m[1]!;
+}

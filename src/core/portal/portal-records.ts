@@ -10,7 +10,7 @@ export interface PortalSession {
   merchant_id: string;
   email: string;
   role: PortalRole;
-  /** the synchronizer token every changing form carries */
+  /** the secret that signs this session's one-time form tokens (forms.ts); never sent to the browser */
   csrf: string;
   /** passwordTag of the hash the user signed in with: another hash since then ends the session (as does none) */
   password_tag?: string;

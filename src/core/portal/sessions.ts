@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { CoreDeps } from '../ports/deps.js';
 import type { PortalRole } from '../merchants/directory.js';
 import type { PortalSession } from './portal-records.js';
@@ -77,12 +77,4 @@ async function passwordStillCurrent(deps: CoreDeps, s: PortalSession): Promise<b
 
 export async function closeSession(deps: CoreDeps, s: PortalSession): Promise<void> {
   await deps.store.commit({ merchantId: s.merchant_id, portalSessions: [{ id: s.id, next: null, expected: -1, ttlMs: 0 }] });
-}
-
-/** Constant-time check of a form's CSRF token against the session's. */
-export function csrfMatches(session: PortalSession, sent: unknown): boolean {
-  if (typeof sent !== 'string') return false;
-  const a = Buffer.from(session.csrf);
-  const b = Buffer.from(sent);
-  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -7,6 +7,7 @@ import type { VaultRecord } from '../payments/vault.js';
 import type { DepositBalance, Payout } from '../payouts/payout.js';
 import type { CheckoutSession } from '../checkout/session.js';
 import type { AuditRecord, LoginFailures, PortalPassword, PortalSession, ThrottleScope } from '../portal/portal-records.js';
+import type { PortalFlash, PortalFormRecord } from '../portal/form-records.js';
 
 /** Queues of work due at a time, per merchant: the sweeps and schedulers read them. */
 export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox' | 'payout' | 'threeds_challenge' | 'pending_resolve';
@@ -48,6 +49,10 @@ export interface ChangeSet {
   audit?: AuditRecord[];
   /** a portal user's own password, replacing the merchants file's hash */
   portalPasswords?: { next: PortalPassword; expected: number }[];
+  /** what a portal form's one-time token did, by session and token nonce (expected 0: claim it) */
+  portalForms?: { sessionId: string; nonce: string; next: PortalFormRecord; expected: number; ttlMs: number }[];
+  /** a portal session's notice for the page it goes to next (next null: shown; expected -1: whatever its version) */
+  portalFlash?: { sessionId: string; next: PortalFlash | null; expected: number; ttlMs: number }[];
 }
 
 /** One entry of an account's payments by creation time. */
@@ -120,6 +125,8 @@ export interface GatewayStore extends AcquirerLedger {
   saveLoginFailures(
     changes: readonly { scope: ThrottleScope; id: string; next: LoginFailures | null; expected: number; ttlMs: number }[],
   ): Promise<boolean>;
+  getPortalForm(merchantId: string, sessionId: string, nonce: string): Promise<PortalFormRecord | undefined>;
+  getPortalFlash(merchantId: string, sessionId: string): Promise<PortalFlash | undefined>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -2,7 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { parse as parseCookies, serialize } from 'cookie';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { GatewayError } from '../../core/kernel/errors.js';
-import { csrfMatches, resumeSession, type PortalSession } from '../../core/portal/sessions.js';
+import { resumeSession, type PortalSession } from '../../core/portal/sessions.js';
+import { issueFormToken, readFormToken } from '../../core/portal/forms.js';
 
 export const SESSION_COOKIE = 'portal_session';
 /** the sign-in form's own CSRF token (double submit: cookie and hidden field), before any session exists */
@@ -44,9 +45,15 @@ export function sessionOf(res: Response): PortalSession {
   return s;
 }
 
+/** Each form of a page gets its own one-time token (`_csrf`), signed with the session's secret. */
+export function formTokenFactory(deps: CoreDeps, session: PortalSession): () => string {
+  return () => issueFormToken(session, deps.clock.now());
+}
+
 /**
  * Every portal page but sign-in: a live session, or the sign-in page (a GET is sent there; a POST without a
- * session is refused). Every POST must carry the session's CSRF token in `_csrf`.
+ * session is refused). Every POST must carry a form token this session issued (`_csrf`); the actions then
+ * spend it once (core/portal/forms.ts).
  */
 export function requirePortalSession(deps: CoreDeps) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
@@ -58,7 +65,8 @@ export function requirePortalSession(deps: CoreDeps) {
       throw new GatewayError('PORTAL_FORBIDDEN', 'not signed in, or the session has ended; sign in again');
     }
     res.locals.portalSession = session;
-    if (req.method === 'POST' && !csrfMatches(session, (req.body as Record<string, unknown>)._csrf)) {
+    res.locals.formToken = formTokenFactory(deps, session);
+    if (req.method === 'POST' && !readFormToken(session, (req.body as Record<string, unknown>)._csrf, deps.clock.now())) {
       deps.log.warn({ merchant_id: session.merchant_id, user: session.email, path: req.path }, 'portal form without a valid CSRF token');
       throw new GatewayError('CSRF_FAILED', '_csrf: the form is missing its security token or it is out of date; reload the page', '_csrf');
     }

@@ -117,6 +117,7 @@ export const PORTAL_MESSAGES_EN = {
   'password.new': 'New password (at least 12 characters)',
   'password.submit': 'Change password',
   'password.changed': 'Your password has been changed.',
+  'form.repeated': 'This form had already been sent: it acted once.',
   'error.title': 'Something is not right',
   'error.back': 'Back to payments',
 } as const;

@@ -20,13 +20,13 @@ export function portalHelpers(timezone: string) {
   };
 }
 
-/** Renders a portal page (views/portal/<view>.ejs) with the signed-in user (if any) and their CSRF token. */
+/** Renders a portal page (views/portal/<view>.ejs) with the signed-in user (if any) and a maker of one-time form tokens. */
 export function renderPortal(res: Response, timezone: string, view: string, locals: Record<string, unknown>, status = 200): void {
   const session = res.locals.portalSession as PortalSession | undefined;
   res.status(status).render(`portal/${view}`, {
     ...portalHelpers(timezone),
     session,
-    csrf: session?.csrf ?? '',
+    formToken: (res.locals.formToken as (() => string) | undefined) ?? (() => ''),
     errors: {},
     values: {},
     notice: undefined,

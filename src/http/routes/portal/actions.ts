@@ -6,10 +6,19 @@ import { parseOrThrow } from '../../schemas/common.js';
 import { captureForm, fieldErrors, refundForm, resendForm } from '../../schemas/portal.js';
 import { showPaymentPage } from './payment.js';
 import { maskCardNumbers } from '../../../core/kernel/cards.js';
+import { actOnce } from '../../../core/portal/forms.js';
 
-/** After an action: back to the payment's page (a GET, so a reload repeats nothing), which shows the result. */
-function backToPayment(res: Response, transactionId: string, r: ActionResult): void {
-  res.redirect(303, `/portal/payments/${encodeURIComponent(transactionId)}?done=${encodeURIComponent(r.audit.id)}`);
+/**
+ * Runs an action once per form token (a double click or a resubmission answers the first result), then goes
+ * back to the payment's page (a GET, so a reload repeats nothing), where the server's notice shows the result.
+ */
+async function actOnPayment(deps: CoreDeps, req: Request, res: Response, act: () => Promise<ActionResult>): Promise<void> {
+  const page = `/portal/payments/${encodeURIComponent(String(req.params.transactionId))}`;
+  const outcome = await actOnce(deps, sessionOf(res), (req.body as Record<string, unknown>)._csrf, req.path, async () => {
+    const r = await act();
+    return { location: page, notice: { ok: r.ok, result: r.result } };
+  });
+  res.redirect(303, outcome.location);
 }
 
 const formValues = (req: Request): Record<string, string> =>
@@ -28,12 +37,13 @@ export function portalActionsRouter(deps: CoreDeps): Router {
     if (!parsed.success) {
       return showPaymentPage(deps, res, id, { form: 'capture', errors: fieldErrors(parsed.error), values: formValues(req), status: 400 });
     }
-    backToPayment(res, id, await captureByHand(deps, sessionOf(res), id, parsed.data.amount));
+    await actOnPayment(deps, req, res, () => captureByHand(deps, sessionOf(res), id, parsed.data.amount));
   });
 
   router.post('/portal/payments/:transactionId/cancel', async (req, res) => {
     const id = req.params.transactionId;
-    backToPayment(res, id, await cancelByHand(deps, sessionOf(res), id));
+    requireAdmin(sessionOf(res));
+    await actOnPayment(deps, req, res, () => cancelByHand(deps, sessionOf(res), id));
   });
 
   router.post('/portal/payments/:transactionId/refund', async (req, res) => {
@@ -45,14 +55,14 @@ export function portalActionsRouter(deps: CoreDeps): Router {
     }
     const { refund_amount, refund_reason } = parsed.data;
     // a card number typed into the reason is masked, as in /v1/refund (docs/security.md)
-    backToPayment(res, id, await refundByHand(deps, sessionOf(res), id, refund_amount, maskCardNumbers(refund_reason)));
+    await actOnPayment(deps, req, res, () => refundByHand(deps, sessionOf(res), id, refund_amount, maskCardNumbers(refund_reason)));
   });
 
   router.post('/portal/payments/:transactionId/resend', async (req, res) => {
     const id = req.params.transactionId;
     requireAdmin(sessionOf(res));
     const { notify_id } = parseOrThrow(resendForm, req.body);
-    backToPayment(res, id, await resendByHand(deps, sessionOf(res), id, notify_id));
+    await actOnPayment(deps, req, res, () => resendByHand(deps, sessionOf(res), id, notify_id));
   });
 
   return router;

@@ -2,8 +2,10 @@ import { Router, type Request, type Response } from 'express';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CoreDeps } from '../../../core/ports/deps.js';
 import { signIn } from '../../../core/portal/users.js';
-import { closeSession } from '../../../core/portal/sessions.js';
-import { LOGIN_COOKIE, SESSION_COOKIE, readCookie, requirePortalSession, sessionOf, setPortalCookie } from '../../middleware/portal.js';
+import { closeSession, resumeSession } from '../../../core/portal/sessions.js';
+import { readFormToken } from '../../../core/portal/forms.js';
+import { GatewayError } from '../../../core/kernel/errors.js';
+import { LOGIN_COOKIE, SESSION_COOKIE, readCookie, setPortalCookie } from '../../middleware/portal.js';
 import { renderPortal } from '../../render/portal.js';
 import { fieldErrors, loginForm } from '../../schemas/portal.js';
 import { portalTranslator } from '../../portal/messages.js';
@@ -55,8 +57,19 @@ export function portalLoginRouter(deps: CoreDeps): Router {
     return showLogin(deps, req, res, 401, { values, errors: { form: t('login.wrong') } });
   });
 
-  router.post('/portal/logout', requirePortalSession(deps), async (req, res) => {
-    await closeSession(deps, sessionOf(res));
+  // signing out twice (a double click) answers what the first did: the sign-in page
+  router.post('/portal/logout', async (req, res) => {
+    const session = await resumeSession(deps, readCookie(req, SESSION_COOKIE));
+    if (session) {
+      if (!readFormToken(session, (req.body as Record<string, unknown>)._csrf, deps.clock.now())) {
+        throw new GatewayError(
+          'CSRF_FAILED',
+          '_csrf: the form is missing its security token or it is out of date; reload the page',
+          '_csrf',
+        );
+      }
+      await closeSession(deps, session);
+    }
     setPortalCookie(deps, req, res, SESSION_COOKIE, '', true);
     res.redirect(303, '/portal/login');
   });

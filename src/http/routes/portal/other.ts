@@ -10,6 +10,7 @@ import { renderPortal } from '../../render/portal.js';
 import { fieldErrors, passwordForm } from '../../schemas/portal.js';
 import { portalTranslator } from '../../portal/messages.js';
 import { clientAddress } from '../../client-address.js';
+import { actOnce, takeNotice } from '../../../core/portal/forms.js';
 
 const t = portalTranslator();
 const REFUNDS_SHOWN = 100;
@@ -50,7 +51,7 @@ export function portalOtherRouter(deps: CoreDeps): Router {
   router.get('/portal/subscriptions', async (req, res) => {
     const session = sessionOf(res);
     const id = q(req.query.recurring_id);
-    const notice = typeof req.query.result === 'string' ? { ok: req.query.ok === '1', result: req.query.result.slice(0, 200) } : undefined;
+    const notice = await takeNotice(deps, session, req.originalUrl);
     let contract: Contract | undefined;
     if (id) {
       contract = await deps.store.getContract(session.merchant_id, id);
@@ -71,9 +72,14 @@ export function portalOtherRouter(deps: CoreDeps): Router {
     const c = await deps.store.getContract(session.merchant_id, req.params.recurringId);
     if (!c || !deps.merchants.find(session.merchant_id, c.account_id))
       throw new GatewayError('NOT_FOUND', 'recurring_id: no such subscription');
-    const r = await cancelSubscriptionByHand(deps, session, c.account_id, c.recurring_id);
-    const back = new URLSearchParams({ recurring_id: c.recurring_id, ok: r.ok ? '1' : '0', result: r.result });
-    res.redirect(303, `/portal/subscriptions?${back}`);
+    const outcome = await actOnce(deps, session, (req.body as Record<string, unknown>)._csrf, req.path, async () => {
+      const r = await cancelSubscriptionByHand(deps, session, c.account_id, c.recurring_id);
+      return {
+        location: `/portal/subscriptions?${new URLSearchParams({ recurring_id: c.recurring_id })}`,
+        notice: { ok: r.ok, result: r.result },
+      };
+    });
+    res.redirect(303, outcome.location);
   });
 
   router.get('/portal/payouts', async (req, res) => {
@@ -99,19 +105,21 @@ export function portalOtherRouter(deps: CoreDeps): Router {
     renderPortal(res, deps.timezone, 'payouts', { active: 'payouts', balances, payout, searched: wanted !== '', values: { q: wanted } });
   });
 
-  router.get('/portal/account/password', (_req, res) => {
-    renderPortal(res, deps.timezone, 'password', {
-      active: 'password',
-      notice: _req.query.changed ? { ok: true, result: t('password.changed') } : undefined,
-    });
+  router.get('/portal/account/password', async (req, res) => {
+    renderPortal(res, deps.timezone, 'password', { active: 'password', notice: await takeNotice(deps, sessionOf(res), req.originalUrl) });
   });
 
   router.post('/portal/account/password', async (req, res) => {
     const parsed = passwordForm.safeParse(req.body);
     if (!parsed.success)
       return renderPortal(res, deps.timezone, 'password', { active: 'password', errors: fieldErrors(parsed.error) }, 400);
+    const session = sessionOf(res);
     try {
-      await changePassword(deps, sessionOf(res), parsed.data.current_password, parsed.data.new_password, clientAddress(req) ?? '');
+      const outcome = await actOnce(deps, session, (req.body as Record<string, unknown>)._csrf, req.path, async () => {
+        await changePassword(deps, session, parsed.data.current_password, parsed.data.new_password, clientAddress(req) ?? '');
+        return { location: '/portal/account/password', notice: { ok: true, result: t('password.changed') } };
+      });
+      res.redirect(303, outcome.location);
     } catch (err) {
       if (err instanceof GatewayError && err.field) {
         const message = err.message.slice(err.field.length + 2);
@@ -119,7 +127,6 @@ export function portalOtherRouter(deps: CoreDeps): Router {
       }
       throw err;
     }
-    res.redirect(303, '/portal/account/password?changed=1');
   });
 
   return router;

@@ -6,6 +6,7 @@ import { resultInfoOf } from '../../../core/kernel/result-codes.js';
 import { GatewayError } from '../../../core/kernel/errors.js';
 import { sessionOf } from '../../middleware/portal.js';
 import { renderPortal } from '../../render/portal.js';
+import { takeNotice, type PortalNotice } from '../../../core/portal/forms.js';
 
 export interface PaymentPageForm {
   /** which form the errors and values belong to */
@@ -13,6 +14,8 @@ export interface PaymentPageForm {
   errors?: Record<string, string>;
   values?: Record<string, string>;
   status?: number;
+  /** the server's notice for this page (an action's result), never one from the address */
+  notice?: PortalNotice | undefined;
 }
 
 /** Renders /portal/payments/<id>: the payment's whole story, and for admins the forms its status allows. */
@@ -24,8 +27,6 @@ export async function showPaymentPage(deps: CoreDeps, res: Response, transaction
   const admin = session.role === 'admin';
   const capturable = p.status === S.AUTHORISED;
   const refundable = p.status === S.CAPTURED || p.status === S.PARTLY_REFUNDED;
-  const doneId = typeof res.req.query.done === 'string' ? res.req.query.done : '';
-  const done = story.actions.find((a) => a.id === doneId);
   renderPortal(
     res,
     deps.timezone,
@@ -46,7 +47,7 @@ export async function showPaymentPage(deps: CoreDeps, res: Response, transaction
       form: form.form ?? '',
       errors: form.errors ?? {},
       values: form.values ?? {},
-      notice: done ? { ok: done.ok, result: done.result } : undefined,
+      notice: form.notice,
     },
     form.status ?? 200,
   );
@@ -56,7 +57,8 @@ export async function showPaymentPage(deps: CoreDeps, res: Response, transaction
 export function portalPaymentRouter(deps: CoreDeps): Router {
   const router = Router();
   router.get('/portal/payments/:transactionId', async (req, res) => {
-    await showPaymentPage(deps, res, req.params.transactionId);
+    const notice = await takeNotice(deps, sessionOf(res), req.originalUrl);
+    await showPaymentPage(deps, res, req.params.transactionId, { notice });
   });
   return router;
 }
