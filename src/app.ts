@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { CoreDeps } from './core/ports/deps.js';
 import { maskField } from './http/schemas/free-text.js';
+import { maskIdentifier } from './core/kernel/cards.js';
 import { gatewayBody } from './http/middleware/body.js';
 import { securityHeaders } from './http/middleware/security-headers.js';
 import { chain } from './http/middleware/chain.js';
@@ -51,14 +52,15 @@ export interface AppOptions {
 
 /**
  * Tags every request with an id (echoed in X-Request-Id and in error bodies) and logs its outcome. The line
- * is made of scalars the gateway sets itself (no body, no header but the checked request id), so the core's
- * logger writes it without the redaction walk, which cost a quarter of the line's price (coreLogger,
- * docs/operations.md); any text in it still has card numbers masked.
+ * is made of scalars the gateway sets itself (no body, no header but the checked request id, card numbers in
+ * it masked), so the core's logger writes it without the redaction walk, which cost a quarter of the line's
+ * price (coreLogger, docs/operations.md); any text in it still has card numbers masked.
  */
 function requestLog(deps: CoreDeps, observe?: (req: Request, res: Response, seconds: number) => void) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const header = req.get('x-request-id');
-    const id = header && /^[\w.-]{1,64}$/.test(header) ? header : randomUUID();
+    // a card number sent as the id is masked before it is echoed or logged (DESIGN 9)
+    const id = header && /^[\w.-]{1,64}$/.test(header) ? maskIdentifier(header) : randomUUID();
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
     const started = process.hrtime.bigint();

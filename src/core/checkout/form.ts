@@ -130,7 +130,8 @@ const isIndexName = (name: string): boolean => INDEX_NAME.test(name) && Number(n
  * ascending, then the others as they came.
  */
 export function loadingFormFields(input: LoadingFormInput): ReadonlyMap<string, string> {
-  const request: Record<string, string> = {};
+  // no prototype: the names are the merchant's, and a missing one must read as missing
+  const request = Object.create(null) as Record<string, string>;
   for (const [k, val] of Object.entries(input.request)) request[k] = fieldText(val);
   const routing = routingFields(input.account, request.website || input.account.website, input.timezone);
   const r = input.account.routing as Record<string, unknown>;

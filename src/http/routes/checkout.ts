@@ -6,7 +6,7 @@ import { openCheckout, sessionForm } from '../../core/checkout/hosted.js';
 import { hostedUrls } from '../../core/checkout/session.js';
 import { authenticate, fieldValues } from '../middleware/authenticate.js';
 import { boundExtraFields, parseOrThrow } from '../schemas/common.js';
-import { maskFreeText } from '../schemas/free-text.js';
+import { maskExtraFields, maskFreeText } from '../schemas/free-text.js';
 import { checkoutFieldNames, checkoutSchema } from '../schemas/payment-request.js';
 import { paymentOrder, requestFingerprint } from '../schemas/payment-order.js';
 import { NOTICES, renderNotice, shopperLang } from '../render/pages.js';
@@ -30,9 +30,10 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
   }
   const input = parseOrThrow(checkoutSchema, body);
   boundExtraFields(body, checkoutFieldNames);
-  // the session keeps the request as sent (the loading form echoes it), card numbers in free text masked;
-  // copied only to leave out `accept` (a rest copy is made property by property, for every field sent)
-  const request = maskFreeText(body.accept === undefined ? body : withoutAccept(body));
+  // the session keeps the request as sent (the loading form echoes it), card numbers in free text and in
+  // undocumented fields masked; copied only to leave out `accept` (a rest copy is made property by property,
+  // for every field sent)
+  const request = maskExtraFields(maskFreeText(body.accept === undefined ? body : withoutAccept(body)), checkoutFieldNames);
   const session = await openCheckout(deps, {
     account,
     order: paymentOrder(input),
@@ -65,7 +66,8 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
 }
 
 function withoutAccept(body: Record<string, unknown>): Record<string, unknown> {
-  const { accept: _accept, ...sent } = body;
+  const sent = Object.assign(Object.create(null) as Record<string, unknown>, body);
+  delete sent.accept;
   return sent;
 }
 

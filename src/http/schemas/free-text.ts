@@ -59,6 +59,24 @@ export function mapItems(list: readonly unknown[], f: (item: unknown) => unknown
 }
 
 /**
+ * The request with card numbers masked in its fields outside the call's schema (`known`): the checkout keeps
+ * them to echo in its loading form, and their names say nothing of what they hold. They are text, numbers and
+ * booleans only (schemas/common.ts boundExtraFields); a number that is a card number becomes its masked text.
+ */
+export function maskExtraFields(request: Record<string, unknown>, known: ReadonlySet<string>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const name of Object.keys(request)) {
+    if (known.has(name)) continue;
+    const v = request[name];
+    if (typeof v !== 'string' && typeof v !== 'number') continue;
+    const text = String(v);
+    const masked = text.length >= 12 ? maskCardNumbers(text) : text;
+    if (masked !== text) (out ??= Object.assign(Object.create(null) as Record<string, unknown>, request))[name] = masked;
+  }
+  return out ?? request;
+}
+
+/**
  * The value with card numbers masked in every free-text field, at any depth (bodies are at most 32 deep).
  * Only what changes is copied: a body without a card number in its text comes back as it was.
  */

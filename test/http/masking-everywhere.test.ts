@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import request from 'supertest';
+import { ManualClock } from '../../src/core/kernel/clock.js';
+import { checkoutBody } from '../support/checkout.js';
+import { redisWorld } from '../support/redis-world.js';
+import { LOG_DIR } from '../support/paths.js';
+
+/**
+ * DESIGN 9, issue 36 finding 8: a card number typed where no card belongs is masked (first 6, `***`, last 4)
+ * before it is kept or logged: extra checkout fields, the X-Request-Id header, an Idempotency-Key (hashed in
+ * Redis key names), a 3-D Secure challenge answer. Each case types its own card number (Luhn-valid, a card
+ * network's prefix), so the scan of Redis files and logs after the suite (test/scan) would find it too.
+ */
+const world = redisWorld('masking-everywhere');
+const clock = new ManualClock();
+
+/** Everything this test file's Redis has written: its append-only files (every command, flushed or not). */
+function redisFiles(): string {
+  const dir = world.redis.dir;
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((f) => join(dir, f))
+    .filter((f) => statSync(f).isFile())
+    .map((f) => readFileSync(f, 'latin1'))
+    .join('\n');
+}
+
+const logOf = (name: string): string => readFileSync(join(LOG_DIR, `${name}.log`), 'utf8');
+
+describe('when a card number is sent in an undocumented /v1/checkout field (finding 8)', () => {
+  it('then the stored session, the loading page and the log hold it masked, as text or as a JSON number', async () => {
+    const gw = world.gateway('masking-checkout-extra', clock);
+    const body = checkoutBody({ x_extra: 'card 4111 1111 1111 1111', x_number: 4_012_888_888_881_881, x_plain: 'SKU-77' });
+    const res = await request(gw.app).post('/v1/checkout').type('form').send(JSON.stringify(body));
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('value="card 411111***1111"');
+    expect(res.text).toContain('value="401288***1881"');
+    expect(res.text).toContain('value="SKU-77"');
+    const stored = redisFiles();
+    expect(stored).toContain('card 411111***1111');
+    expect(stored).toContain('401288***1881');
+    for (const typed of ['4111111111111111', '4111 1111 1111 1111', '4012888888881881']) {
+      expect(stored).not.toContain(typed);
+      expect(logOf('masking-checkout-extra')).not.toContain(typed);
+    }
+  });
+});
+
+describe('when a card number is sent as X-Request-Id (finding 8)', () => {
+  it('then the answer, the error body and the log carry the id masked', async () => {
+    const gw = world.gateway('masking-request-id', clock);
+    const ok = await request(gw.app).get('/healthz').set('X-Request-Id', '5105105105105100');
+    expect(ok.status).toBe(200);
+    expect(ok.headers['x-request-id']).toBe('510510***5100');
+    const refused = await request(gw.app).post('/v1/capture').set('X-Request-Id', 'req-5105105105105100').type('form').send('{');
+    expect(refused.status).toBe(400);
+    expect(refused.body.request_id).toBe('req-510510***5100');
+    const log = logOf('masking-request-id');
+    expect(log).toContain('"request_id":"510510***5100"');
+    expect(log).not.toContain('5105105105105100');
+  });
+
+  it('then an ordinary request id is kept as sent', async () => {
+    const gw = world.gateway('masking-request-id-plain', clock);
+    const res = await request(gw.app).get('/healthz').set('X-Request-Id', 'trace-20261125-000123');
+    expect(res.headers['x-request-id']).toBe('trace-20261125-000123');
+  });
+});
