@@ -16,13 +16,15 @@ export type Begin = { kind: 'run'; version: number } | { kind: 'replay'; answer:
 /**
  * Starts a call under an Idempotency-Key (per account): the first call claims the key by a versioned
  * write; a repeat with the same request gets the kept answer; another request under the key, or a repeat
- * while the first still runs, is refused (409).
+ * while the first still runs, is refused (409). `formerHash`: the request's hash in the form keys were kept
+ * in before (kernel/fingerprint.ts), asked only when the current one does not match.
  */
 export async function beginIdempotent(
   deps: CoreDeps,
   account: Account,
   key: string,
   requestHash: string,
+  formerHash?: () => string,
   ttlMs = IDEMPOTENCY_TTL_MS,
 ): Promise<Begin> {
   const m = account.merchant_id;
@@ -31,7 +33,7 @@ export async function beginIdempotent(
     const rec = await deps.store.getIdempotency(m, account.account_id, key);
     const live = rec && rec.created_at + ttlMs > now;
     if (live) {
-      if (rec.request_hash !== requestHash) {
+      if (rec.request_hash !== requestHash && rec.request_hash !== formerHash?.()) {
         throw new GatewayError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key: was already used for a different request', 'Idempotency-Key');
       }
       if (rec.status === 'done' && rec.answer) return { kind: 'replay', answer: rec.answer };

@@ -54,6 +54,8 @@ export interface AuthoriseCommand {
   source: Payment['source'];
   /** keyed hash of the request: the same order_no with other content is refused */
   fingerprint: string;
+  /** the request's hash as payments made before fingerprints left the card data out kept it (asked on a mismatch) */
+  formerFingerprint?: () => string | undefined;
   meta?: Record<string, string>;
   /** 3-D Secure 2 browser data (hosted card page): kept on the payment and sent to the connector */
   browser?: BrowserInfo;
@@ -99,7 +101,7 @@ async function awaitOutcome(deps: CoreDeps, account: Account, p: Payment): Promi
 async function replayOf(deps: CoreDeps, account: Account, cmd: AuthoriseCommand): Promise<PaymentResult | undefined> {
   const existing = await paymentOfOrder(deps, account.merchant_id, account.account_id, cmd.order.order_no);
   if (!existing) return undefined;
-  if (existing.fingerprint !== cmd.fingerprint) {
+  if (existing.fingerprint !== cmd.fingerprint && existing.fingerprint !== cmd.formerFingerprint?.()) {
     throw new GatewayError('ORDER_CONFLICT', 'order_no: was already used for a different payment request', 'order_no');
   }
   const payment = await awaitOutcome(deps, account, existing);

@@ -5,7 +5,7 @@ import { invalidField } from '../../core/kernel/errors.js';
 import { requestSignatureMatches } from '../../core/kernel/signing.js';
 import { signedValuesFor } from './authenticate.js';
 import { beginIdempotent, finishIdempotent, type StoredAnswer } from '../../core/idempotency/idempotency-key.js';
-import { canonicalJson } from '../../core/kernel/fingerprint.js';
+import { formerKeyedCallFingerprint, keyedCallFingerprint } from '../../core/kernel/fingerprint.js';
 
 /** The account of a correctly signed request; anything else goes on to the route, which refuses it. */
 function signedAccount(deps: CoreDeps, path: string, body: Record<string, unknown>): Account | undefined {
@@ -42,8 +42,9 @@ function keyedCall(deps: CoreDeps) {
     if (!account) return next();
     // a signed caller's refusals (409 here) are signed too (http/render/refusal.ts)
     res.locals.account = account;
-    const hash = deps.vault.fingerprint(`${path}\n${canonicalJson(body)}`);
-    const begun = await beginIdempotent(deps, account, key, hash);
+    // the card only as its masked number, never the security code or expiry (DESIGN 9)
+    const hash = keyedCallFingerprint(deps, path, body);
+    const begun = await beginIdempotent(deps, account, key, hash, () => formerKeyedCallFingerprint(deps, path, body));
     if (begun.kind === 'replay') {
       res.status(begun.answer.status);
       if (begun.answer.content_type) res.setHeader('Content-Type', begun.answer.content_type);

@@ -9,6 +9,7 @@ import { authenticate, fieldValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
 import { authoriseSchema } from '../schemas/payment-request.js';
 import { paymentOrder, requestFingerprint } from '../schemas/payment-order.js';
+import { formerRequestFingerprint } from '../../core/kernel/fingerprint.js';
 import { xmlDocument } from '../render/xml.js';
 
 /** POST /v1/authorise: the direct card payment, answered by the `respon` XML document. */
@@ -31,6 +32,7 @@ export function authoriseRouter(deps: CoreDeps): Router {
       order,
       source: 'direct',
       fingerprint: requestFingerprint(deps, body),
+      formerFingerprint: () => formerRequestFingerprint(deps, body),
       ...(input.card
         ? {
             card: {
