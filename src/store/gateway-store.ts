@@ -4,7 +4,6 @@ import type { PortalSession } from '../core/portal/sessions.js';
 import type { AuditRecord } from '../core/portal/audit.js';
 import type { LoginFailures, ThrottleScope } from '../core/portal/throttle.js';
 import type { PortalPassword } from '../core/portal/users.js';
-import type { PortalFlash, PortalFormRecord } from '../core/portal/form-records.js';
 import { withLaterFields, type Payment } from '../core/payments/payment.js';
 import { rollUpApprovals } from '../core/payments/measure.js';
 import type { Contract } from '../core/subscriptions/contract.js';
@@ -13,6 +12,7 @@ import type { OutboxRecord } from '../core/notifications/outbox.js';
 import type { VaultRecord } from '../core/payments/vault.js';
 import type { DepositBalance, Payout } from '../core/payouts/payout.js';
 import type { CheckoutSession } from '../core/checkout/session.js';
+import type { AcquirerLedger } from '../core/ports/acquirer-ledger.js';
 import type { Condition, KvStore, Versioned, Write } from './kv.js';
 
 /**
@@ -59,12 +59,14 @@ export const keys = {
   /** portal actions (JSON members scored by time): per subject, and the merchant's all together */
   audit: (m: string, subject: string | undefined) => (subject === undefined ? `gw:{${m}}:audit` : `gw:{${m}}:audit:${subject}`),
   portalPassword: (m: string, email: string) => `gw:{${m}}:portal-password:${email}`,
-  /** a portal form's one-time token (its nonce) and what it did, per session */
-  portalForm: (m: string, sessionId: string, nonce: string) => `gw:{${m}}:portal-form:${sessionId}:${nonce}`,
-  portalFlash: (m: string, sessionId: string) => `gw:{${m}}:portal-flash:${sessionId}`,
   /** failed sign-ins: not a merchant's (unknown e-mails count), so their own slot; the id hashed (no raw e-mail or IP in key names) */
   loginFailures: (scope: string, id: string) => `gw:{portal}:login-fail:${scope}:${createHash('sha256').update(id).digest('hex')}`,
-  /** the sandbox acquirer's ledger: one key per acquirer reference, in its own slot */
+  /**
+   * the sandbox acquirer's ledger: one key per acquirer reference, in the slot of the merchant whose payment it
+   * is (one payment, one slot: they fail over together)
+   */
+  acquirerOf: (m: string, reference: string) => `acq:{${m}}:${reference}`,
+  /** the ledger's key before it took the merchant's slot (read when the new key holds nothing), and a ledger without a merchant */
   acquirer: (reference: string) => `acq:{${reference}}`,
 };
 
@@ -199,16 +201,6 @@ export class KvGatewayStore implements GatewayStore {
       conditions.push({ key, version: expected });
       writes.push({ op: 'put', key, data: encode(next) });
     }
-    for (const f of change.portalForms ?? []) {
-      const key = keys.portalForm(m, f.sessionId, f.nonce);
-      conditions.push({ key, version: f.expected });
-      writes.push({ op: 'put', key, data: encode(f.next), ttlMs: f.ttlMs });
-    }
-    for (const f of change.portalFlash ?? []) {
-      const key = keys.portalFlash(m, f.sessionId);
-      if (f.expected >= 0) conditions.push({ key, version: f.expected });
-      writes.push(f.next === null ? { op: 'del', key } : { op: 'put', key, data: encode(f.next), ttlMs: f.ttlMs });
-    }
     return (await this.kv.commit(conditions, writes)).ok;
   }
 
@@ -245,14 +237,6 @@ export class KvGatewayStore implements GatewayStore {
       writes.push(next === null ? { op: 'del', key } : { op: 'put', key, data: encode(next), ttlMs });
     }
     return (await this.kv.commit(conditions, writes)).ok;
-  }
-
-  async getPortalForm(m: string, sessionId: string, nonce: string): Promise<PortalFormRecord | undefined> {
-    return decode<PortalFormRecord>(await this.kv.get(keys.portalForm(m, sessionId, nonce)));
-  }
-
-  async getPortalFlash(m: string, sessionId: string): Promise<PortalFlash | undefined> {
-    return decode<PortalFlash>(await this.kv.get(keys.portalFlash(m, sessionId)));
   }
 
   async getPayment(m: string, txn: string): Promise<Payment | undefined> {
@@ -372,6 +356,23 @@ export class KvGatewayStore implements GatewayStore {
 
   async authorisationCounts(m: string, account: string): Promise<Map<string, { tried: number; approved: number }>> {
     return rollUpApprovals(await this.kv.counters(keys.approvals(m, account)));
+  }
+
+  /** each merchant's ledger (ledgerOf), made once */
+  private readonly ledgers = new Map<string, AcquirerLedger>();
+
+  ledgerOf(m: string): AcquirerLedger {
+    let ledger = this.ledgers.get(m);
+    if (!ledger) {
+      const kv = this.kv;
+      ledger = {
+        // a record an earlier version kept under the reference alone answers as the first (putOnce's formerKey)
+        ledgerRecord: (reference, data) => kv.putOnce(keys.acquirerOf(m, reference), data, keys.acquirer(reference)),
+        ledgerLookup: (reference) => kv.getOnce(keys.acquirerOf(m, reference), keys.acquirer(reference)),
+      };
+      this.ledgers.set(m, ledger);
+    }
+    return ledger;
   }
 
   async ledgerRecord(reference: string, data: string): Promise<string> {

@@ -44,10 +44,13 @@ export interface KvStore {
   /**
    * Stores `data` under a key that holds nothing yet, in one step; answers the key's data, which is `data`
    * or what an earlier call stored. A write-once record: only putOnce writes the key, only getOnce reads it.
+   * `formerKey`: where an earlier version kept the same record; when it holds one, that is the first (and
+   * nothing is written). Read where it is cheap: in the same step on one Redis server and in memory; not on
+   * a Redis Cluster (another slot).
    */
-  putOnce(key: string, data: string): Promise<string>;
-  /** The data putOnce stored under the key, if any. */
-  getOnce(key: string): Promise<string | undefined>;
+  putOnce(key: string, data: string, formerKey?: string): Promise<string>;
+  /** The data putOnce stored under the key, if any (else under `formerKey`, if any). */
+  getOnce(key: string, formerKey?: string): Promise<string | undefined>;
   /** Every field of a hash of counters. */
   counters(key: string): Promise<Record<string, number>>;
   ping(): Promise<void>;

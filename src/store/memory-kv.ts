@@ -142,15 +142,15 @@ export class MemoryKv implements KvStore {
     return this.sets.get(key)?.size ?? 0;
   }
 
-  async putOnce(key: string, data: string): Promise<string> {
-    const kept = this.live(key);
+  async putOnce(key: string, data: string, formerKey?: string): Promise<string> {
+    const kept = this.live(key) ?? (formerKey === undefined ? undefined : this.live(formerKey));
     if (kept) return kept.data;
     this.records.set(key, { version: 1, data, expiresAt: 0 });
     return data;
   }
 
-  async getOnce(key: string): Promise<string | undefined> {
-    return this.live(key)?.data;
+  async getOnce(key: string, formerKey?: string): Promise<string | undefined> {
+    return (this.live(key) ?? (formerKey === undefined ? undefined : this.live(formerKey)))?.data;
   }
 
   private addCounters(key: string, fields: readonly string[], by: number): void {

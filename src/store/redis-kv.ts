@@ -13,7 +13,8 @@ import type { CommitResult, Condition, KvStore, ScoredMember, Versioned, Write }
  * `P ttl version` with the version it gets; then `d`, `z score`, `r`, `h by count`. A commit whose step
  * fails answers `!` and the error; the commits before and after it are not affected. A write-once record
  * (putOnce) is an entry of its own, `n`: a plain string set if absent (SET NX GET), which answers {earlier
- * data} when the key already held one.
+ * data} when the key already held one; or `N` with a second key, the record's former key, whose record (if
+ * any) answers first and leaves the new key unwritten.
  *
  * All or nothing: Redis does not undo a script's writes when a later command fails, so a commit first checks
  * everything that could make one of its writes fail (every number and opcode, the kind of every key a write
@@ -38,6 +39,12 @@ local function int(x)
   return n
 end
 local function wrongtype(key, k) error('WRONGTYPE ' .. key .. ' holds a ' .. k) end
+-- a write-once record's data: a plain string, or the d of a {v, d} record an earlier version wrote; false: none
+local function once(key)
+  local ok, v = pcall(redis.call, 'GET', key)
+  if ok then return v end
+  return redis.call('HGET', key, 'd')
+end
 -- a key a write needs absent or of kind want
 local function need(key, want)
   local k = known[key]
@@ -53,7 +60,7 @@ local function apply(kb, t, s)
   end
   -- the checks: nothing below them fails. ver: a record's version as the writes leave it (a put on a key
   -- not checked: read here); vs: the version of each such put, by its place
-  local ver, vs
+  local ver, vs, former
   local i, k, w, sa = 4 + nc, kb + nc + 1, 0, s
   while i <= #t do
     local op, key = t[i], KEYS[k]
@@ -97,12 +104,19 @@ local function apply(kb, t, s)
       known[key] = 'zset'
       sa = sa + 1
       i = i + 1
-    elseif op == 'n' then
+    elseif op == 'n' or op == 'N' then
       if w > 1 then
         local k0 = known[key] or redis.call('TYPE', key)['ok']
         if k0 ~= 'none' and k0 ~= 'string' and k0 ~= 'hash' then wrongtype(key, k0) end
       end
       known[key] = false
+      if op == 'N' then
+        -- the record's former key: what it holds is the first record, and nothing is written
+        k = k + 1
+        if KEYS[k] == nil then error('commit arguments missing') end
+        former = former or {}
+        former[w] = once(KEYS[k])
+      end
       sa = sa + 1
       i = i + 1
     elseif op == 'h' then
@@ -159,16 +173,21 @@ local function apply(kb, t, s)
       s = s + 1
       redis.call('ZREM', key, ARGV[s])
       i = i + 1
-    elseif op == 'n' then
+    elseif op == 'n' or op == 'N' then
       -- put-if-absent (SET NX GET): answers {earlier data} when the key was written before; a record of an
       -- earlier version ({v, d} hash: WRONGTYPE) answers its data. Another kind fails here only as the
       -- commit's first write (checked above otherwise), before anything was written.
       s = s + 1
-      local ok, earlier = pcall(redis.call, 'SET', key, ARGV[s], 'NX', 'GET')
-      if not ok then
-        local e = type(earlier) == 'table' and earlier.err or tostring(earlier)
-        if string.sub(e, 1, 9) ~= 'WRONGTYPE' then error(earlier) end
-        earlier = redis.call('HGET', key, 'd')
+      local earlier = op == 'N' and former[w]
+      if op == 'N' then k = k + 1 end
+      if not earlier then
+        local ok
+        ok, earlier = pcall(redis.call, 'SET', key, ARGV[s], 'NX', 'GET')
+        if not ok then
+          local e = type(earlier) == 'table' and earlier.err or tostring(earlier)
+          if string.sub(e, 1, 9) ~= 'WRONGTYPE' then error(earlier) end
+          earlier = redis.call('HGET', key, 'd')
+        end
       end
       if earlier then answer = {earlier} end
       i = i + 1
@@ -441,31 +460,27 @@ export class RedisKv implements KvStore {
 
   /**
    * SET NX GET (Redis 7.0 and later) as an entry of the next commit script, not a command of its own: the
-   * sandbox acquirer's record of an authorisation then rides with the commits of the same turn, and the
-   * gateway's CPU per authorisation fell 4 to 11 % (bench/run.ts, BENCH_COMPARE) against the native command
-   * sent through ioredis's auto-pipeline. On a Redis Cluster each record's key has a slot of its own, so
-   * it would be a script of its own: there the native command is sent. A key written by an earlier version
-   * as a {v, d} record (WRONGTYPE) answers that record's data.
+   * sandbox acquirer's record of an authorisation then rides with the commits of the same turn (on a Redis
+   * Cluster, those of the merchant whose key tag it shares), and is confirmed with them; the gateway's CPU
+   * per authorisation fell 4 to 11 % (bench/run.ts, BENCH_COMPARE) against the native command sent through
+   * ioredis's auto-pipeline. A key written by an earlier version as a {v, d} record (WRONGTYPE) answers that
+   * record's data. `formerKey` is read in the same step on one server; on a Cluster it is in another slot,
+   * and not read.
    */
-  putOnce(key: string, data: string): Promise<string> {
-    if (this.cluster) return this.setIfAbsent(key, data);
+  putOnce(key: string, data: string, formerKey?: string): Promise<string> {
     return new Promise<string>((resolve, reject) => {
       const answer = (reply: unknown) => resolve(Array.isArray(reply) ? String(reply[0]) : data);
-      this.enqueue({ keys: [key], args: ['1 1 0 n', data], answer, reject });
+      if (formerKey !== undefined && !this.cluster) this.enqueue({ keys: [key, formerKey], args: ['2 1 0 N', data], answer, reject });
+      else this.enqueue({ keys: [key], args: ['1 1 0 n', data], answer, reject });
     });
   }
 
-  private async setIfAbsent(key: string, data: string): Promise<string> {
-    try {
-      const earlier = (await this.client.call('SET', key, data, 'NX', 'GET')) as string | null;
-      return earlier ?? data;
-    } catch (err) {
-      if (isWrongType(err)) return (await this.earlierRecord(key)) ?? data;
-      throw unavailable(err);
-    }
+  async getOnce(key: string, formerKey?: string): Promise<string | undefined> {
+    const kept = await this.readOnce(key);
+    return kept === undefined && formerKey !== undefined ? this.readOnce(formerKey) : kept;
   }
 
-  async getOnce(key: string): Promise<string | undefined> {
+  private async readOnce(key: string): Promise<string | undefined> {
     try {
       return (await this.client.get(key)) ?? undefined;
     } catch (err) {

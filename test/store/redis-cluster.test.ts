@@ -83,6 +83,23 @@ describe('the gateway on a real three-node Redis Cluster (REDIS_URL=redis+cluste
     expect(refunds.body.refund_orders).toHaveLength(1);
   });
 
+  it("when a payment is authorised and captured, then the sandbox acquirer's records of it sit in its merchant's slot, beside it", async () => {
+    const paid = await authorise(authoriseBody());
+    const p = { transaction_id: paid.transaction_id, order_no: paid.order_no, currency: 'USD', amount: '10.00', order_status: '1' };
+    expect((await postBatch(gw.app, 'capture', [ref(p)])).body.capture_orders[0].capture_status).toBe('1');
+    const node = cluster.nodes[0]!.client();
+    const slot = await node.cluster('KEYSLOT', `gw:{${MERCHANT_ID}}:pay:${paid.transaction_id}`);
+    const records = [`acq:{${MERCHANT_ID}}:${paid.transaction_id}`, `acq:{${MERCHANT_ID}}:${paid.transaction_id}-cap`];
+    for (const key of records) {
+      expect(await node.cluster('KEYSLOT', key)).toBe(slot);
+      expect(JSON.parse((await gw.deps.store.ledgerOf!(MERCHANT_ID).ledgerLookup(key.slice(key.lastIndexOf(':') + 1)))!)).toMatchObject({
+        amount: 1000,
+      });
+    }
+    // and nothing of the payment under the reference alone (its own slot)
+    expect(await gw.deps.store.ledgerLookup(paid.transaction_id)).toBeUndefined();
+  });
+
   it('when the subscription falls due, then the scheduler charges it through the cluster', async () => {
     const body = authoriseBody({
       subscription: {

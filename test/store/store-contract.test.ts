@@ -368,6 +368,34 @@ describe.each([
   });
 });
 
+describe.each([
+  ['memory', () => new MemoryKv() as KvStore],
+  ['redis', () => redisKv as KvStore],
+])("the sandbox acquirer's ledger of one merchant (%s)", (_name, make) => {
+  it("when a reference is recorded, then its record sits under the merchant's hash tag, with the payments", async () => {
+    const kv = make();
+    const store = new KvGatewayStore(kv);
+    const ref = `ledger-${++n}`;
+    expect(await store.ledgerOf('contract').ledgerRecord(ref, 'first')).toBe('first');
+    expect(await store.ledgerOf('contract').ledgerRecord(ref, 'second')).toBe('first');
+    expect(await store.ledgerOf('contract').ledgerLookup(ref)).toBe('first');
+    expect(await kv.getOnce(`acq:{contract}:${ref}`)).toBe('first');
+    expect(keys.acquirerOf('contract', ref)).toBe(`acq:{contract}:${ref}`);
+    // another merchant's ledger is another acquirer account: the reference is not known there
+    expect(await store.ledgerOf('other').ledgerLookup(ref)).toBeUndefined();
+  });
+
+  it('when a reference was recorded under its former key (the reference alone), then the record answers as the first and nothing new is written', async () => {
+    const kv = make();
+    const store = new KvGatewayStore(kv);
+    const ref = `ledger-former-${++n}`;
+    expect(await store.ledgerRecord(ref, 'recorded before')).toBe('recorded before');
+    expect(await store.ledgerOf('contract').ledgerLookup(ref)).toBe('recorded before');
+    expect(await store.ledgerOf('contract').ledgerRecord(ref, 'asked again')).toBe('recorded before');
+    expect(await kv.getOnce(`acq:{contract}:${ref}`)).toBeUndefined();
+  });
+});
+
 describe('the acquirer ledger on Redis, across the change of its record format', () => {
   it('when a reference was recorded as a {v, d} record by an earlier version, then putOnce and getOnce answer that record', async () => {
     const raw = redis.client();

@@ -38,10 +38,24 @@ export class SandboxConnector implements CardConnector {
   readonly code = 'sandbox';
   readonly displayName = 'Sandbox';
 
+  /** the sandbox as it serves each merchant: its ledger's records in the merchant's slot (forMerchant) */
+  private readonly perMerchant = new Map<string, SandboxConnector>();
+
   constructor(
     private ids: IdGenerator,
     private ledger: AcquirerLedger,
   ) {}
+
+  /**
+   * The sandbox for one merchant's payments: the same acquirer, its records kept beside the merchant's
+   * payments (AcquirerLedger.ledgerOf), so a Redis node's death takes or keeps both together.
+   */
+  forMerchant(merchantId: string): SandboxConnector {
+    if (!this.ledger.ledgerOf) return this;
+    let scoped = this.perMerchant.get(merchantId);
+    if (!scoped) this.perMerchant.set(merchantId, (scoped = new SandboxConnector(this.ids, this.ledger.ledgerOf(merchantId))));
+    return scoped;
+  }
 
   /**
    * Acts once per reference: the first recorded answer wins, also between processes. The record keeps what

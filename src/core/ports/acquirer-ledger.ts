@@ -6,4 +6,10 @@ export interface AcquirerLedger {
   /** Records `data` under `reference` unless something is there already; answers what is kept (the first). */
   ledgerRecord(reference: string, data: string): Promise<string>;
   ledgerLookup(reference: string): Promise<string | undefined>;
+  /**
+   * The ledger of one merchant's payments: its records share the merchant's hash tag with the payments (one
+   * Redis Cluster slot), so a payment and the acquirer's record of it fail over together, and travel in the
+   * same commit script, confirmed with it.
+   */
+  ledgerOf?(merchantId: string): AcquirerLedger;
 }

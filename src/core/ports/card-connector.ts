@@ -63,13 +63,21 @@ export interface CardConnector {
   refund(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome>;
   /** What the acquirer did under a reference: how the gateway resolves an outcome it did not record. */
   status(reference: string): Promise<AcquirerStatus>;
+  /** This connector for one merchant's payments, where it keeps something per merchant (the sandbox's ledger). */
+  forMerchant?(merchantId: string): CardConnector;
 }
 
 export interface ConnectorRegistry {
-  get(code: string): CardConnector | undefined;
+  /** The connector named `code`; with `merchantId`, as it serves that merchant's payments (forMerchant). */
+  get(code: string, merchantId?: string): CardConnector | undefined;
 }
 
 export function connectorRegistry(connectors: CardConnector[]): ConnectorRegistry {
   const map = new Map(connectors.map((c) => [c.code, c]));
-  return { get: (code) => map.get(code) };
+  return {
+    get: (code, merchantId) => {
+      const c = map.get(code);
+      return merchantId !== undefined && c?.forMerchant ? c.forMerchant(merchantId) : c;
+    },
+  };
 }
