@@ -24,7 +24,12 @@ export type Fault =
    * first write: an all-or-nothing store refuses the whole commit, a store that checks as it writes leaves
    * the writes before it in place (finding 6)
    */
-  | { where: 'commit'; nth: number; mode: 'bad-write' };
+  | { where: 'commit'; nth: number; mode: 'bad-write' }
+  /**
+   * a notification POST: refused by the merchant's server, or answered only after the merchant had the same
+   * notification resent meanwhile (between the worker's read and the removal of its queue entry)
+   */
+  | { where: 'transport'; mode: 'refuse' | 'resend-meanwhile' };
 
 /** What a store or connector raises when it cannot answer: an unknown outcome to the caller. */
 export class SimTimeout extends GatewayError {
@@ -74,6 +79,14 @@ export class FaultPlan {
     if (f?.where !== 'connector' || (f.op !== 'any' && f.op !== op)) return undefined;
     this.armed = undefined;
     this.fired.push(`${op}:${f.mode}`);
+    return f;
+  }
+
+  takeTransport(): Extract<Fault, { where: 'transport' }> | undefined {
+    const f = this.armed;
+    if (f?.where !== 'transport') return undefined;
+    this.armed = undefined;
+    this.fired.push(`transport:${f.mode}`);
     return f;
   }
 

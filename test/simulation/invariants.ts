@@ -2,7 +2,8 @@ import type { World } from './world.js';
 import { PaymentStatus as S, type Payment, type PaymentStatus } from '../../src/core/payments/payment.js';
 import { acquirerAmount } from '../../src/core/kernel/money.js';
 import type { AcquirerStatus } from '../../src/core/ports/card-connector.js';
-import { MERCHANT_ID } from '../support/gateway.js';
+import { ACCOUNT_ID, MERCHANT_ID } from '../support/gateway.js';
+import { OPENING_BALANCE } from './world.js';
 
 /** Statuses in which the gateway holds a live authorisation (or the money it captured). */
 const HOLDS_AUTHORISATION: ReadonlySet<PaymentStatus> = new Set([S.HELD, S.AUTHORISED, S.CAPTURED, S.PARTLY_REFUNDED, S.REFUNDED]);
@@ -91,6 +92,21 @@ export async function violations(w: World): Promise<string[]> {
     const refundIds = p.refunds.map((r) => r.refund_reference_id).sort();
     if (refundNotes.join() !== refundIds.join()) say(`refund notifications ${refundNotes.join()} for refunds ${refundIds.join()}`);
   }
+  // 5. payouts: the deposit balance is the opening balance less every payout not failed (a failed one is credited back)
+  const payouts = await Promise.all(sentPayouts(w).map((id) => store.findPayoutByRequest(MERCHANT_ID, ACCOUNT_ID, id)));
+  const debited = payouts.reduce((n, p) => n + (p && p.status !== 'FAILED' ? p.amount_payer_pays : 0), 0);
+  const balance = await store.getBalance(MERCHANT_ID, ACCOUNT_ID, 'USD');
+  if ((balance?.available ?? OPENING_BALANCE) !== OPENING_BALANCE - debited)
+    out.push(
+      `deposit balance ${balance?.available ?? OPENING_BALANCE}, but the opening balance less the payouts is ${OPENING_BALANCE - debited}`,
+    );
+  if ((balance?.available ?? 0) < 0) out.push(`deposit balance overdrawn: ${balance?.available}`);
+  // 6. every notification is delivered, or pending and queued (a resend never loses one)
+  const queued = new Set((await store.due(MERCHANT_ID, 'outbox', Number.MAX_SAFE_INTEGER, 10_000)).map((e) => e.member));
+  for (const n of await allNotifications(w)) {
+    if (n.status === 'pending' && !queued.has(n.notify_id))
+      out.push(`notification ${n.notify_id} (${n.notify_type}) pending but not queued: never sent`);
+  }
   // 2. the recovery queue
   const left = await store.due(MERCHANT_ID, 'pending_resolve', Number.MAX_SAFE_INTEGER, 10);
   if (left.length > 0) out.push(`recovery queue not empty: ${left.map((e) => e.member).join(', ')}`);
@@ -100,4 +116,25 @@ export async function violations(w: World): Promise<string[]> {
 /** capture_mode auto: the authorisation itself captured the amount (no capture reference at the acquirer). */
 function captureAtAuthorisation(p: Payment, auth: AcquirerStatus, threeds: AcquirerStatus): boolean {
   return (approvedAt(auth) || approvedAt(threeds)) && p.captured === p.amount && (p.history ?? []).every((h) => h.to !== S.AUTHORISED);
+}
+
+/** The request_ids of the payouts the simulation asked for (the payouts a request made). */
+function sentPayouts(w: World): string[] {
+  return [...w.payoutRequests];
+}
+
+/** Every notification of the run's orders and payouts. */
+async function allNotifications(w: World) {
+  const store = w.checkStore;
+  const orders = new Set<string>();
+  for (const txn of new Set(w.transactions)) {
+    const p = await store.getPayment(MERCHANT_ID, txn);
+    if (p) orders.add(`${p.account_id} ${p.order_no}`);
+  }
+  const out = [];
+  for (const key of orders) {
+    const [account, orderNo] = key.split(' ') as [string, string];
+    out.push(...(await store.outboxOfOrder(MERCHANT_ID, account, orderNo, 200)));
+  }
+  return out;
 }

@@ -24,7 +24,7 @@ export interface RunOptions {
 export async function simulate(seed: number, kv: KvStore, options: RunOptions): Promise<RunResult> {
   const w = new World(seed, kv);
   const trace: Trace = [];
-  const sent: Sent = { commands: [], payments: new Set() };
+  const sent: Sent = { commands: [], payouts: [], payments: new Set() };
   // a late answer: meanwhile the claim goes stale and another process's recovery resolves it
   w.plan.lateHook = async () => {
     w.clock.advance(w.deps.pendingResolveMs + 1_000);
@@ -37,9 +37,12 @@ export async function simulate(seed: number, kv: KvStore, options: RunOptions): 
     w.plan.arm(fault);
     if (fault) trace.push(`fault: ${JSON.stringify(fault)}`);
     await randomStep(w, sent, trace);
+    // the notification worker runs beside the merchants' calls (a fault still armed may meet its sends)
+    if (w.chance(0.3)) await w.job('notification-delivery');
     w.plan.arm(undefined);
   }
   await quiesce(w, trace);
+  await deliverAll(w, trace);
   return { seed, violations: await violations(w), trace, faults: w.plan.fired };
 }
 
@@ -53,5 +56,14 @@ async function quiesce(w: World, trace: Trace): Promise<void> {
     trace.push(`quiesce: time +${Math.max(w.deps.pendingResolveMs, 60_000) / 1000 + 1}s, recovery`);
     await w.job('pending-resolve');
     await w.job('subscription-charges');
+  }
+}
+
+/** Notifications go out until none is due (bounded): what is left pending must still be queued. */
+async function deliverAll(w: World, trace: Trace): Promise<void> {
+  trace.push('deliver: the notification worker runs until nothing is due');
+  for (let round = 0; round < 6; round++) {
+    w.clock.advance(61_000);
+    await w.job('notification-delivery');
   }
 }

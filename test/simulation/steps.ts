@@ -8,6 +8,11 @@ import { reviewOperation } from '../../src/core/operations/review.js';
 import { refundOperation } from '../../src/core/operations/refund.js';
 import { captureByHand, refundByHand } from '../../src/core/portal/actions.js';
 import { cancelSubscription } from '../../src/core/subscriptions/cancel.js';
+import { createPayout, type PayoutCommand } from '../../src/core/payouts/create.js';
+import { resendNotifications } from '../../src/core/notifications/resend.js';
+import { formatAmount } from '../../src/core/kernel/money.js';
+import { payoutSchema } from '../../src/http/schemas/payout-request.js';
+import { samplePayout } from '../support/payout.js';
 import { PaymentStatus as S, type Payment } from '../../src/core/payments/payment.js';
 import type { PortalSession } from '../../src/core/portal/sessions.js';
 import { ACCOUNT_ID, AUTO_ACCOUNT_ID, MERCHANT_ID } from '../support/gateway.js';
@@ -39,12 +44,15 @@ export function randomFault(w: World, options: { badWrites: boolean }): Fault | 
     { where: 'commit', nth, mode: 'crash-after' },
   ];
   if (options.badWrites) faults.push({ where: 'commit', nth, mode: 'bad-write' });
+  faults.push({ where: 'transport', mode: 'refuse' }, { where: 'transport', mode: 'resend-meanwhile' });
   return w.pick(faults);
 }
 
 /** Everything the simulation sent, so it can send it again (a merchant's retry) and pick follow-ups. */
 export interface Sent {
   commands: AuthoriseCommand[];
+  /** payout requests, sent again now and then as a merchant's retry */
+  payouts: PayoutCommand[];
   /** transaction ids answered to the merchant */
   payments: Set<string>;
 }
@@ -142,7 +150,15 @@ export async function timePasses(w: World, trace: Trace): Promise<void> {
   const ms = w.pick([2_000, 61_000, 61_000, 10 * 60_000, 3_600_000, DAY, 3 * DAY, 8 * DAY]);
   w.clock.advance(ms);
   trace.push(`time +${ms / 1000}s`);
-  for (const job of ['auth-expiry', 'threeds-challenge-expiry', 'subscription-charges', 'pending-resolve', 'subscription-charges']) {
+  for (const job of [
+    'auth-expiry',
+    'threeds-challenge-expiry',
+    'subscription-charges',
+    'pending-resolve',
+    'subscription-charges',
+    'payout-lifecycle',
+    'notification-delivery',
+  ]) {
     await w.job(job);
   }
 }
@@ -201,7 +217,7 @@ export async function randomStep(w: World, sent: Sent, trace: Trace): Promise<vo
     trace.push(`review ${p.transaction_id} ${flag} -> ${summary(r)}`);
     return;
   }
-  if (roll < 0.8) {
+  if (roll < 0.73) {
     const p = await somePayment(w, (x) => x.status === S.CAPTURED || x.status === S.PARTLY_REFUNDED);
     if (!p) return;
     const left = p.captured - p.refunded;
@@ -216,6 +232,23 @@ export async function randomStep(w: World, sent: Sent, trace: Trace): Promise<vo
     trace.push(`refund${byHand ? ' (portal)' : ''} ${p.transaction_id} ${amount} -> ${summary(r)}`);
     return;
   }
+  if (roll < 0.785) {
+    const again = sent.payouts.length > 0 && w.chance(0.3);
+    const cmd = again ? w.pick(sent.payouts) : payoutCommand(w, sent);
+    if (!again) sent.payouts.push(cmd);
+    w.payoutRequests.add(cmd.request.request_id);
+    const r = await w.run((deps) => createPayout(deps, cmd));
+    trace.push(`payout${again ? ' again' : ''} ${cmd.request.request_id} ${cmd.payment_amount} -> ${summary(r)}`);
+    return;
+  }
+  if (roll < 0.805) {
+    const notes = await w.checkStore.outboxOfOrder(MERCHANT_ID, ACCOUNT_ID, w.pick(sent.commands)?.order.order_no ?? '', 10);
+    if (notes.length === 0) return;
+    const note = w.pick(notes);
+    const r = await w.run((deps) => resendNotifications(deps, deps.merchants.find(MERCHANT_ID, note.account_id)!, note.notify_id, ''));
+    trace.push(`resend ${note.notify_id} -> ${summary(r)}`);
+    return;
+  }
   if (roll < 0.83) {
     const p = await somePayment(w, (x) => Boolean(x.recurring_id));
     if (!p?.recurring_id) return;
@@ -226,12 +259,48 @@ export async function randomStep(w: World, sent: Sent, trace: Trace): Promise<vo
   await timePasses(w, trace);
 }
 
+/** A payout near what the deposit balance holds, now and then to a beneficiary whose bank refuses it. */
+function payoutCommand(w: World, sent: Sent): PayoutCommand {
+  const account = w.deps.merchants.find(MERCHANT_ID, ACCOUNT_ID)!;
+  // a UUID from the seed and the count: the same seed sends the same request_ids
+  const requestId = `00000000-0000-4000-8000-${(w.seed * 1000 + sent.payouts.length + 1).toString(16).padStart(12, '0')}`;
+  const amount = w.int(10_000, 90_000);
+  const bankAccount = w.pick(['1001-2233-4455', '1001-2233-4455', '4000000001', '4000000003']);
+  const body = samplePayout();
+  Object.assign(body, {
+    request_id: requestId,
+    payment_amount: formatAmount(amount),
+    payment_date: compactDay(w),
+    payment_method: 'LOCAL',
+  });
+  Object.assign((body.beneficiary as { bank_details: Record<string, unknown> }).bank_details, {
+    account_number: bankAccount,
+    bank_country_code: 'US',
+  });
+  const input = payoutSchema.parse({ ...body, encryption_data: '0'.repeat(64) });
+  const { bank_code, ...bank } = input.beneficiary.bank_details;
+  const { encryption_data: _sig, ...rest } = input;
+  return {
+    account,
+    request: { ...rest, beneficiary: { ...input.beneficiary, bank_details: { ...bank, local_clearing_system: 'ACH' } } },
+    bank_code,
+    source_amount: undefined,
+    payment_amount: amount,
+    fingerprint: `sim:${requestId}`,
+  };
+}
+
+/** The clock's day as payment_date (YYYY-MM-DD). */
+const compactDay = (w: World) => new Date(w.clock.now()).toISOString().slice(0, 10);
+
 function summary(r: { kind: 'done'; value: unknown } | { kind: 'threw'; error: Error } | { kind: 'died' }): string {
   if (r.kind === 'died') return 'process died';
   if (r.kind === 'threw') return `threw ${(r.error as { code?: string }).code ?? ''} ${r.error.message}`;
-  const v = r.value as { payment?: Payment; ok?: boolean; result?: string } | { ok: boolean; failure?: string }[];
+  const v = r.value as
+    { payment?: Payment; payout?: { status: string }; ok?: boolean; result?: string } | { ok: boolean; failure?: string }[];
   if (Array.isArray(v)) return v.map((x) => (x.ok ? 'ok' : (x.failure ?? 'failed'))).join(',');
   if (v && typeof v === 'object' && 'payment' in v && v.payment) return `${v.payment.transaction_id} ${v.payment.status}`;
   if (v && typeof v === 'object' && 'result' in v) return String(v.result);
+  if (v && typeof v === 'object' && 'payout' in v && v.payout) return v.payout.status;
   return 'done';
 }

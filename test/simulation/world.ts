@@ -11,7 +11,12 @@ import { SandboxConnector } from '../../src/core/connectors/sandbox.js';
 import type { NotificationTransport } from '../../src/core/notifications/delivery.js';
 import type { BackgroundJob } from '../../src/core/jobs/due-queue.js';
 import { FaultPlan, ProcessKv, SimProcess, processConnector, type ReferenceLog } from './faults.js';
-import { testMerchants, VAULT_KEY_HEX } from '../support/gateway.js';
+import { ACCOUNT_ID, MERCHANT_ID, VAULT_KEY_HEX } from '../support/gateway.js';
+import { payoutMerchants } from '../support/payout.js';
+import { resendNotifications } from '../../src/core/notifications/resend.js';
+
+/** The main account's opening deposit balance (USD hundredths). */
+export const OPENING_BALANCE = 150_000;
 
 /** The simulation's clock: a wait passes simulated time at once, so runs never sleep and replay exactly. */
 export class SimClock extends ManualClock {
@@ -39,7 +44,8 @@ function config(): Config {
   const dir = join(tmpdir(), `gw-sim-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'merchants.json');
-  writeFileSync(file, JSON.stringify(testMerchants()));
+  // the main account funds payouts from a deposit balance small enough to run out within a run
+  writeFileSync(file, JSON.stringify(payoutMerchants({ USD: OPENING_BALANCE })));
   sharedConfig = loadConfig({ MERCHANTS_FILE: file, VAULT_KEY: VAULT_KEY_HEX, NOTIFY_ALLOW_PRIVATE: '1', BASE_URL: 'http://gateway.test' });
   return sharedConfig;
 }
@@ -64,12 +70,6 @@ function countingIds(clock: ManualClock): IdGenerator {
   };
 }
 
-/** Notifications are taken as delivered at once (delivery is not what this simulation checks). */
-const accepting: NotificationTransport = {
-  resolve: async () => ['203.0.113.10'],
-  post: async () => ({ ok: true, status: 200 }),
-};
-
 export interface Node {
   proc: SimProcess;
   deps: CoreDeps;
@@ -89,6 +89,8 @@ export class World {
   readonly random: () => number;
   /** every transaction id the core was handed (payments the simulation never saw answered included) */
   readonly transactions: string[] = [];
+  /** every payout request_id the simulation sent */
+  readonly payoutRequests = new Set<string>();
   /** the acquirer as it is, read without faults */
   readonly acquirer: SandboxConnector;
   readonly checkStore: KvGatewayStore;
@@ -122,11 +124,34 @@ export class World {
       store,
       clock: this.clock,
       ids: this.ids,
-      transport: accepting,
+      transport: this.transport(proc),
       wrapConnector: (sandbox) => processConnector(sandbox, proc, this.plan, this.asked),
     });
     const jobs = new Map(backgroundJobs(deps, config()).map((j) => [j.name, j]));
     return { proc, deps, jobs };
+  }
+
+  /**
+   * The merchant's notification server: it answers 200, unless the plan says it refuses this POST, or that
+   * the merchant has the same notification resent (through another process) before the answer arrives.
+   */
+  private transport(proc: SimProcess): NotificationTransport {
+    return {
+      resolve: async () => ['203.0.113.10'],
+      post: async (req) => {
+        if (proc.dead) return new Promise(() => undefined);
+        const f = this.plan.takeTransport();
+        if (f?.mode === 'refuse') return { ok: false, status: 500, error: 'HTTP 500' };
+        if (f?.mode === 'resend-meanwhile') {
+          const form = new URLSearchParams(req.body);
+          const other = this.spawn();
+          const account = other.deps.merchants.find(MERCHANT_ID, form.get('account_id') ?? ACCOUNT_ID)!;
+          const notifyId = form.get('notify_id') ?? '';
+          await Promise.race([resendNotifications(other.deps, account, notifyId, '').catch(() => undefined), other.proc.died]);
+        }
+        return { ok: true, status: 200 };
+      },
+    };
   }
 
   get deps(): CoreDeps {
