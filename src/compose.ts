@@ -8,7 +8,7 @@ import { payoutLifecycleJob } from './core/payouts/lifecycle.js';
 import { CardVault } from './core/payments/vault.js';
 import type { GatewayStore } from './core/ports/store.js';
 import type { BackgroundJob } from './core/jobs/due-queue.js';
-import { KvGatewayStore } from './store/gateway-store.js';
+import { KvGatewayStore, type KeyNameHash } from './store/gateway-store.js';
 import { MemoryKv } from './store/memory-kv.js';
 import { RedisKv, connectRedis } from './store/redis-kv.js';
 import { authExpiryJob } from './core/jobs/auth-expiry.js';
@@ -22,9 +22,12 @@ import { meteredJob } from './core/jobs/metered.js';
 import { PrometheusMetrics } from './metrics/prometheus.js';
 import { recoveryJob } from './core/jobs/recovery.js';
 
-/** The store the configuration asks for: Redis when REDIS_URL is set, else the embedded in-memory store. */
-export function openStore(redisUrl: string | undefined): GatewayStore {
-  return new KvGatewayStore(redisUrl ? new RedisKv(connectRedis(redisUrl)) : new MemoryKv());
+/**
+ * The store the configuration asks for: Redis when REDIS_URL is set, else the embedded in-memory store.
+ * `keyNameHash`: how merchants' texts (Idempotency-Keys) are hashed into key names (store/gateway-store.ts).
+ */
+export function openStore(redisUrl: string | undefined, keyNameHash?: KeyNameHash): GatewayStore {
+  return new KvGatewayStore(redisUrl ? new RedisKv(connectRedis(redisUrl)) : new MemoryKv(), keyNameHash);
 }
 
 export interface ComposeOverrides {
@@ -55,7 +58,9 @@ export function checkConnectors(merchants: Config['merchants'], connectors: Conn
 export function composeCore(config: Config, log: Logger, overrides: ComposeOverrides = {}): CoreDeps {
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? randomIds(clock);
-  const store = overrides.store ?? openStore(config.redisUrl);
+  const vault = new CardVault(config.vaultKeys);
+  // keyed by the vault: a card number sent as an Idempotency-Key cannot be found again by hashing candidates
+  const store = overrides.store ?? openStore(config.redisUrl, (text) => vault.fingerprint(`store key name\n${text}`));
   const sandbox = new SandboxConnector(ids, store);
   const connectors = connectorRegistry([overrides.wrapConnector ? overrides.wrapConnector(sandbox) : sandbox]);
   try {
@@ -68,7 +73,7 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     store,
     clock,
     ids,
-    vault: new CardVault(config.vaultKeys),
+    vault,
     connectors,
     payoutConnector: new SandboxPayoutConnector(),
     fxRates: config.fxRates,

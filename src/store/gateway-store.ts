@@ -36,7 +36,10 @@ export const keys = {
   due: (m: string, queue: DueQueue) => `gw:{${m}}:due:${queue}`,
   refundsByDate: (m: string, account: string) => `gw:{${m}}:refunds:${account}`,
   refund: (m: string, account: string, refundReferenceId: string) => `gw:{${m}}:refund:${account}:${refundReferenceId}`,
-  idempotency: (m: string, account: string, key: string) => `gw:{${m}}:idem:${account}:${key}`,
+  /** an Idempotency-Key's record, named by the key's hash (KeyNameHash): never the key as sent */
+  idempotency: (m: string, account: string, keyHash: string) => `gw:{${m}}:idem-key:${account}:${keyHash}`,
+  /** where a key's record was kept before key names were hashed: read, never written (records live 24 hours) */
+  formerIdempotency: (m: string, account: string, key: string) => `gw:{${m}}:idem:${account}:${key}`,
   payout: (m: string, txn: string) => `gw:{${m}}:payout:${txn}`,
   /** a UUID names one payout whatever its letter case */
   payoutRequest: (m: string, account: string, requestId: string) => `gw:{${m}}:payoutreq:${account}:${requestId.toLowerCase()}`,
@@ -73,6 +76,16 @@ export const keys = {
 function decode<T extends { version: number }>(v: Versioned | undefined): T | undefined {
   if (!v) return undefined;
   const record = JSON.parse(v.data) as T;
+/**
+ * How a text sent by a merchant is written into a key name: hashed, never as sent. Key names are listed in
+ * clear (SCAN, MONITOR, a snapshot's key list), and a merchant may send a card number as its Idempotency-Key.
+ * The gateway's store is given the vault's keyed hash (compose.ts), which no one can reverse by trying card
+ * numbers; a store made without one (tests) uses SHA-256.
+ */
+export type KeyNameHash = (text: string) => string;
+
+const sha256Name: KeyNameHash = (text) => createHash('sha256').update(text, 'utf8').digest('base64url');
+
   record.version = v.version;
   return record;
 }
@@ -93,7 +106,15 @@ function encode(record: { version: number }): string {
 
 /** The gateway store over any KvStore: one implementation of the domain mapping for both adapters. */
 export class KvGatewayStore implements GatewayStore {
-  constructor(private kv: KvStore) {}
+  constructor(
+    private kv: KvStore,
+    private readonly keyNameHash: KeyNameHash = sha256Name,
+  ) {}
+
+  /** The key name of an Idempotency-Key's record. */
+  private idempotencyKey(m: string, account: string, key: string): string {
+    return keys.idempotency(m, account, this.keyNameHash(`Idempotency-Key\n${key}`));
+  }
 
   async commit(change: ChangeSet): Promise<boolean> {
     const m = change.merchantId;
@@ -167,7 +188,7 @@ export class KvGatewayStore implements GatewayStore {
       writes.push({ op: 'put', key: keys.refund(m, r.accountId, r.refundReferenceId), data: r.transactionId });
     }
     for (const i of change.idempotency ?? []) {
-      const key = keys.idempotency(m, i.accountId, i.key);
+      const key = this.idempotencyKey(m, i.accountId, i.key);
       conditions.push({ key, version: i.expected });
       writes.push(i.next === null ? { op: 'del', key } : { op: 'put', key, data: encode(i.next), ttlMs: i.ttlMs });
     }
@@ -322,7 +343,12 @@ export class KvGatewayStore implements GatewayStore {
   }
 
   async getIdempotency(m: string, account: string, key: string): Promise<IdempotencyRecord | undefined> {
-    return decode<IdempotencyRecord>(await this.kv.get(keys.idempotency(m, account, key)));
+    const found = decode<IdempotencyRecord>(await this.kv.get(this.idempotencyKey(m, account, key)));
+    if (found) return found;
+    // kept before key names were hashed: it answers as a record not yet written under the hashed name
+    // (version 0), so a repeat is replayed or refused as before, and a takeover writes the hashed name
+    const former = decode<IdempotencyRecord>(await this.kv.get(keys.formerIdempotency(m, account, key)));
+    return former && { ...former, version: 0 };
   }
 
   async countCall(m: string, account: string, windowMs: number, windowStart: number): Promise<number> {

@@ -3,7 +3,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { ManualClock } from '../../src/core/kernel/clock.js';
+import { ACCOUNT_ID, MERCHANT_ID } from '../support/gateway.js';
 import { checkoutBody } from '../support/checkout.js';
+import { batchBody, pay, ref } from '../support/operations.js';
 import { redisWorld } from '../support/redis-world.js';
 import { LOG_DIR } from '../support/paths.js';
 
@@ -65,5 +67,48 @@ describe('when a card number is sent as X-Request-Id (finding 8)', () => {
     const gw = world.gateway('masking-request-id-plain', clock);
     const res = await request(gw.app).get('/healthz').set('X-Request-Id', 'trace-20261125-000123');
     expect(res.headers['x-request-id']).toBe('trace-20261125-000123');
+  });
+});
+
+describe('when a card number is sent as an Idempotency-Key (finding 8)', () => {
+  it('then no Redis key name holds it, and the key still replays the first answer', async () => {
+    const gw = world.gateway('masking-idempotency-key', clock);
+    const p = await pay(gw.app);
+    const body = JSON.stringify(batchBody('capture', [ref(p)]));
+    const key = 'capture-378282246310005';
+    const send = () => request(gw.app).post('/v1/capture').type('form').set('Idempotency-Key', key).send(body);
+    const first = await send();
+    const again = await send();
+    expect(first.status).toBe(200);
+    expect(first.body.capture_orders[0].capture_status).toBe('1');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+    const names = await world.redis.client().keys(`gw:{${MERCHANT_ID}}:*`);
+    expect(names.some((n) => n.includes(':idem'))).toBe(true);
+    expect(names.filter((n) => n.includes('378282'))).toEqual([]);
+    expect(redisFiles()).not.toContain('378282246310005');
+  });
+
+  it('then a record kept before key names were hashed (under the key as sent) still replays the first answer', async () => {
+    const gw = world.gateway('masking-idempotency-former', clock);
+    const p = await pay(gw.app);
+    const body = JSON.stringify(batchBody('capture', [ref(p)]));
+    const send = () => request(gw.app).post('/v1/capture').type('form').set('Idempotency-Key', 'capture-former-1').send(body);
+    const first = await send();
+    expect(first.body.capture_orders[0].capture_status).toBe('1');
+    // the record moved to the name an earlier version gave it
+    const client = world.redis.client();
+    const [hashed] = await client.keys(`gw:{${MERCHANT_ID}}:idem-key:*`);
+    expect(hashed).toBeDefined();
+    await client.rename(hashed!, `gw:{${MERCHANT_ID}}:idem:${ACCOUNT_ID}:capture-former-1`);
+    const again = await send();
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+    const other = await request(gw.app)
+      .post('/v1/capture')
+      .type('form')
+      .set('Idempotency-Key', 'capture-former-1')
+      .send(JSON.stringify(batchBody('capture', [ref(await pay(gw.app))])));
+    expect(other.status).toBe(409);
   });
 });
