@@ -6,6 +6,8 @@ import { authoriseBody, MERCHANT_ID, ACCOUNT_ID } from '../support/gateway.js';
 import { authorise, jobOf } from '../support/jobs.js';
 import { instrumented } from '../support/faults.js';
 import { pay, postBatch, ref } from '../support/operations.js';
+import { checkoutBody } from '../support/checkout.js';
+import { CARDS, TEST_SECURITY_CODE } from '../support/cards.js';
 
 /**
  * Issue 36, findings 1 and 2: an acquirer that acted but whose answer was lost, while its status cannot be
@@ -91,6 +93,39 @@ describe('unknown is never "no"', () => {
     const again = await authorise(gw, body);
     expect(again).toMatchObject({ order_status: '1', transaction_id: p!.transaction_id });
     expect(connector.calls.authorise).toBe(1);
+  });
+
+  it('when the hosted card page pays and the acquirer acted but its answer and status are lost, then the shopper sees the pending result, never "declined", and recovery approves it', async () => {
+    const clock = new ManualClock();
+    let down = false;
+    const connector = instrumented({ throwAfterActing: new Set(), statusDown: () => down });
+    const gw = world.gateway('unknown-hosted', clock, { wrapConnector: connector.wrap });
+    const body = checkoutBody({ open3d: 'no3DS' });
+    const opened = await request(gw.app).post('/v1/checkout').set('Accept', 'application/json').send(JSON.stringify(body));
+    const card = new URL(String(opened.body.checkout_url)).pathname;
+    down = true;
+    connector.faults.throwAfterActing!.add('authorise');
+    const paid = await request(gw.app)
+      .post(`${card}/pay`)
+      .type('form')
+      .send({
+        cardholder: 'Ada Lovelace',
+        card: CARDS.approved,
+        expiration_month: '12',
+        expiration_year: '2034',
+        security_code: TEST_SECURITY_CODE,
+      });
+    expect(paid.status).toBe(303);
+    expect(new URL(String(paid.headers.location), 'http://x').pathname).toBe(`${card}/result`);
+    const pending = await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no));
+    expect(pending).toMatchObject({ status: '1000' });
+    expect(pending!.claim).toBeDefined();
+    connector.faults.throwAfterActing!.delete('authorise');
+    down = false;
+    clock.advance(gw.deps.pendingResolveMs + 1_000);
+    await jobOf(gw, 'pending-resolve').runOnce();
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no))).toMatchObject({ status: '3000' });
+    expect((await request(gw.app).get(`${card}/result`)).text).toContain('Payment successful');
   });
 
   it('when a subscription charge acted at the acquirer but its answer and status are lost, then the period is not charged again as a new payment and the approval is recorded', async () => {

@@ -116,6 +116,10 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
       // another request paid this order_no between the stage check and the payment: nothing was charged here
       if (err instanceof GatewayError && err.code === 'ORDER_CONFLICT')
         return followStage(deps, req, res, account, session, { kind: 'taken' });
+      // the acquirer was asked and its answer is not known yet: the payment is pending (the result page says
+      // so), recovery settles it and the shopper's result and the merchant's notification follow
+      if (err instanceof GatewayError && err.code === 'OUTCOME_UNKNOWN')
+        return followStage(deps, req, res, account, session, await checkoutStage(deps, session));
       if (err instanceof GatewayError && err.status === 400) {
         return renderCard(deps, res, account, session, lang, kept, { card: { key: 'error.card_refused' } }, 422);
       }
