@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
+import { XMLParser } from 'fast-xml-parser';
 import { ManualClock } from '../../src/core/kernel/clock.js';
-import { ACCOUNT_ID, MERCHANT_ID } from '../support/gateway.js';
+import { ACCOUNT_ID, authoriseBody, MERCHANT_ID } from '../support/gateway.js';
 import { checkoutBody } from '../support/checkout.js';
 import { batchBody, pay, ref } from '../support/operations.js';
+import { CARDS } from '../support/cards.js';
 import { redisWorld } from '../support/redis-world.js';
 import { LOG_DIR } from '../support/paths.js';
 
@@ -17,6 +19,7 @@ import { LOG_DIR } from '../support/paths.js';
  */
 const world = redisWorld('masking-everywhere');
 const clock = new ManualClock();
+const xml = new XMLParser({ parseTagValue: false });
 
 /** Everything this test file's Redis has written: its append-only files (every command, flushed or not). */
 function redisFiles(): string {
@@ -110,5 +113,26 @@ describe('when a card number is sent as an Idempotency-Key (finding 8)', () => {
       .set('Idempotency-Key', 'capture-former-1')
       .send(JSON.stringify(batchBody('capture', [ref(await pay(gw.app))])));
     expect(other.status).toBe(409);
+  });
+});
+
+describe('when a shopper types a card number as the 3-D Secure challenge answer (finding 8)', () => {
+  it('then the claim kept while it is sent holds it masked, the log never holds it, and the answer fails as a wrong code', async () => {
+    const gw = world.gateway('masking-challenge-answer', clock);
+    const res = await request(gw.app)
+      .post('/v1/authorise')
+      .type('form')
+      .send(JSON.stringify(authoriseBody({ card: CARDS.challenge, open3d: 'do3DS' })));
+    const doc = xml.parse(res.text).respon as { order_status: string; issuer_url: string; transaction_id: string };
+    expect(doc.order_status).toBe('2');
+    const answered = await request(gw.app).post(new URL(doc.issuer_url).pathname).type('form').send({ code: '6011 1111 1111 1117' });
+    expect(answered.status).toBe(200);
+    expect((await gw.deps.store.getPayment(MERCHANT_ID, doc.transaction_id))?.status).toBe('4300');
+    const stored = redisFiles();
+    expect(stored).toContain('601111***1117');
+    for (const typed of ['6011111111111117', '6011 1111 1111 1117']) {
+      expect(stored).not.toContain(typed);
+      expect(logOf('masking-challenge-answer')).not.toContain(typed);
+    }
   });
 });

@@ -6,7 +6,7 @@ import { GatewayError, invalidField } from '../kernel/errors.js';
 import { pause } from '../kernel/clock.js';
 import { PaymentStatus as S, withLaterFields, type CardSummary, type Payment } from './payment.js';
 import { assessRisk } from './risk.js';
-import { expiryPassed, summariseCard } from '../kernel/cards.js';
+import { expiryPassed, maskCardNumbers, summariseCard } from '../kernel/cards.js';
 import type { SubscriptionTerms } from '../subscriptions/contract.js';
 import { RESULT } from '../kernel/result-codes.js';
 import { issuerUrl, settleAuthorisation, type PaymentResult } from './settle.js';
@@ -290,7 +290,7 @@ export async function answerChallenge(deps: CoreDeps, account: Account, payment:
     // the code is the intent's plan: a process that takes over a stalled answer sends it again under the same reference
     (p) =>
       waiting(p)
-        ? { intent: { op: 'challenge', reference: acquirerReference.challenge(p.transaction_id), plan: { code } } }
+        ? { intent: { op: 'challenge', reference: acquirerReference.challenge(p.transaction_id), plan: { code: maskCardNumbers(code) } } }
         : { refusal: 'answered' },
     (stale) => resolveStaleClaim(deps, account, stale),
   );
