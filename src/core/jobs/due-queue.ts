@@ -16,6 +16,8 @@ export interface BackgroundJob {
   runOnce(): Promise<number>;
   /** items that threw since the job was made; each was logged and put back in its queue for a later run */
   readonly failedItems?: number;
+  /** resolves once work that outlived its run (a notification send still out) has ended */
+  idle?(): Promise<void>;
 }
 
 /** A failing item is due again this long after it failed: late enough not to spin, soon enough to recover. */

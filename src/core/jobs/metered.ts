@@ -12,6 +12,7 @@ export function meteredJob(job: BackgroundJob, metrics: GatewayMetrics): Backgro
     get failedItems() {
       return job.failedItems;
     },
+    idle: () => job.idle?.() ?? Promise.resolve(),
     async runOnce(): Promise<number> {
       const failedBefore = job.failedItems ?? 0;
       try {

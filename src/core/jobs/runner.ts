@@ -2,7 +2,7 @@ import type { BackgroundJob } from './due-queue.js';
 import type { Logger } from '../ports/deps.js';
 
 export interface JobRunner {
-  /** stops scheduling and waits for runs in flight */
+  /** stops scheduling and waits for runs in flight, and for work they left running (notification sends) */
   stop(): Promise<void>;
 }
 
@@ -42,6 +42,7 @@ export function startJobs(jobs: readonly BackgroundJob[], log: Logger): JobRunne
       stopped = true;
       for (const t of timers) clearTimeout(t);
       await Promise.allSettled([...running]);
+      await Promise.allSettled(jobs.map((job) => job.idle?.()));
     },
   };
 }

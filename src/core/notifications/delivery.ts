@@ -3,6 +3,7 @@ import { dueQueueJob, type BackgroundJob } from '../jobs/due-queue.js';
 import type { OutboxRecord } from './outbox.js';
 import { notificationHeader } from '../kernel/signing.js';
 import { checkNotifyTarget } from './target.js';
+import { HostLanes, hostOf } from './host-lanes.js';
 
 import type { PostResult } from '../ports/transport.js';
 
@@ -40,6 +41,25 @@ export interface DeliveryOptions {
   /** notifications handled per merchant per run */
   batch?: number;
   intervalMs?: number;
+  /** sends in flight per notify host (SENDS_PER_HOST) */
+  perHost?: number;
+}
+
+/**
+ * A run waits for its sends this long (real time), not for a slow host: a send still out then goes on by
+ * itself under its lease, and the next run starts on time for every other host and merchant.
+ */
+export const RUN_WAIT_MS = 1_000;
+/** a due notification whose host had no free place all through a run waits this long in the queue */
+export const HOST_BUSY_DELAY_MS = 1_000;
+
+/** What the runs of one delivery job share: its host lanes, its sends still out, the current run's deadline. */
+interface DeliveryRun {
+  random: () => number;
+  lanes: HostLanes;
+  sending: Set<Promise<void>>;
+  /** real time up to which the current run waits for a place or a send */
+  deadline: number;
 }
 
 type Deps = Pick<CoreDeps, 'store' | 'clock' | 'merchants' | 'log' | 'notifyAllowPrivate' | 'transport' | 'metrics'>;
@@ -48,22 +68,44 @@ type Deps = Pick<CoreDeps, 'store' | 'clock' | 'merchants' | 'log' | 'notifyAllo
  * The delivery worker over the outbox. Several gateway processes run it at once: each notification is
  * claimed by a versioned write that sets a lease, so only one process sends it at a time; a process that
  * dies mid-send leaves the lease to run out and another process sends again (delivery is at least once).
+ *
+ * One host cannot stall the others: at most SENDS_PER_HOST sends are out to a host at once (a due
+ * notification waits for a place until the run's deadline, then a little in the queue, behind other hosts'),
+ * and a run waits for its sends only until RUN_WAIT_MS after it started.
  */
 export function deliveryJob(deps: Deps, options: DeliveryOptions = {}): BackgroundJob {
-  const random = options.random ?? Math.random;
-  const batch = options.batch ?? 50;
-  return dueQueueJob(deps, {
+  const run: DeliveryRun = {
+    random: options.random ?? Math.random,
+    lanes: new HostLanes(options.perHost),
+    sending: new Set(),
+    deadline: 0,
+  };
+  const queueJob = dueQueueJob(deps, {
     name: 'notification-delivery',
     intervalMs: options.intervalMs ?? 500,
     queue: 'outbox',
-    batch,
+    batch: options.batch ?? 50,
     concurrent: true,
-    handle: (merchantId, notifyId) => deliverOne(deps, merchantId, notifyId, random),
+    handle: (merchantId, notifyId) => deliverOne(deps, run, merchantId, notifyId),
   });
+  return {
+    name: queueJob.name,
+    intervalMs: queueJob.intervalMs,
+    get failedItems() {
+      return queueJob.failedItems;
+    },
+    runOnce(): Promise<number> {
+      run.deadline = Date.now() + RUN_WAIT_MS;
+      return queueJob.runOnce();
+    },
+    async idle(): Promise<void> {
+      while (run.sending.size > 0) await Promise.allSettled([...run.sending]);
+    },
+  };
 }
 
-/** Claims, sends and records one notification; false when another process has it or it is not due. */
-async function deliverOne(deps: Deps, merchantId: string, notifyId: string, random: () => number): Promise<boolean> {
+/** Claims and sends one notification (recorded when the send ends); false when it is not this run's to send. */
+async function deliverOne(deps: Deps, run: DeliveryRun, merchantId: string, notifyId: string): Promise<boolean> {
   const rec = await deps.store.getOutbox(merchantId, notifyId);
   const now = deps.clock.now();
   if (!rec || rec.status !== 'pending') {
@@ -77,10 +119,61 @@ async function deliverOne(deps: Deps, merchantId: string, notifyId: string, rand
     return false;
   }
   if (rec.next_attempt_at > now || (rec.lease_until ?? 0) > now) return false;
-  const claimed: OutboxRecord = { ...rec, lease_until: now + DELIVERY_LEASE_MS };
-  if (!(await deps.store.commit({ merchantId, outbox: [{ next: claimed, expected: rec.version }] }))) return false;
+  const host = hostOf(rec.notify_url);
+  if (!(await run.lanes.take(host, run.deadline))) {
+    // its host had its share of sends out all through this run: the notification waits a little, behind
+    // other hosts' (only while it is as read: a send or a resend since keeps its own entry)
+    await deps.store.commit({
+      merchantId,
+      outboxUnchanged: [{ notifyId, version: rec.version }],
+      due: [{ queue: 'outbox', member: notifyId, at: deps.clock.now() + HOST_BUSY_DELAY_MS }],
+    });
+    return false;
+  }
+  let claimed = false;
+  try {
+    const next: OutboxRecord = { ...rec, lease_until: deps.clock.now() + DELIVERY_LEASE_MS };
+    claimed = await deps.store.commit({ merchantId, outbox: [{ next, expected: rec.version }] });
+  } finally {
+    if (!claimed) run.lanes.release(host);
+  }
+  if (!claimed) return false;
+  const send = sendAndRecord(deps, merchantId, rec, run.random).finally(() => run.lanes.release(host));
+  run.sending.add(send);
+  void send.finally(() => run.sending.delete(send));
+  await untilDeadline(send, run.deadline);
+  return true;
+}
 
-  const result = await attempt(deps, rec);
+/** Resolves when the work ends or the deadline (real time) passes, whichever is first. */
+function untilDeadline(work: Promise<void>, deadline: number): Promise<void> {
+  const wait = deadline - Date.now();
+  if (wait <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, wait);
+    void work.finally(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Sends a claimed notification and records the attempt (delivered, or the next try). Never fails: a store
+ * that does not answer leaves the lease to run out, and the notification is sent again.
+ */
+async function sendAndRecord(deps: Deps, merchantId: string, rec: OutboxRecord, random: () => number): Promise<void> {
+  try {
+    await recordAttempt(deps, merchantId, rec, await attempt(deps, rec), random);
+  } catch (err) {
+    deps.log.error(
+      { notify_id: rec.notify_id, merchant_id: merchantId, err: { message: err instanceof Error ? err.message : String(err) } },
+      'notification attempt not recorded; sent again when its lease ends',
+    );
+  }
+}
+
+async function recordAttempt(deps: Deps, merchantId: string, rec: OutboxRecord, result: PostResult, random: () => number): Promise<void> {
   const after = deps.clock.now();
   const { lease_until: _lease, ...base } = rec;
   const attempts = rec.attempts + 1;
@@ -112,7 +205,6 @@ async function deliverOne(deps: Deps, merchantId: string, notifyId: string, rand
     },
     'notification attempt',
   );
-  return true;
 }
 
 async function attempt(deps: Deps, rec: OutboxRecord): Promise<PostResult> {
