@@ -17,6 +17,9 @@ export const SANDBOX_PAYOUT_TRIGGERS: Readonly<Record<string, { at: 'submit' | '
   '4000000004': { at: 'settle', failureType: 'UNKNOWN', failureReason: 'Processing error at the provider' },
 };
 
+/** The trigger of an account number: own entries only (an account named `constructor` is no trigger). */
+const triggerOf = (account: string) => (Object.hasOwn(SANDBOX_PAYOUT_TRIGGERS, account) ? SANDBOX_PAYOUT_TRIGGERS[account] : undefined);
+
 /**
  * The sandbox bank-transfer provider: deterministic, no network. Its reference carries the outcome, so it
  * keeps nothing itself and several gateway processes agree.
@@ -26,7 +29,7 @@ export class SandboxPayoutConnector implements PayoutConnector {
 
   async submit(req: PayoutSubmission): Promise<PayoutSubmitOutcome> {
     const account = req.account_number || req.iban;
-    const trigger = SANDBOX_PAYOUT_TRIGGERS[account];
+    const trigger = triggerOf(account);
     if (trigger?.at === 'submit') return { accepted: false, failureType: trigger.failureType, failureReason: trigger.failureReason };
     const suffix = trigger ? `_f${account}` : '';
     return { accepted: true, connectorRef: `sbxpo_${req.reference}${suffix}` };
@@ -34,7 +37,7 @@ export class SandboxPayoutConnector implements PayoutConnector {
 
   async status(connectorRef: string): Promise<PayoutTransferStatus> {
     const m = /_f(\w+)$/.exec(connectorRef);
-    const trigger = m ? SANDBOX_PAYOUT_TRIGGERS[m[1]!] : undefined;
+    const trigger = m ? triggerOf(m[1]!) : undefined;
     if (trigger) return { state: 'failed', failureType: trigger.failureType, failureReason: trigger.failureReason };
     return { state: 'completed' };
   }
