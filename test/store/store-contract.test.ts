@@ -5,6 +5,7 @@ import { MemoryKv } from '../../src/store/memory-kv.js';
 import { RedisKv, connectRedis } from '../../src/store/redis-kv.js';
 import { KvGatewayStore, keys } from '../../src/store/gateway-store.js';
 import type { Payment } from '../../src/core/payments/payment.js';
+import type { OutboxRecord } from '../../src/core/notifications/outbox-record.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 
 let redis: RedisServer;
@@ -404,5 +405,73 @@ describe('the acquirer ledger on Redis, across the change of its record format',
     expect(await redisKv.getOnce(k)).toBe('{"op":"authorise"}');
     expect(await redisKv.putOnce(k, '{"op":"other"}')).toBe('{"op":"authorise"}');
     expect(await raw.hget(k, 'd')).toBe('{"op":"authorise"}');
+  });
+});
+
+describe.each([
+  ['memory', () => new MemoryKv() as KvStore],
+  ['redis', () => redisKv as KvStore],
+])('the outbox queue and its index of pending notifications (%s)', (_name, make) => {
+  const notification = (merchantId: string, id: string, at: number): OutboxRecord => ({
+    version: 0,
+    notify_id: id,
+    merchant_id: merchantId,
+    account_id: 'acc',
+    notify_type: 'payment',
+    notify_url: 'https://shop.example/notify',
+    fields: {},
+    status: 'pending',
+    attempts: 0,
+    created_at: at,
+    next_attempt_at: at,
+  });
+
+  it('when notifications are written, claimed and delivered, then the index holds exactly the pending ones by due time', async () => {
+    const store = new KvGatewayStore(make());
+    const m = `outbox-${++n}`;
+    const a = notification(m, 'a', 10);
+    const b = notification(m, 'b', 20);
+    expect(
+      await store.commit({
+        merchantId: m,
+        outbox: [
+          { next: a, expected: 0 },
+          { next: b, expected: 0 },
+        ],
+      }),
+    ).toBe(true);
+    expect(await store.overdueOutbox(m, -Infinity, 100, 10)).toEqual([
+      { notifyId: 'a', at: 10 },
+      { notifyId: 'b', at: 20 },
+    ]);
+    expect(await store.overdueOutbox(m, 15, 100, 10)).toEqual([{ notifyId: 'b', at: 20 }]);
+    expect(await store.overdueOutbox(m, -Infinity, 15, 10)).toEqual([{ notifyId: 'a', at: 10 }]);
+    // claimed: due at the end of its lease; delivered: out of the index and of the queue
+    expect(await store.commit({ merchantId: m, outbox: [{ next: { ...a, lease_until: 40 }, expected: 1 }] })).toBe(true);
+    expect(await store.overdueOutbox(m, -Infinity, 100, 10)).toEqual([
+      { notifyId: 'b', at: 20 },
+      { notifyId: 'a', at: 40 },
+    ]);
+    expect(await store.commit({ merchantId: m, outbox: [{ next: { ...a, status: 'delivered' }, expected: 2 }] })).toBe(true);
+    expect(await store.overdueOutbox(m, -Infinity, 100, 10)).toEqual([{ notifyId: 'b', at: 20 }]);
+    expect((await store.due(m, 'outbox', 100, 10)).map((d) => d.member)).toEqual(['b']);
+  });
+
+  it('when a queue entry is removed on condition of the version read, then a notification that moved since keeps it, and the index is left as the records wrote it', async () => {
+    const store = new KvGatewayStore(make());
+    const m = `outbox-${++n}`;
+    const drop = (version: number) => ({
+      merchantId: m,
+      outboxUnchanged: [{ notifyId: 'b', version }],
+      due: [{ queue: 'outbox' as const, member: 'b', at: null }],
+    });
+    expect(await store.commit({ merchantId: m, outbox: [{ next: notification(m, 'b', 20), expected: 0 }] })).toBe(true);
+    expect(await store.commit(drop(0))).toBe(false);
+    expect((await store.due(m, 'outbox', 100, 10)).map((d) => d.member)).toEqual(['b']);
+    expect(await store.commit(drop(1))).toBe(true);
+    expect(await store.due(m, 'outbox', 100, 10)).toEqual([]);
+    expect(await store.overdueOutbox(m, -Infinity, 100, 10)).toEqual([{ notifyId: 'b', at: 20 }]);
+    // a notification that does not exist is at version 0
+    expect(await store.commit({ ...drop(0), outboxUnchanged: [{ notifyId: 'gone', version: 0 }] })).toBe(true);
   });
 });
