@@ -105,16 +105,13 @@ describe('unknown is never "no"', () => {
     const card = new URL(String(opened.body.checkout_url)).pathname;
     down = true;
     connector.faults.throwAfterActing!.add('authorise');
-    const paid = await request(gw.app)
-      .post(`${card}/pay`)
-      .type('form')
-      .send({
-        cardholder: 'Ada Lovelace',
-        card: CARDS.approved,
-        expiration_month: '12',
-        expiration_year: '2034',
-        security_code: TEST_SECURITY_CODE,
-      });
+    const paid = await request(gw.app).post(`${card}/pay`).type('form').send({
+      cardholder: 'Ada Lovelace',
+      card: CARDS.approved,
+      expiration_month: '12',
+      expiration_year: '2034',
+      security_code: TEST_SECURITY_CODE,
+    });
     expect(paid.status).toBe(303);
     expect(new URL(String(paid.headers.location), 'http://x').pathname).toBe(`${card}/result`);
     const pending = await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no));
@@ -126,6 +123,39 @@ describe('unknown is never "no"', () => {
     await jobOf(gw, 'pending-resolve').runOnce();
     expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no))).toMatchObject({ status: '3000' });
     expect((await request(gw.app).get(`${card}/result`)).text).toContain('Payment successful');
+  });
+
+  it('when the process asking for an authorisation died before the acquirer saw it, then the order sent again after its claim went stale is authorised once, under the same transaction', async () => {
+    const clock = new ManualClock();
+    const connector = instrumented({ hangBeforeActing: new Set(['authorise']) });
+    const gw = world.gateway('takeover-authorise', clock, { wrapConnector: connector.wrap });
+    const body = authoriseBody(NOTIFY);
+    // the first attempt never returns: its process is as good as dead once its payment and claim are written
+    void request(gw.app)
+      .post('/v1/authorise')
+      .set('Content-Type', 'application/x-www-form-urlencoded')
+      .send(JSON.stringify(body))
+      .then(
+        () => undefined,
+        () => undefined,
+      );
+    let first;
+    for (let i = 0; i < 100 && !first; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      first = await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no));
+    }
+    expect(first).toMatchObject({ status: '1000' });
+    connector.faults.hangBeforeActing!.delete('authorise');
+    clock.advance(gw.deps.pendingResolveMs + 1_000);
+    const again = await authorise(gw, body);
+    expect(again).toMatchObject({ order_status: '1', transaction_id: first!.transaction_id });
+    expect(await gw.deps.store.getPayment(MERCHANT_ID, first!.transaction_id)).toMatchObject({ status: '3000' });
+    // the acquirer authorised it once, under the payment's one reference
+    expect(await gw.deps.connectors.get('sandbox')!.status(first!.transaction_id)).toMatchObject({
+      op: 'authorise',
+      outcome: { kind: 'approved' },
+    });
+    expect(connector.calls.authorise).toBe(2);
   });
 
   it('when a subscription charge acted at the acquirer but its answer and status are lost, then the period is not charged again as a new payment and the approval is recorded', async () => {

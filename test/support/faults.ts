@@ -65,6 +65,8 @@ export interface ConnectorFaults {
   delayMs?: Partial<Record<keyof Omit<ConnectorCalls, 'amounts'>, number>>;
   /** operations that act at the acquirer, then never answer (the process stalled or died) */
   hangAfterActing?: Set<keyof Omit<ConnectorCalls, 'amounts'>>;
+  /** operations that never reach the acquirer and never answer (the process died just before asking) */
+  hangBeforeActing?: Set<keyof Omit<ConnectorCalls, 'amounts'>>;
   /** operations that act at the acquirer, then throw (a timeout on the answer) */
   throwAfterActing?: Set<keyof Omit<ConnectorCalls, 'amounts'>>;
   /** while true, the acquirer's status cannot be read (the call throws) */
@@ -81,6 +83,7 @@ export function instrumented(faults: ConnectorFaults = {}): {
   const pause = (op: keyof Omit<ConnectorCalls, 'amounts'>) => new Promise<void>((r) => setTimeout(r, faults.delayMs?.[op] ?? 0));
   const act = async <T>(op: keyof Omit<ConnectorCalls, 'amounts'>, run: () => Promise<T>): Promise<T> => {
     calls[op]++;
+    if (faults.hangBeforeActing?.has(op)) return new Promise<T>(() => undefined);
     await pause(op);
     const result = await run();
     if (faults.hangAfterActing?.has(op)) return new Promise<T>(() => undefined);

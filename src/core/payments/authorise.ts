@@ -1,8 +1,9 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
 import type { Contract } from '../subscriptions/contract.js';
-import type { AuthorisationOutcome, BrowserInfo, CardAuthorisation, CardConnector } from '../ports/card-connector.js';
+import type { BrowserInfo, CardAuthorisation, CardConnector } from '../ports/card-connector.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
+import { askOnce, outcomeUnknown } from './ask.js';
 import { pause } from '../kernel/clock.js';
 import { PaymentStatus as S, withLaterFields, type CardSummary, type Payment } from './payment.js';
 import { assessRisk } from './risk.js';
@@ -61,8 +62,14 @@ export interface AuthoriseCommand {
   browser?: BrowserInfo;
 }
 
+interface ResolvedCard {
+  pan: string;
+  summary: CardSummary;
+  securityCode?: string;
+}
+
 /** The card to charge: the one sent, or the vault's card behind token_id. */
-async function resolveCard(deps: CoreDeps, cmd: AuthoriseCommand): Promise<{ pan: string; summary: CardSummary; securityCode?: string }> {
+async function resolveCard(deps: CoreDeps, cmd: AuthoriseCommand): Promise<ResolvedCard> {
   const now = deps.clock.now();
   if (cmd.card) {
     const c = cmd.card;
@@ -88,12 +95,20 @@ async function resolveCard(deps: CoreDeps, cmd: AuthoriseCommand): Promise<{ pan
  * Waits for a concurrent first attempt at the same order to finish, so every caller sees one answer. An
  * attempt whose holder died (a stale claim) is resolved here and now, through the acquirer's record.
  */
-async function awaitOutcome(deps: CoreDeps, account: Account, p: Payment): Promise<Payment> {
+async function awaitOutcome(deps: CoreDeps, account: Account, p: Payment, cmd: AuthoriseCommand): Promise<Payment | PaymentResult> {
   let current = p;
   for (let waited = 0; current.status === S.PENDING && !current.threeds.challenge_pending && waited < 10_000; waited += 20) {
-    if (current.claim && isStale(current.claim, deps.clock.now())) await resolveStaleClaim(deps, account, current);
-    else await pause(deps.clock, 20);
-    current = (await deps.store.getPayment(p.merchant_id, p.transaction_id)) ?? current;
+    if (current.claim && isStale(current.claim, deps.clock.now())) {
+      if (current.claim.op !== 'authorise') await resolveStaleClaim(deps, account, current);
+      else {
+        const taken = await takeOver(deps, account, current, cmd);
+        if (taken) return { ...taken, replayed: true };
+      }
+    } else await pause(deps.clock, 20);
+    const read = await deps.store.getPayment(p.merchant_id, p.transaction_id);
+    // never answered from memory: a payment whose record cannot be read back is not answered as if it existed
+    if (!read) throw new GatewayError('STORE_UNAVAILABLE', 'could not read the payment back; try again');
+    current = read;
   }
   return current;
 }
@@ -104,7 +119,9 @@ async function replayOf(deps: CoreDeps, account: Account, cmd: AuthoriseCommand)
   if (existing.fingerprint !== cmd.fingerprint && existing.fingerprint !== cmd.formerFingerprint?.()) {
     throw new GatewayError('ORDER_CONFLICT', 'order_no: was already used for a different payment request', 'order_no');
   }
-  const payment = await awaitOutcome(deps, account, existing);
+  const awaited = await awaitOutcome(deps, account, existing, cmd);
+  if ('replayed' in awaited) return awaited;
+  const payment = awaited;
   const contract = payment.recurring_id ? await deps.store.getContract(account.merchant_id, payment.recurring_id) : undefined;
   if (payment.threeds.challenge_pending) return { payment, issuerUrl: issuerUrl(deps.baseUrl, payment), replayed: true };
   return { payment, contract, replayed: true };
@@ -210,9 +227,23 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
   if (risk.action === 'REJECT') {
     return settleAuthorisation(deps, account, payment, { kind: 'rejected' }, 'payment');
   }
+  return askAndSettle(deps, account, connector, payment, claim.reference, card, cmd);
+}
+
+/** Asks the acquirer to authorise the claimed payment under `reference`, and records the outcome. */
+async function askAndSettle(
+  deps: CoreDeps,
+  account: Account,
+  connector: CardConnector,
+  payment: Payment,
+  reference: string,
+  card: ResolvedCard,
+  cmd: AuthoriseCommand,
+): Promise<PaymentResult> {
+  const { order } = cmd;
   const ask = () =>
     connector.authorise({
-      reference: claim.reference,
+      reference,
       pan: card.pan,
       expMonth: card.summary.exp_month,
       expYear: card.summary.exp_year,
@@ -223,52 +254,55 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
       ...(order.mpi ? { mpi: order.mpi } : {}),
       ...(cmd.browser ? { browser: cmd.browser } : {}),
     });
-  const outcome = await askOnce(connector, claim.reference, ask);
+  const outcome = await askOnce(connector, reference, ask);
   if (outcome.kind === 'unknown') throw outcomeUnknown(deps, payment);
   return settleAuthorisation(deps, account, payment, outcome, 'payment');
 }
 
-/** The acquirer was asked and neither its answer nor its record can be read: the outcome is unknown, never "no". */
-export const UNKNOWN_OUTCOME = { kind: 'unknown' } as const;
-export type AskedOutcome = AuthorisationOutcome | typeof UNKNOWN_OUTCOME;
-
 /**
- * Asks the acquirer, and when the call throws (a timeout, a dropped line: it may have acted) reads its record
- * under the reference, then asks once more under the same reference. Only a definite "no record" after the
- * last try is a processing error (nothing was authorised); a record that cannot be read is UNKNOWN_OUTCOME.
+ * The merchant sent the same order again while its first attempt's claim is stale (the process that held it
+ * died or stalled, or the store failed under it). What the acquirer did under the authorisation's reference
+ * decides: its answer is recorded; with no record there (the acquirer was never asked), this request, which
+ * carries the card again, takes the claim over and asks under the same reference. So an order the gateway could
+ * not answer is approved once, under its one transaction, when the merchant asks again; never declined because
+ * a process died. undefined: another process took it over first (the caller reads the payment again).
  */
-export async function askOnce(
-  connector: CardConnector,
-  reference: string,
-  ask: () => Promise<AuthorisationOutcome>,
-): Promise<AskedOutcome> {
-  let message = '';
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      return await ask();
-    } catch (err) {
-      message = (err as Error).message;
-      let known: Awaited<ReturnType<CardConnector['status']>>;
-      try {
-        known = await connector.status(reference);
-      } catch {
-        return UNKNOWN_OUTCOME;
-      }
-      if (known?.op === 'authorise') return known.outcome;
-    }
+async function takeOver(deps: CoreDeps, account: Account, stale: Payment, cmd: AuthoriseCommand): Promise<PaymentResult | undefined> {
+  const connector = connectorFor(deps, account);
+  const reference = stale.claim!.reference;
+  let known: Awaited<ReturnType<CardConnector['status']>>;
+  try {
+    known = await connector.status(reference);
+  } catch {
+    throw outcomeUnknown(deps, stale);
   }
-  return { kind: 'error', message };
-}
-
-/** The answer to a payment whose authorisation outcome is unknown: it stays pending, and recovery settles it. */
-export function outcomeUnknown(deps: CoreDeps, p: Payment): GatewayError {
-  deps.log.error({ transaction_id: p.transaction_id, merchant_id: p.merchant_id }, 'acquirer outcome unknown; recovery settles it');
-  return new GatewayError(
-    'OUTCOME_UNKNOWN',
-    'the acquirer did not answer; the payment is pending: ask again with the same order_no',
-    undefined,
-    5,
+  if (known?.op === 'authorise') {
+    // a challenge the acquirer started: the shopper answers it on the hosted page (the result says where)
+    return settleAuthorisation(deps, account, stale, known.outcome, 'payment');
+  }
+  const card = await resolveCard(deps, cmd);
+  const now = deps.clock.now();
+  const claim = newClaim(deps, { op: 'authorise', reference, amount: stale.amount }, now);
+  const claimed: Payment = { ...stale, claim, written_by: `${claim.id}:claim` };
+  const verdict = await commitMarked(
+    deps,
+    {
+      merchantId: stale.merchant_id,
+      payments: [{ next: claimed, expected: stale.version }],
+      due: [resolveDue(stale.transaction_id, claim.until)],
+    },
+    stale.transaction_id,
+    claimed.written_by!,
   );
+  if (verdict === 'unknown') throw new GatewayError('STORE_UNAVAILABLE', 'could not record the payment; try again');
+  if (verdict === 'conflict') return undefined;
+  const payment: Payment = { ...claimed, version: stale.version + 1 };
+  if (payment.risk.action === 'REJECT') return settleAuthorisation(deps, account, payment, { kind: 'rejected' }, 'payment');
+  deps.log.warn(
+    { transaction_id: stale.transaction_id, merchant_id: stale.merchant_id },
+    'stale authorisation taken over by the order sent again',
+  );
+  return askAndSettle(deps, account, connector, payment, reference, card, cmd);
 }
 
 /**

@@ -11,7 +11,7 @@ import { expiryPassed } from '../kernel/cards.js';
 import { contractNotificationFields, outboxRecord, paymentNotificationFields } from '../notifications/outbox.js';
 import { chargeAllowed, chargeAmount, chargeQueueAt, dueAt } from './contract.js';
 import { connectorFor } from '../payments/connector.js';
-import { askOnce, type AskedOutcome } from '../payments/authorise.js';
+import { askOnce, type AskedOutcome } from '../payments/ask.js';
 import { authorisationState } from '../payments/settle.js';
 import { approvalCounters, recordSettled } from '../payments/measure.js';
 import { acquirerAmount } from '../kernel/money.js';
