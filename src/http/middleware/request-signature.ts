@@ -5,6 +5,7 @@ import { authenticationFailed } from '../../core/kernel/errors.js';
 import { strictSignatureExpiry, verifyRequestSignature } from '../../core/kernel/signing.js';
 import { isSignedPath } from './authenticate.js';
 import { rawBodyOf } from './body.js';
+import { keyedCallFingerprint } from '../../core/kernel/fingerprint.js';
 
 /**
  * Strict signing (signature_mode "strict", docs/security.md): every merchant call of the account must
@@ -33,7 +34,11 @@ async function checkStrict(deps: CoreDeps, req: Request, res: Response, next: Ne
   let reason = check.ok ? '' : check.reason;
   // remembered for as long as its t lets it pass: a signature dated ahead outlives a fixed span from first use
   const ttlMs = check.ok ? Math.max(1, strictSignatureExpiry(check.t) - now) : 0;
-  if (check.ok && !(await deps.store.acceptOnce(account.merchant_id, account.account_id, check.mac, ttlMs)))
+  // the mark of an accepted signature names the request as the fingerprints see it (its time, method and path,
+  // its fields without the security code or expiry), never the MAC: that covers the raw body, security code
+  // included, and nothing derived from the security code is written (DESIGN 9)
+  const mark = check.ok ? keyedCallFingerprint(deps, `${check.t} ${req.method} ${req.path}`, req.body as Record<string, unknown>) : '';
+  if (check.ok && !(await deps.store.acceptOnce(account.merchant_id, account.account_id, mark, ttlMs)))
     reason = 'X-Signature was already accepted once (a replay)';
   if (reason) {
     deps.log.info({ request_id: res.locals.requestId, merchant_id: account.merchant_id, reason }, 'strict signature refused');

@@ -36,6 +36,29 @@ async function strictPay(app: Express): Promise<Paid> {
   return { transaction_id: doc.transaction_id, order_no: doc.order_no, currency: doc.currency, amount: doc.amount, order_status: '1' };
 }
 
+describe('when an account signs strictly, the mark that makes a signature single-use', () => {
+  it('then is not derived from the security code: two calls that differ only in it leave the same mark (DESIGN 9)', async () => {
+    const marks: string[] = [];
+    const gateways = [0, 1].map(() => {
+      const gw = makeGateway({ name: 'strict-mark', clock, merchants: strictMerchants() });
+      const accept = gw.deps.store.acceptOnce.bind(gw.deps.store);
+      gw.deps.store.acceptOnce = (m, a, mark, ttl) => {
+        marks.push(mark);
+        return accept(m, a, mark, ttl);
+      };
+      return gw;
+    });
+    const base = { order_no: 'STRICT-MARK-1', items: undefined, item_total: undefined };
+    for (const [i, code] of ['737', '123'].entries()) {
+      const text = JSON.stringify(authoriseBody({ ...base, security_code: code }));
+      expect((await post(gateways[i]!.app, '/v1/authorise', text, header('/v1/authorise', text))).status).toBe(200);
+    }
+    expect(marks).toHaveLength(2);
+    expect(marks[0]).toBe(marks[1]);
+    for (const gw of gateways) await gw.close();
+  });
+});
+
 describe('when an account signs strictly (finding 2)', () => {
   it('then a call without X-Signature is 401, even with a valid body signature', async () => {
     const gw = world.gateway('strict-missing', clock, { merchants: strictMerchants() });
@@ -166,7 +189,11 @@ describe('when a strict signature is dated ahead of the gateway clock (issue 36 
     const res = await post(gw.app, '/v1/authorise', text, header('/v1/authorise', text, t));
     expect(res.status).toBe(200);
     const mac = createHmac('sha256', SIGN_KEY).update(`${t}.POST./v1/authorise.${text}`).digest('hex');
-    const ttl = await world.redis.client().pttl(`gw:{${MERCHANT_ID}}:sig:${ACCOUNT_ID}:${mac}`);
+    const marks = await world.redis.client().keys(`gw:{${MERCHANT_ID}}:sig:${ACCOUNT_ID}:*`);
+    expect(marks).toHaveLength(1);
+    // the mark never names the MAC, which covers the security code
+    expect(marks[0]).not.toContain(mac);
+    const ttl = await world.redis.client().pttl(marks[0]!);
     // the gateway's clock stands at `start`: the signature is good until t + 300 s, 600 s and a second on
     expect(ttl).toBeGreaterThan(600_000);
     expect(ttl).toBeLessThanOrEqual(601_000);
