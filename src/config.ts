@@ -173,7 +173,10 @@ function resolveLogos(file: MerchantsFile, dir: string): void {
 
 export const DEMO_PORTAL_EMAIL = 'demo@shop.example';
 
-function loadMerchants(path: string | undefined): {
+function loadMerchants(
+  path: string | undefined,
+  baseUrl: string,
+): {
   directory: MerchantDirectory;
   fromFile: boolean;
   demoPortal?: { email: string; password: string };
@@ -181,7 +184,7 @@ function loadMerchants(path: string | undefined): {
   if (!path) {
     const password = randomBytes(12).toString('base64url');
     const demoPortal = { email: DEMO_PORTAL_EMAIL, password };
-    const directory = buildDirectory(demoMerchants({ email: DEMO_PORTAL_EMAIL, password_hash: hashPasswordSync(password) }));
+    const directory = buildDirectory(demoMerchants(baseUrl, { email: DEMO_PORTAL_EMAIL, password_hash: hashPasswordSync(password) }));
     return { directory, fromFile: false, demoPortal };
   }
   let text: string;
@@ -243,15 +246,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('WORKERS: more than one worker needs REDIS_URL (the embedded store is per process)');
   if (workers > 1 && !e.MERCHANTS_FILE)
     throw new ConfigError('WORKERS: more than one worker needs MERCHANTS_FILE (the demo merchant is made per process)');
+  // the demo merchant's sign_key is printed and published: on a store that outlives the process, anyone
+  // could sign payments and refunds that stay there
+  if (e.REDIS_URL && !e.MERCHANTS_FILE && e.NODE_ENV !== 'development') {
+    throw new ConfigError(
+      "MERCHANTS_FILE: required with REDIS_URL in production (the demo merchant's sign_key is public): set MERCHANTS_FILE to your merchants file, or NODE_ENV=development to try the demo merchant on Redis",
+    );
+  }
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
     throw new ConfigError('HEADERS_TIMEOUT_MS: must not be greater than REQUEST_TIMEOUT_MS');
   }
   const vaultKeys = configured.length > 0 ? configured : [{ id: DEFAULT_VAULT_KEY_ID, key: randomBytes(32) }];
-  const { directory, fromFile, demoPortal } = loadMerchants(e.MERCHANTS_FILE);
+  const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  const { directory, fromFile, demoPortal } = loadMerchants(e.MERCHANTS_FILE, baseUrl);
   return {
     port: e.PORT,
     host: e.HOST,
-    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    baseUrl,
     redisUrl: e.REDIS_URL,
     timezone: e.GATEWAY_TIMEZONE,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),

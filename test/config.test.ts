@@ -29,6 +29,26 @@ describe('configuration (DESIGN section 1)', () => {
     expect(c.metricsAllow).toEqual(['127.0.0.1', '::1']);
   });
 
+  it('when the gateway runs on another port or address, then the demo merchant’s website and storefront are that origin', () => {
+    const onPort = loadConfig({ PORT: '18680' }).merchants.all()[0]!;
+    expect(onPort.website).toBe('http://localhost:18680');
+    expect(onPort.storefront_domains).toEqual(['http://localhost:18680']);
+    const behindProxy = loadConfig({ BASE_URL: 'https://pay.example.com/gateway/' }).merchants.all()[0]!;
+    expect(behindProxy.website).toBe('https://pay.example.com');
+    expect(behindProxy.storefront_domains).toEqual(['https://pay.example.com']);
+  });
+
+  it('when REDIS_URL is set without MERCHANTS_FILE in production, then the start stops naming the fix; in development the demo merchant runs on Redis', () => {
+    const redis = { REDIS_URL: 'redis://127.0.0.1:6379', VAULT_KEY: 'ab'.repeat(32) };
+    for (const env of [redis, { ...redis, NODE_ENV: 'production' }]) {
+      expect(() => loadConfig(env)).toThrowError(ConfigError);
+      expect(() => loadConfig(env)).toThrowError(/^MERCHANTS_FILE: required with REDIS_URL in production .*set MERCHANTS_FILE/);
+    }
+    const dev = loadConfig({ ...redis, NODE_ENV: 'development' });
+    expect(dev.merchantsFromFile).toBe(false);
+    expect(dev.redisUrl).toBe(redis.REDIS_URL);
+  });
+
   it('when WORKERS is auto, then there is one worker per available core', async () => {
     const { availableParallelism } = await import('node:os');
     const file = merchantsFile({
@@ -118,7 +138,11 @@ describe('configuration (DESIGN section 1)', () => {
     const k2 = randomBytes(32);
     const k1 = randomBytes(32);
     const old = randomBytes(32);
-    const only = loadConfig({ VAULT_KEYS: `k2:${k2.toString('base64')}, k1:${k1.toString('hex')}`, REDIS_URL: 'redis://127.0.0.1:1' });
+    const only = loadConfig({
+      VAULT_KEYS: `k2:${k2.toString('base64')}, k1:${k1.toString('hex')}`,
+      REDIS_URL: 'redis://127.0.0.1:1',
+      NODE_ENV: 'development',
+    });
     expect(only.vaultKeyGenerated).toBe(false);
     expect(only.vaultKeys).toEqual([
       { id: 'k2', key: k2 },

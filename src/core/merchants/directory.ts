@@ -167,8 +167,13 @@ export function buildDirectory(file: MerchantsFile): MerchantDirectory {
   };
 }
 
-/** The single demo merchant used when no MERCHANTS_FILE is given; its key (and portal sign-in) is printed at start. */
-export function demoMerchants(portalUser?: { email: string; password_hash: string }): MerchantsFile {
+/**
+ * The single demo merchant used when no MERCHANTS_FILE is given; its key (and portal sign-in) is printed at
+ * start. Its website and storefront are the gateway's own origin (BASE_URL), so the example shop and every
+ * documented example work on whatever port or host the gateway is reached at.
+ */
+export function demoMerchants(baseUrl: string, portalUser?: { email: string; password_hash: string }): MerchantsFile {
+  const origin = new URL(baseUrl).origin;
   return merchantsFileSchema.parse({
     merchants: [
       {
@@ -179,8 +184,8 @@ export function demoMerchants(portalUser?: { email: string; password_hash: strin
           {
             account_id: '1000001001',
             sign_key: 'demo-sign-key-change-me',
-            website: 'http://localhost:8080',
-            storefront_domains: ['http://localhost:8080'],
+            website: origin,
+            storefront_domains: [origin],
             allowed_ips: ['127.0.0.1', '::1', '::ffff:127.0.0.1'],
             capture_mode: 'manual',
             currencies: ['USD', 'EUR', 'GBP'],
