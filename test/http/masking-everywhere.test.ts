@@ -53,6 +53,34 @@ describe('when a card number is sent in an undocumented /v1/checkout field (find
   });
 });
 
+describe('when a card number is typed into a documented text field that is kept (DESIGN 9)', () => {
+  it('then the checkout session and the payment store it masked', async () => {
+    const gw = world.gateway('masking-documented-text', clock);
+    const typed = {
+      shopper_phone: '3566002020360505',
+      user_agent: 'Agent/4000056655665556',
+      session_id: 'sess-5200828282828210',
+      cookie_old: 'c=6011000990139424',
+    };
+    const checkout = await request(gw.app)
+      .post('/v1/checkout')
+      .set('Accept', 'application/json')
+      .type('form')
+      .send(JSON.stringify(checkoutBody(typed)));
+    expect(checkout.status).toBe(200);
+    const paid = await request(gw.app)
+      .post('/v1/authorise')
+      .type('form')
+      .send(JSON.stringify(authoriseBody({ website: 'https://shop.example/4000000760000002' })));
+    expect(paid.status).toBe(200);
+    const stored = redisFiles();
+    for (const masked of ['356600***0505', 'Agent/400005***5556', 'sess-520082***8210', 'c=601100***9424', '400000***0002'])
+      expect(stored).toContain(masked);
+    for (const digits of ['3566002020360505', '4000056655665556', '5200828282828210', '6011000990139424', '4000000760000002'])
+      expect(stored).not.toContain(digits);
+  });
+});
+
 describe('when a card number is sent as X-Request-Id (finding 8)', () => {
   it('then the answer, the error body and the log carry the id masked', async () => {
     const gw = world.gateway('masking-request-id', clock);

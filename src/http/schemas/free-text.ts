@@ -1,9 +1,9 @@
 import { maskCardNumbers, maskIdentifier } from '../../core/kernel/cards.js';
 
 /**
- * Request fields that hold free text a person typed, at any level of a body. A card number found in one is
- * masked before anything stores, logs or notifies it (docs/security.md); the card field itself is not free
- * text, and identifiers such as bank account numbers are left as sent.
+ * Request fields that hold free text a person typed (or a device sent), at any level of a body. A card number
+ * found in one is masked before anything stores, logs or notifies it (docs/security.md); the card field itself
+ * is not free text, and identifiers such as bank account numbers are left as sent.
  */
 export const FREE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   'first_name',
@@ -38,10 +38,48 @@ export const FREE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   'category',
   'coupon_code_used',
   'cardholder',
+  // text a payment request carries that is kept (the checkout session keeps every field): masked too (DESIGN 9)
+  'website',
+  'storefront_domains',
+  'shopper_phone',
+  'shopper_level',
+  'billing_postal_code',
+  'delivery_postal_code',
+  'os',
+  'browser',
+  'browser_lang',
+  'default_lang',
+  'time_zone',
+  'resolution',
+  'user_agent',
+  'platform_source',
+  'device_type',
+  'order_type',
+  'quote_price',
+  'session_id',
+  'device_fingerprint',
+  'cookie_new',
+  'cookie_old',
+  'antifraud_token_cookie',
+  'installments_id',
+  'price_id',
+  'quote_id',
 ]);
 
 /** Free-text fields that hold a merchant's identifier, masked by the identifier rule (kernel/cards.ts). */
-export const IDENTIFIER_FIELDS: ReadonlySet<string> = new Set(['order_no', 'shopper_id', 'productId']);
+export const IDENTIFIER_FIELDS: ReadonlySet<string> = new Set([
+  'order_no',
+  'shopper_id',
+  'productId',
+  'session_id',
+  'device_fingerprint',
+  'cookie_new',
+  'cookie_old',
+  'antifraud_token_cookie',
+  'installments_id',
+  'price_id',
+  'quote_id',
+]);
 
 /** Card numbers masked in one free-text field's value, by the rule of that field. */
 export function maskField(name: string, value: string): string {
