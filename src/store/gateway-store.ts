@@ -4,6 +4,7 @@ import type { PortalSession } from '../core/portal/sessions.js';
 import type { AuditRecord } from '../core/portal/audit.js';
 import type { LoginFailures, ThrottleScope } from '../core/portal/throttle.js';
 import type { PortalPassword } from '../core/portal/users.js';
+import type { PortalFlash, PortalFormRecord } from '../core/portal/form-records.js';
 import { withLaterFields, type Payment } from '../core/payments/payment.js';
 import { rollUpApprovals } from '../core/payments/measure.js';
 import type { Contract } from '../core/subscriptions/contract.js';
@@ -62,6 +63,9 @@ export const keys = {
   /** portal actions (JSON members scored by time): per subject, and the merchant's all together */
   audit: (m: string, subject: string | undefined) => (subject === undefined ? `gw:{${m}}:audit` : `gw:{${m}}:audit:${subject}`),
   portalPassword: (m: string, email: string) => `gw:{${m}}:portal-password:${email}`,
+  /** a portal form's one-time token (its nonce) and what it did, per session */
+  portalForm: (m: string, sessionId: string, nonce: string) => `gw:{${m}}:portal-form:${sessionId}:${nonce}`,
+  portalFlash: (m: string, sessionId: string) => `gw:{${m}}:portal-flash:${sessionId}`,
   /** failed sign-ins: not a merchant's (unknown e-mails count), so their own slot; the id hashed (no raw e-mail or IP in key names) */
   loginFailures: (scope: string, id: string) => `gw:{portal}:login-fail:${scope}:${createHash('sha256').update(id).digest('hex')}`,
   /**
@@ -73,9 +77,6 @@ export const keys = {
   acquirer: (reference: string) => `acq:{${reference}}`,
 };
 
-function decode<T extends { version: number }>(v: Versioned | undefined): T | undefined {
-  if (!v) return undefined;
-  const record = JSON.parse(v.data) as T;
 /**
  * How a text sent by a merchant is written into a key name: hashed, never as sent. Key names are listed in
  * clear (SCAN, MONITOR, a snapshot's key list), and a merchant may send a card number as its Idempotency-Key.
@@ -86,6 +87,9 @@ export type KeyNameHash = (text: string) => string;
 
 const sha256Name: KeyNameHash = (text) => createHash('sha256').update(text, 'utf8').digest('base64url');
 
+function decode<T extends { version: number }>(v: Versioned | undefined): T | undefined {
+  if (!v) return undefined;
+  const record = JSON.parse(v.data) as T;
   record.version = v.version;
   return record;
 }
@@ -222,6 +226,16 @@ export class KvGatewayStore implements GatewayStore {
       conditions.push({ key, version: expected });
       writes.push({ op: 'put', key, data: encode(next) });
     }
+    for (const f of change.portalForms ?? []) {
+      const key = keys.portalForm(m, f.sessionId, f.nonce);
+      conditions.push({ key, version: f.expected });
+      writes.push({ op: 'put', key, data: encode(f.next), ttlMs: f.ttlMs });
+    }
+    for (const f of change.portalFlash ?? []) {
+      const key = keys.portalFlash(m, f.sessionId);
+      if (f.expected >= 0) conditions.push({ key, version: f.expected });
+      writes.push(f.next === null ? { op: 'del', key } : { op: 'put', key, data: encode(f.next), ttlMs: f.ttlMs });
+    }
     return (await this.kv.commit(conditions, writes)).ok;
   }
 
@@ -258,6 +272,14 @@ export class KvGatewayStore implements GatewayStore {
       writes.push(next === null ? { op: 'del', key } : { op: 'put', key, data: encode(next), ttlMs });
     }
     return (await this.kv.commit(conditions, writes)).ok;
+  }
+
+  async getPortalForm(m: string, sessionId: string, nonce: string): Promise<PortalFormRecord | undefined> {
+    return decode<PortalFormRecord>(await this.kv.get(keys.portalForm(m, sessionId, nonce)));
+  }
+
+  async getPortalFlash(m: string, sessionId: string): Promise<PortalFlash | undefined> {
+    return decode<PortalFlash>(await this.kv.get(keys.portalFlash(m, sessionId)));
   }
 
   async getPayment(m: string, txn: string): Promise<Payment | undefined> {
