@@ -6,7 +6,7 @@ import type { CoreDeps } from './core/ports/deps.js';
 import { maskField } from './http/schemas/free-text.js';
 import { maskIdentifier } from './core/kernel/cards.js';
 import { gatewayBody } from './http/middleware/body.js';
-import { securityHeaders } from './http/middleware/security-headers.js';
+import { gatewayHelmetOptions, securityHeaders } from './http/middleware/security-headers.js';
 import { chain } from './http/middleware/chain.js';
 import { fixedPostRoutes, postDispatch, undispatched } from './http/post-dispatch.js';
 import { appRoutes } from './http/route-table.js';
@@ -131,7 +131,7 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   );
   const metrics = deps.metrics instanceof PrometheusMetrics ? deps.metrics : undefined;
   app.use(requestLog(deps, metrics && httpMetrics(app, metrics)));
-  const headers = securityHeaders();
+  const headers = securityHeaders(gatewayHelmetOptions(deps.baseUrl));
   const throttle = authThrottle(deps);
   const signature = strictSignature(deps);
   const replays = idempotency(deps);

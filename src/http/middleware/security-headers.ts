@@ -45,3 +45,15 @@ export function securityHeaders(options?: HelmetOptions): RequestHandler {
     next();
   };
 }
+
+/**
+ * helmet's options for the gateway at `baseUrl`: its default headers, except that the CSP's
+ * `upgrade-insecure-requests` is sent only when the gateway is reached over https. Over http (a gateway on
+ * a developer's machine) it would have the browser upgrade the pages' own form posts and frames to an https
+ * origin that does not exist, and a page framed in them inherits it: the example shop's iFrame checkout
+ * was blocked for every card. The hosted pages set their own policy (render/pages.ts).
+ */
+export function gatewayHelmetOptions(baseUrl: string): HelmetOptions {
+  const https = new URL(baseUrl).protocol === 'https:';
+  return { contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } } };
+}

@@ -3,6 +3,7 @@ import express, { type RequestHandler } from 'express';
 import helmet from 'helmet';
 import request from 'supertest';
 import { securityHeaders } from '../../../src/http/middleware/security-headers.js';
+import { makeGateway } from '../../support/gateway.js';
 
 /** An app whose one route answers after the given headers middleware, with a header of its own first. */
 function appWith(headers: RequestHandler) {
@@ -51,5 +52,20 @@ describe('the security headers middleware', () => {
       },
     };
     expect(() => securityHeaders(perRequest)).toThrow(/helmet read the request/);
+  });
+
+  it('when the gateway is reached over http, then its pages carry no upgrade-insecure-requests; over https they do', async () => {
+    for (const [base, upgrades] of [
+      ['http://localhost:18680', false],
+      ['https://pay.example.com', true],
+    ] as const) {
+      const gw = makeGateway({ name: 'security-headers-csp', env: { BASE_URL: base } });
+      const front = await request(gw.app).get('/');
+      expect(front.status).toBe(200);
+      const csp = String(front.headers['content-security-policy']);
+      expect(csp).toContain("default-src 'self'");
+      expect(csp.includes('upgrade-insecure-requests')).toBe(upgrades);
+      await gw.close();
+    }
   });
 });
