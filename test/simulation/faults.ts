@@ -26,6 +26,12 @@ export type Fault =
    */
   | { where: 'commit'; nth: number; mode: 'bad-write' }
   /**
+   * the nth commit is applied on the primary, which dies before a replica confirms it: the caller hears a
+   * timeout, the store answers nothing until a replica is promoted, and the promoted replica never had the
+   * commit (the store is rolled back to before it; the acquirer, elsewhere, keeps what it did)
+   */
+  | { where: 'commit'; nth: number; mode: 'unconfirmed-lost' }
+  /**
    * a notification POST: refused by the merchant's server, or answered only after the merchant had the same
    * notification resent meanwhile (between the worker's read and the removal of its queue entry)
    */
@@ -66,6 +72,10 @@ export class FaultPlan {
 
   /** the acquirer's status cannot be read until the plan is disarmed */
   private statusOut = false;
+  /** the store's primary died: nothing answers until the failover (the start of the next step) */
+  storeDown = false;
+  /** what the replica had when the primary died, restored at the failover */
+  failover: (() => void) | undefined;
 
   arm(f: Fault | undefined): void {
     this.armed = f;
@@ -118,11 +128,13 @@ export class ProcessKv implements KvStore {
 
   private live<T>(run: () => Promise<T>): Promise<T> {
     if (this.proc.dead) return never();
+    if (this.plan.storeDown) return Promise.reject(new SimTimeout('the store has no primary'));
     return run().then((v) => (this.proc.dead ? never<T>() : v));
   }
 
   async commit(conditions: readonly Condition[], writes: readonly Write[]): Promise<CommitResult> {
     if (this.proc.dead) return never();
+    if (this.plan.storeDown) throw new SimTimeout('the store has no primary');
     const f = this.plan.takeCommit();
     if (!f) return this.live(() => this.kv.commit(conditions, writes));
     switch (f.mode) {
@@ -136,6 +148,13 @@ export class ProcessKv implements KvStore {
       case 'crash-after':
         await this.kv.commit(conditions, writes);
         return this.proc.die();
+      case 'unconfirmed-lost': {
+        const replica = snapshot(this.kv);
+        await this.kv.commit(conditions, writes);
+        this.plan.storeDown = true;
+        this.plan.failover = () => restoreGatewayState(this.kv, replica);
+        throw new SimTimeout('commit not confirmed by a replica');
+      }
       case 'bad-write': {
         // a write after the first that the store refuses: a zadd whose score is not a number
         const at = writes.findIndex((w, i) => i > 0 && w.op === 'zadd');
@@ -151,8 +170,8 @@ export class ProcessKv implements KvStore {
   range: KvStore['range'] = (key, min, max, limit, reverse) => this.live(() => this.kv.range(key, min, max, limit, reverse));
   countInWindow: KvStore['countInWindow'] = (key, ms) => this.live(() => this.kv.countInWindow(key, ms));
   count: KvStore['count'] = (key) => this.live(() => this.kv.count(key));
-  putOnce: KvStore['putOnce'] = (key, data) => this.live(() => this.kv.putOnce(key, data));
-  getOnce: KvStore['getOnce'] = (key) => this.live(() => this.kv.getOnce(key));
+  putOnce: KvStore['putOnce'] = (key, data, formerKey) => this.live(() => this.kv.putOnce(key, data, formerKey));
+  getOnce: KvStore['getOnce'] = (key, formerKey) => this.live(() => this.kv.getOnce(key, formerKey));
   counters: KvStore['counters'] = (key) => this.live(() => this.kv.counters(key));
   ping: KvStore['ping'] = () => this.live(() => this.kv.ping());
   close: KvStore['close'] = async () => undefined;
@@ -197,4 +216,25 @@ export function processConnector(inner: CardConnector, proc: SimProcess, plan: F
       return inner.status(reference);
     },
   };
+}
+
+/** A copy of the in-memory store's state (its own fields: records, sorted sets, counters). */
+function snapshot(kv: KvStore): Record<string, unknown> {
+  return structuredClone(Object.fromEntries(Object.entries(kv)));
+}
+
+/**
+ * The in-memory store as the promoted replica has it: the gateway's records as they were at the snapshot; the
+ * sandbox acquirer's ledger (keys acq:...), which stands for another company's system, as it is now.
+ */
+function restoreGatewayState(kv: KvStore, replica: Record<string, unknown>): void {
+  const now = kv as unknown as Record<string, unknown>;
+  for (const [field, was] of Object.entries(replica)) {
+    const current = now[field];
+    const restored = structuredClone(was);
+    if (current instanceof Map && restored instanceof Map) {
+      for (const [key, value] of current) if (typeof key === 'string' && key.startsWith('acq:')) restored.set(key, value);
+    }
+    now[field] = restored;
+  }
 }

@@ -15,6 +15,8 @@ export interface RunOptions {
   steps: number;
   /** faults a store can only show on Redis (a commit script failing after its first write) */
   badWrites: boolean;
+  /** commits lost with their primary before a replica confirmed them (the in-memory store rolled back) */
+  lostCommits: boolean;
 }
 
 /**
@@ -33,6 +35,7 @@ export async function simulate(seed: number, kv: KvStore, options: RunOptions): 
     await Promise.race([other.jobs.get('pending-resolve')!.runOnce(), other.proc.died]);
   };
   for (let i = 0; i < options.steps; i++) {
+    failover(w, trace);
     const fault = randomFault(w, options);
     w.plan.arm(fault);
     if (fault) trace.push(`fault: ${JSON.stringify(fault)}`);
@@ -41,9 +44,20 @@ export async function simulate(seed: number, kv: KvStore, options: RunOptions): 
     if (w.chance(0.3)) await w.job('notification-delivery');
     w.plan.arm(undefined);
   }
+  failover(w, trace);
   await quiesce(w, trace);
   await deliverAll(w, trace);
   return { seed, violations: await violations(w), trace, faults: w.plan.fired };
+}
+
+/** A replica is promoted after the primary died: the store answers again, without what it never confirmed. */
+function failover(w: World, trace: Trace): void {
+  if (!w.plan.storeDown) return;
+  w.plan.failover?.();
+  w.plan.failover = undefined;
+  w.plan.storeDown = false;
+  w.clock.advance(5_000);
+  trace.push('failover: a replica is promoted (the unconfirmed commit is gone), 5 s later');
 }
 
 /** Time passes and recovery runs, until no payment is claimed (bounded). */

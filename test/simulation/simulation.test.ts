@@ -51,7 +51,7 @@ const seedsFrom = (count: number) => (ONE !== undefined ? [ONE] : Array.from({ l
 describe('the seeded fault simulation', () => {
   it(`when ${ONE ?? MEMORY_SEEDS} seeded runs go through the core on the in-memory store with faults at every step, then every invariant holds`, async () => {
     const results = await runSeeds(seedsFrom(MEMORY_SEEDS), 32, (seed) =>
-      simulate(seed, new MemoryKv(), { steps: STEPS, badWrites: false }),
+      simulate(seed, new MemoryKv(), { steps: STEPS, badWrites: false, lostCommits: true }),
     );
     const failed = results.filter((r) => r.violations.length > 0);
     expect(results.length).toBe(seedsFrom(MEMORY_SEEDS).length);
@@ -80,7 +80,7 @@ describe('the seeded fault simulation', () => {
       const results = await runSeeds(seedsFrom(REDIS_SEEDS), LANES, async (seed, lane) => {
         const { kv, client } = kvs[lane]!;
         await client.flushdb();
-        return simulate(seed, kv, { steps: STEPS, badWrites: true });
+        return simulate(seed, kv, { steps: STEPS, badWrites: true, lostCommits: false });
       });
       for (const { kv } of kvs) await kv.close();
       const failed = results.filter((r) => r.violations.length > 0);

@@ -26,7 +26,7 @@ export type Trace = string[];
 const CONNECTOR_OPS: readonly (ConnectorOp | 'any')[] = ['authorise', 'completeChallenge', 'capture', 'void', 'refund', 'any'];
 
 /** A fault for the next step, or none (about one step in three carries one). */
-export function randomFault(w: World, options: { badWrites: boolean }): Fault | undefined {
+export function randomFault(w: World, options: { badWrites: boolean; lostCommits: boolean }): Fault | undefined {
   if (!w.chance(0.35)) return undefined;
   const op = w.pick(CONNECTOR_OPS);
   const nth = w.int(1, 4);
@@ -44,6 +44,7 @@ export function randomFault(w: World, options: { badWrites: boolean }): Fault | 
     { where: 'commit', nth, mode: 'crash-after' },
   ];
   if (options.badWrites) faults.push({ where: 'commit', nth, mode: 'bad-write' });
+  if (options.lostCommits) faults.push({ where: 'commit', nth, mode: 'unconfirmed-lost' });
   faults.push({ where: 'transport', mode: 'refuse' }, { where: 'transport', mode: 'resend-meanwhile' });
   return w.pick(faults);
 }
