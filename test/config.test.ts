@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { composeCore } from '../src/compose.js';
+import { hashPasswordSync } from '../src/core/portal/password.js';
+import type { MerchantsFile } from '../src/core/merchants/directory.js';
+import { ROOT } from './support/paths.js';
 
 function merchantsFile(content: unknown): string {
   const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
@@ -47,6 +50,20 @@ describe('configuration (DESIGN section 1)', () => {
     const dev = loadConfig({ ...redis, NODE_ENV: 'development' });
     expect(dev.merchantsFromFile).toBe(false);
     expect(dev.redisUrl).toBe(redis.REDIS_URL);
+  });
+
+  it('when compose.yaml’s merchants-file template is used as shipped, then the start stops naming the sign_key to set; filled in, it loads', () => {
+    const template = readFileSync(join(ROOT, 'config', 'merchants.example.json'), 'utf8');
+    const env = { REDIS_URL: 'redis://127.0.0.1:6379', VAULT_KEY: 'ab'.repeat(32) };
+    expect(() => loadConfig({ ...env, MERCHANTS_FILE: merchantsFile(template) })).toThrowError(
+      /^MERCHANTS_FILE: merchants\.0\.accounts\.0\.sign_key: must be at least 8 characters/,
+    );
+    const filled = JSON.parse(template) as MerchantsFile;
+    filled.merchants[0]!.accounts[0]!.sign_key = randomBytes(32).toString('hex');
+    expect(() => loadConfig({ ...env, MERCHANTS_FILE: merchantsFile(filled) })).toThrowError(/portal_users\.0\.password_hash/);
+    filled.merchants[0]!.portal_users[0]!.password_hash = hashPasswordSync('a long passphrase');
+    const config = loadConfig({ ...env, MERCHANTS_FILE: merchantsFile(filled) });
+    expect(config.merchants.all()[0]).toMatchObject({ account_id: '1000001001', allowed_ips: ['203.0.113.10'] });
   });
 
   it('when WORKERS is auto, then there is one worker per available core', async () => {
