@@ -10,7 +10,7 @@ import type { GatewayStore } from './core/ports/store.js';
 import type { BackgroundJob } from './core/jobs/due-queue.js';
 import { KvGatewayStore, type KeyNameHash } from './store/gateway-store.js';
 import { MemoryKv } from './store/memory-kv.js';
-import { RedisKv, connectRedis } from './store/redis-kv.js';
+import { RedisKv, connectRedis, type ConfirmOptions } from './store/redis-kv.js';
 import { authExpiryJob } from './core/jobs/auth-expiry.js';
 import { httpNotificationTransport } from './outbound/http-transport.js';
 import { deliveryJob, type NotificationTransport } from './core/notifications/delivery.js';
@@ -25,9 +25,10 @@ import { recoveryJob } from './core/jobs/recovery.js';
 /**
  * The store the configuration asks for: Redis when REDIS_URL is set, else the embedded in-memory store.
  * `keyNameHash`: how merchants' texts (Idempotency-Keys) are hashed into key names (store/gateway-store.ts).
+ * `confirm`: REDIS_MIN_REPLICAS and REDIS_CONFIRM_MS (unset: replicas found at start, 500 ms).
  */
-export function openStore(redisUrl: string | undefined, keyNameHash?: KeyNameHash): GatewayStore {
-  return new KvGatewayStore(redisUrl ? new RedisKv(connectRedis(redisUrl)) : new MemoryKv(), keyNameHash);
+export function openStore(redisUrl: string | undefined, keyNameHash?: KeyNameHash, confirm: ConfirmOptions = {}): GatewayStore {
+  return new KvGatewayStore(redisUrl ? new RedisKv(connectRedis(redisUrl), confirm) : new MemoryKv(), keyNameHash);
 }
 
 export interface ComposeOverrides {
@@ -60,7 +61,12 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
   const ids = overrides.ids ?? randomIds(clock);
   const vault = new CardVault(config.vaultKeys);
   // keyed by the vault: a card number sent as an Idempotency-Key cannot be found again by hashing candidates
-  const store = overrides.store ?? openStore(config.redisUrl, (text) => vault.fingerprint(`store key name\n${text}`));
+  const store =
+    overrides.store ??
+    openStore(config.redisUrl, (text) => vault.fingerprint(`store key name\n${text}`), {
+      minReplicas: config.redisMinReplicas,
+      confirmMs: config.redisConfirmMs,
+    });
   const sandbox = new SandboxConnector(ids, store);
   const connectors = connectorRegistry([overrides.wrapConnector ? overrides.wrapConnector(sandbox) : sandbox]);
   try {

@@ -32,6 +32,14 @@ const envSchema = z.object({
     .string()
     .regex(/^(redis|rediss|redis\+cluster):\/\//, 'must start with redis://, rediss:// or redis+cluster://')
     .optional(),
+  /** replicas that must confirm each commit (unset: 1 when the store has replicas, found at start; else 0) */
+  REDIS_MIN_REPLICAS: z
+    .string()
+    .regex(/^\d{1,2}$/, 'must be a whole number from 0 to 99')
+    .optional()
+    .transform((v) => (v === undefined ? undefined : Number(v))),
+  /** how long a commit waits for its replicas before its outcome is unknown (STORE_UNCONFIRMED) */
+  REDIS_CONFIRM_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   MERCHANTS_FILE: z.string().min(1).optional(),
   FX_RATES_FILE: z.string().min(1).optional(),
   GATEWAY_TIMEZONE: z
@@ -87,6 +95,10 @@ export interface Config {
   host: string;
   baseUrl: string;
   redisUrl: string | undefined;
+  /** REDIS_MIN_REPLICAS: replicas confirming each commit; undefined: 1 when the store has replicas at start, else 0 */
+  redisMinReplicas: number | undefined;
+  /** REDIS_CONFIRM_MS: how long a commit waits for them */
+  redisConfirmMs: number;
   timezone: string;
   trustProxy: string | boolean | number | undefined;
   notifyAllowPrivate: boolean;
@@ -264,6 +276,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     baseUrl,
     redisUrl: e.REDIS_URL,
+    redisMinReplicas: e.REDIS_MIN_REPLICAS,
+    redisConfirmMs: e.REDIS_CONFIRM_MS,
     timezone: e.GATEWAY_TIMEZONE,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     notifyAllowPrivate: e.NOTIFY_ALLOW_PRIVATE,

@@ -1,5 +1,6 @@
 import { Redis, Cluster } from 'ioredis';
 import { GatewayError } from '../core/kernel/errors.js';
+import { ConfirmLinks, NotApplied, replicationOf, type ConfirmedReply } from './redis-confirm.js';
 import type { CommitResult, Condition, KvStore, ScoredMember, Versioned, Write } from './kv.js';
 
 /**
@@ -341,22 +342,108 @@ function commitArgs(conditions: readonly Condition[], writes: readonly Write[]):
   return { keys, args: [`${keys.length} ${strings.length} ${control}`, ...strings] };
 }
 
+/** How the store confirms its commits (REDIS_MIN_REPLICAS, REDIS_CONFIRM_MS: docs/operations.md). */
+export interface ConfirmOptions {
+  /** replicas that must confirm each commit; undefined: 1 when the store has replicas at start, else 0 */
+  minReplicas?: number;
+  /** how long a commit waits for them before it is refused unconfirmed */
+  confirmMs?: number;
+}
+
+/** A commit the primary may have applied but its replicas did not confirm in time: its outcome is unknown. */
+function unconfirmed(detail: string): GatewayError {
+  const e = new GatewayError('STORE_UNCONFIRMED', 'the store did not confirm the change in time; its outcome is not known yet');
+  e.cause = new Error(detail);
+  return e;
+}
+
 export class RedisKv implements KvStore {
   private client: ScriptClient;
   private readonly cluster: boolean;
   /** commits waiting for the next flush, by hash slot tag (one script's keys must share a slot in a cluster) */
   private waiting = new Map<string, WaitingCommit[]>();
   private flushing = false;
+  private readonly confirmMs: number;
+  /** REDIS_MIN_REPLICAS as configured (undefined: found at start) */
+  private readonly asked: number | undefined;
+  /** replicas each commit needs (undefined until found at start), and the links that send commits and confirm them */
+  private replicas: number | undefined;
+  private links: ConfirmLinks | undefined;
+  private found: Promise<void> | undefined;
+  /**
+   * Slot tags ('' on one server) with a commit of this process that may have been applied unconfirmed, each
+   * with the turn it was found so: what is read there is not answered until a later write there is confirmed
+   * (the replication stream is ordered), so an unconfirmed commit never reads back as applied here.
+   */
+  private readonly doubt = new Map<string, number>();
+  private turn = 0;
+  /** confirmations of `doubt` under way, by slot tag (readers of one tag share one) */
+  private readonly vouching = new Map<string, Promise<void>>();
+  private readonly sending = new Set<Promise<void>>();
 
-  constructor(client: Client) {
+  constructor(client: Client, options: ConfirmOptions = {}) {
     this.cluster = client instanceof Cluster;
     client.defineCommand('gwCommit', { lua: COMMIT_SCRIPT });
     client.defineCommand('gwWindow', { lua: WINDOW_SCRIPT, numberOfKeys: 1 });
 
     this.client = client as ScriptClient;
+    this.confirmMs = options.confirmMs ?? 500;
+    this.asked = options.minReplicas;
+    if (options.minReplicas === 0) this.replicas = 0;
+    // asked again by the first commit if the store does not answer yet (never an unhandled rejection)
+    else this.find().catch(() => undefined);
+  }
+
+  private find(): Promise<void> {
+    return (this.found ??= this.findReplication(this.asked));
+  }
+
+  /** At start: the replicas behind the primaries (INFO replication, CLUSTER NODES) and the server's version. */
+  private async findReplication(asked: number | undefined): Promise<void> {
+    try {
+      const found = await replicationOf(this.client);
+      const replicas = asked ?? (found.replicas > 0 ? 1 : 0);
+      if (replicas > 0) this.links = new ConfirmLinks(this.client, COMMIT_SCRIPT, replicas, this.confirmMs, found.aof);
+      this.replicas = replicas;
+    } catch (err) {
+      // not known yet (the store does not answer): the next commit asks again
+      this.found = undefined;
+      throw unavailable(err);
+    }
+  }
+
+  /** How many replicas confirm each commit: 0 for none (REDIS_MIN_REPLICAS, or found at start). */
+  async confirmation(): Promise<number> {
+    if (this.replicas === undefined) await this.find();
+    return this.replicas!;
+  }
+
+  /** Waits, where a commit of this process may be unconfirmed in the slot of `key`, until a write there is confirmed. */
+  private vouch(key: string): Promise<void> | undefined {
+    if (this.doubt.size === 0) return undefined;
+    const tag = this.cluster ? slotTag(key) : '';
+    if (!this.doubt.has(tag)) return undefined;
+    let pending = this.vouching.get(tag);
+    if (!pending) {
+      const asked = ++this.turn;
+      pending = this.links!.confirmNow(tag).then(
+        (confirmed) => {
+          this.vouching.delete(tag);
+          if (!confirmed) throw unconfirmed(`no confirmation of the slot of ${key} within ${this.confirmMs} ms`);
+          if ((this.doubt.get(tag) ?? Infinity) < asked) this.doubt.delete(tag);
+        },
+        (err: unknown) => {
+          this.vouching.delete(tag);
+          throw unconfirmed(`the slot of ${key} could not be confirmed: ${(err as Error).message}`);
+        },
+      );
+      this.vouching.set(tag, pending);
+    }
+    return pending;
   }
 
   async get(key: string): Promise<Versioned | undefined> {
+    await this.vouch(key);
     try {
       const [v, d] = await this.client.hmget(key, 'v', 'd');
       return d == null ? undefined : { version: Number(v), data: d };
@@ -404,7 +491,12 @@ export class RedisKv implements KvStore {
     }
   }
 
-  private async send(batch: readonly WaitingCommit[]): Promise<void> {
+  private send(batch: readonly WaitingCommit[]): void {
+    const sent = (this.replicas === 0 ? this.sendUnconfirmed(batch) : this.sendConfirmed(batch)).finally(() => this.sending.delete(sent));
+    this.sending.add(sent);
+  }
+
+  private async sendUnconfirmed(batch: readonly WaitingCommit[]): Promise<void> {
     const keys: string[] = [];
     const args: (string | number)[] = [batch.length];
     for (const c of batch) {
@@ -419,6 +511,64 @@ export class RedisKv implements KvStore {
       for (const c of batch) c.reject(e);
       return;
     }
+    this.answer(batch, replies);
+  }
+
+  /**
+   * The batch's script and a WAIT (WAITAOF) for its replicas on a link of its own (ConfirmLinks). Unconfirmed,
+   * or without an answer, each commit that may have been applied is refused STORE_UNCONFIRMED (a conflict,
+   * which applied nothing, is still answered), and its slot is in doubt until a later write there is confirmed.
+   */
+  private async sendConfirmed(batch: readonly WaitingCommit[]): Promise<void> {
+    if (this.replicas === undefined) {
+      try {
+        await this.find();
+      } catch (err) {
+        for (const c of batch) c.reject(err);
+        return;
+      }
+      if (this.replicas === 0) return this.sendUnconfirmed(batch);
+    }
+    const keys: string[] = [];
+    const args: (string | number)[] = [batch.length];
+    for (const c of batch) {
+      for (const k of c.keys) keys.push(k);
+      for (const a of c.args) args.push(a);
+    }
+    const tag = this.cluster ? slotTag(keys[0] ?? '') : '';
+    const started = ++this.turn;
+    let outcome: ConfirmedReply;
+    try {
+      outcome = await this.links!.commit(tag, keys, args);
+    } catch (err) {
+      if (err instanceof NotApplied) {
+        const e = unavailable(err);
+        for (const c of batch) c.reject(e);
+        return;
+      }
+      // the script may have run: unknown, as an unconfirmed one
+      this.doubt.set(tag, ++this.turn);
+      const e = unconfirmed((err as Error).message);
+      for (const c of batch) c.reject(e);
+      return;
+    }
+    if (!outcome.confirmed) {
+      this.doubt.set(tag, ++this.turn);
+      const e = unconfirmed(`fewer than ${this.replicas} replicas confirmed within ${this.confirmMs} ms`);
+      for (let i = 0; i < batch.length; i++) {
+        const reply = outcome.replies[i];
+        // a conflict applied nothing; anything else may have been applied
+        if (typeof reply === 'string' && !reply.startsWith('!')) batch[i]!.answer(reply);
+        else batch[i]!.reject(e);
+      }
+      return;
+    }
+    // the stream is ordered: this confirmation covers what the slot's primary wrote before this batch
+    if ((this.doubt.get(tag) ?? Infinity) < started) this.doubt.delete(tag);
+    this.answer(batch, outcome.replies as (string | number)[]);
+  }
+
+  private answer(batch: readonly WaitingCommit[], replies: readonly (string | number)[]): void {
     for (let i = 0; i < batch.length; i++) {
       const reply = replies[i];
       if (reply === undefined) batch[i]!.reject(unavailable(new Error('the commit script answered no entry for this commit')));
@@ -430,6 +580,7 @@ export class RedisKv implements KvStore {
   async range(key: string, min: number, max: number, limit: number, reverse = false): Promise<ScoredMember[]> {
     const bound = (n: number) => (n === -Infinity ? '-inf' : n === Infinity ? '+inf' : String(n));
     let flat: string[];
+    await this.vouch(key);
     try {
       flat = reverse
         ? await this.client.zrevrangebyscore(key, bound(max), bound(min), 'WITHSCORES', 'LIMIT', 0, limit)
@@ -451,6 +602,7 @@ export class RedisKv implements KvStore {
   }
 
   async count(key: string): Promise<number> {
+    await this.vouch(key);
     try {
       return await this.client.zcard(key);
     } catch (err) {
@@ -481,6 +633,7 @@ export class RedisKv implements KvStore {
   }
 
   private async readOnce(key: string): Promise<string | undefined> {
+    await this.vouch(key);
     try {
       return (await this.client.get(key)) ?? undefined;
     } catch (err) {
@@ -499,6 +652,7 @@ export class RedisKv implements KvStore {
 
   async counters(key: string): Promise<Record<string, number>> {
     let raw: Record<string, string>;
+    await this.vouch(key);
     try {
       raw = await this.client.hgetall(key);
     } catch (err) {
@@ -518,6 +672,8 @@ export class RedisKv implements KvStore {
   async close(): Promise<void> {
     // commits still waiting for their turn go out before QUIT, not after it
     if (this.waiting.size > 0) this.flush();
+    await Promise.allSettled([...this.sending]);
+    this.links?.close();
     await this.client.quit().catch(() => this.client.disconnect());
   }
 }

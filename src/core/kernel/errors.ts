@@ -24,6 +24,11 @@ export const ERROR_CODES = {
   RATE_LIMITED: 429,
   LOGIN_THROTTLED: 429,
   STORE_UNAVAILABLE: 503,
+  /**
+   * a change the store may have applied but its replicas did not confirm in time (REDIS_MIN_REPLICAS): its
+   * outcome is not known, as a commit whose answer was lost; reading it back answers the same until confirmed
+   */
+  STORE_UNCONFIRMED: 503,
   /** the acquirer was asked and its answer is not known yet: the payment stays claimed and recovery settles it */
   OUTCOME_UNKNOWN: 503,
   INTERNAL: 500,
