@@ -12,15 +12,21 @@ let gw: TestGateway;
 beforeAll(() => {
   gw = makeGateway({
     name: 'browser-data',
-    wrapConnector: (sandbox) => {
-      const authorise = sandbox.authorise.bind(sandbox);
-      return Object.assign(Object.create(sandbox) as typeof sandbox, {
-        authorise: (req: CardAuthorisation) => {
-          asked.push(req);
-          return authorise(req);
-        },
-      });
-    },
+    // a wrapper that delegates each call (not a prototype copy: that would inherit forMerchant, which answers
+    // the sandbox itself for a merchant's payments, and the wrapper would see none of them)
+    wrapConnector: (sandbox) => ({
+      code: sandbox.code,
+      displayName: sandbox.displayName,
+      authorise: (req: CardAuthorisation) => {
+        asked.push(req);
+        return sandbox.authorise(req);
+      },
+      completeChallenge: (ref, code, reference) => sandbox.completeChallenge(ref, code, reference),
+      capture: (ref, amount, currency, reference) => sandbox.capture(ref, amount, currency, reference),
+      void: (ref, reference) => sandbox.void(ref, reference),
+      refund: (ref, amount, currency, reference) => sandbox.refund(ref, amount, currency, reference),
+      status: (reference) => sandbox.status(reference),
+    }),
   });
 });
 afterAll(async () => {
