@@ -3,25 +3,60 @@ import { signedValuesFor } from '../http/middleware/authenticate.js';
 import { signValues, type SignatureForm } from '../core/kernel/signing.js';
 
 /**
- * Signs a request body the way a merchant integration must (DESIGN section 2), for trying the API by hand:
- *   node dist/tools/sign-request.js [--keep-spaces] /v1/authorise '{"merchant_id":"1000001", ...}'
- * (or the JSON on standard input). The key comes from SIGN_KEY, else the demo merchant's key.
- * Prints the body with encryption_data set. The gateway accepts two forms of a request signature: by default
- * the values are signed with their spaces removed (the gateway's own form); `--keep-spaces` signs them as
- * sent, spaces kept, as some existing integrations of this API family do.
+ * Signs a request body the way a merchant integration must (docs/api.md, "Signatures"), for trying the API
+ * by hand. Prints the body with encryption_data set; see USAGE. Every mistake is a one-line message and exit
+ * code 2, never a stack trace.
  */
+const USAGE = `usage: node dist/tools/sign-request.js [--keep-spaces] <path> [json body]
+
+Prints the JSON body with its encryption_data set, for the call at <path> (such as /v1/authorise). The body
+is the second argument, or standard input. The key is SIGN_KEY, else the demo merchant's key.
+
+  --keep-spaces   sign the values as sent, spaces kept (the default removes every space from each value,
+                  the gateway's own form; the gateway accepts both)
+  -h, --help      print this help
+
+Calls: /v1/authorise /v1/checkout /v1/capture /v1/review /v1/cancel /v1/refund /v1/retrievalTrans
+       /v1/retrievalRefund /v1/cancelsubscription /v1/payout /v1/payout/query /v1/optimise
+       /v1/notifications/resend
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`sign-request: ${message}\n`);
+  process.exit(2);
+}
+
 const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 const form: SignatureForm = args.includes('--keep-spaces') ? 'as-sent' : 'spaces-removed';
-const [path, text = readFileSync(0, 'utf8')] = args.filter((a) => a !== '--keep-spaces');
+const unknownFlag = args.find((a) => a.startsWith('-') && a !== '--keep-spaces');
+if (unknownFlag) fail(`unknown option ${unknownFlag}\n\n${USAGE}`);
+const [path, given, ...extra] = args.filter((a) => a !== '--keep-spaces');
 if (!path) {
-  process.stderr.write('usage: node dist/tools/sign-request.js [--keep-spaces] <path such as /v1/authorise> [json body]\n');
+  process.stderr.write(USAGE);
   process.exit(2);
 }
-const body = JSON.parse(text) as Record<string, unknown>;
-const values = signedValuesFor(path, body);
-if (!values) {
-  process.stderr.write(`unknown call: ${path}\n`);
-  process.exit(2);
+if (extra.length > 0) fail('give the JSON body as one argument (quote it), or on standard input');
+let text: string;
+try {
+  text = given ?? readFileSync(0, 'utf8');
+} catch {
+  fail('no JSON body given (second argument or standard input)');
 }
-body.encryption_data = signValues(values, process.env.SIGN_KEY ?? 'demo-sign-key-change-me', form);
-process.stdout.write(`${JSON.stringify(body)}\n`);
+let body: unknown;
+try {
+  body = JSON.parse(text);
+} catch (err) {
+  fail(`the body is not valid JSON: ${(err as Error).message}`);
+}
+if (typeof body !== 'object' || body === null || Array.isArray(body)) fail('the body must be a JSON object');
+const values = signedValuesFor(path, body as Record<string, unknown>);
+if (!values) fail(`${path} is not a signed call\n\n${USAGE}`);
+const signed = {
+  ...(body as Record<string, unknown>),
+  encryption_data: signValues(values, process.env.SIGN_KEY ?? 'demo-sign-key-change-me', form),
+};
+process.stdout.write(`${JSON.stringify(signed)}\n`);

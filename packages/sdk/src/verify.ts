@@ -67,26 +67,51 @@ export interface NotificationCheck {
 }
 
 /**
+ * Checks a notification's `X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` header:
+ * the HMAC over the exact body received, and a timestamp within `toleranceSeconds` of `nowSeconds`, so a
+ * captured notification cannot be replayed later.
+ */
+export function verifyXSignature(
+  header: string | string[] | undefined,
+  rawBody: string | Buffer,
+  signKey: string,
+  toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): Verdict {
+  const text = Array.isArray(header) ? header[0] : header;
+  if (!text) return { ok: false, reason: 'X-Signature header is missing' };
+  const { t, macs } = parseHeader(text);
+  if (t === undefined || macs.length === 0) return { ok: false, reason: 'X-Signature is not of the form t=<unix seconds>,v1=<hex>' };
+  if (Math.abs(nowSeconds - t) > toleranceSeconds)
+    return {
+      ok: false,
+      reason: `X-Signature timestamp is ${Math.abs(nowSeconds - t)} s away from now (tolerance ${toleranceSeconds} s): a replay, or a wrong clock`,
+    };
+  const body = typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8');
+  const expected = createHmac('sha256', signKey).update(`${t}.${body}`, 'utf8').digest('hex');
+  if (!macs.some((m) => sameSignature(m, expected)))
+    return { ok: false, reason: 'X-Signature v1 does not match HMAC-SHA256 of "<t>.<body>" (wrong sign_key, or the body was changed)' };
+  return { ok: true };
+}
+
+/**
+ * Checks a notification's `encryption_data`: SHA-256 of merchant_id, account_id, notify_type, notify_id and
+ * the order's identifier (a payout's request_id, a subscription's recurring_id where there is no order),
+ * spaces removed, then the sign_key.
+ */
+export function verifyNotificationFields(fields: Readonly<Record<string, string | undefined>>, signKey: string): Verdict {
+  const identifier = fields.order_no ?? fields.request_id ?? fields.recurring_id ?? '';
+  return checkFields({ ...fields, order_no: identifier }, NOTIFICATION_FIELDS, signKey);
+}
+
+/**
  * Checks a notification both ways: the X-Signature HMAC over the exact body and its timestamp (replays are
- * refused), then encryption_data over notify_type, notify_id and the order's identifier (a payout's
- * request_id, a subscription's recurring_id where there is no order). Answers the fields too.
+ * refused), then encryption_data over notify_type, notify_id and the order's identifier. Answers the fields too.
  */
 export function verifyNotification(check: NotificationCheck): Verdict & { fields: Record<string, string> } {
   const body = typeof check.rawBody === 'string' ? check.rawBody : check.rawBody.toString('utf8');
   const fields = Object.fromEntries(new URLSearchParams(body));
-  const fail = (reason: string) => ({ ok: false as const, reason, fields });
-  const header = Array.isArray(check.xSignature) ? check.xSignature[0] : check.xSignature;
-  if (!header) return fail('X-Signature header is missing');
-  const { t, macs } = parseHeader(header);
-  if (t === undefined || macs.length === 0) return fail('X-Signature is not of the form t=<unix seconds>,v1=<hex>');
-  const now = check.nowSeconds ?? Math.floor(Date.now() / 1000);
-  const tolerance = check.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (Math.abs(now - t) > tolerance)
-    return fail(`X-Signature timestamp is ${Math.abs(now - t)} s away from now (tolerance ${tolerance} s): a replay, or a wrong clock`);
-  const expected = createHmac('sha256', check.signKey).update(`${t}.${body}`, 'utf8').digest('hex');
-  if (!macs.some((m) => sameSignature(m, expected)))
-    return fail('X-Signature v1 does not match HMAC-SHA256 of "<t>.<body>" (wrong sign_key, or the body was changed)');
-  const identifier = fields.order_no ?? fields.request_id ?? fields.recurring_id ?? '';
-  const verdict = checkFields({ ...fields, order_no: identifier }, NOTIFICATION_FIELDS, check.signKey);
-  return verdict.ok ? { ok: true, fields } : fail(verdict.reason);
+  const header = verifyXSignature(check.xSignature, body, check.signKey, check.toleranceSeconds, check.nowSeconds);
+  const verdict = header.ok ? verifyNotificationFields(fields, check.signKey) : header;
+  return { ...verdict, fields };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
-import { verifyNotificationSignature, verifyXSignature } from '../../../src/merchant/verify.js';
+import { verifyNotificationFields, verifyXSignature } from '../../../packages/sdk/src/index.js';
 import { redisWorld } from '../../support/redis-world.js';
 import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY } from '../../support/gateway.js';
 import { NotificationReceiver } from '../../support/receiver.js';
@@ -63,8 +63,8 @@ describe('when the receiver fails twice and then answers 200', () => {
     );
     for (const n of r.received) {
       expect(n.headers['content-type']).toBe('application/x-www-form-urlencoded');
-      expect(verifyNotificationSignature(n.fields, SIGN_KEY)).toBe(true);
-      expect(verifyXSignature(n.headers['x-signature'], n.rawBody, SIGN_KEY, 300, Math.floor(clock.now() / 1000))).toBe(true);
+      expect(verifyNotificationFields(n.fields, SIGN_KEY).ok).toBe(true);
+      expect(verifyXSignature(n.headers['x-signature'], n.rawBody, SIGN_KEY, 300, Math.floor(clock.now() / 1000)).ok).toBe(true);
     }
     const t = r.received.map((n) => Number(/t=(\d+)/.exec(String(n.headers['x-signature']))![1]));
     expect(t[0]).toBe(Math.floor(Date.UTC(2026, 10, 21, 10, 0, 0) / 1000));
@@ -85,10 +85,10 @@ describe('when a notification is tampered with or replayed late', () => {
     await jobOf(gw, 'notification-delivery').runOnce();
     const n = r.received[0]!;
     const now = Math.floor(clock.now() / 1000);
-    expect(verifyXSignature(n.headers['x-signature'], n.rawBody.replace('10.00', '1000.00'), SIGN_KEY, 300, now)).toBe(false);
-    expect(verifyXSignature(n.headers['x-signature'], n.rawBody, SIGN_KEY, 300, now + 301)).toBe(false);
-    expect(verifyXSignature(n.headers['x-signature'], n.rawBody, 'another-key', 300, now)).toBe(false);
-    expect(verifyNotificationSignature({ ...n.fields, order_no: 'other' }, SIGN_KEY)).toBe(false);
+    expect(verifyXSignature(n.headers['x-signature'], n.rawBody.replace('10.00', '1000.00'), SIGN_KEY, 300, now).ok).toBe(false);
+    expect(verifyXSignature(n.headers['x-signature'], n.rawBody, SIGN_KEY, 300, now + 301).ok).toBe(false);
+    expect(verifyXSignature(n.headers['x-signature'], n.rawBody, 'another-key', 300, now).ok).toBe(false);
+    expect(verifyNotificationFields({ ...n.fields, order_no: 'other' }, SIGN_KEY).ok).toBe(false);
   });
 });
 

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { retryGap } from '../../../src/core/notifications/delivery.js';
-import { signTestNotification, verifyNotificationSignature, verifyXSignature } from '../../../src/merchant/verify.js';
+import { verifyNotificationFields, verifyXSignature, xSignature } from '../../../packages/sdk/src/index.js';
 import { FIELDS, sign } from '../../support/sign.js';
 
 const KEY = 'merchant-key-123';
@@ -12,19 +12,19 @@ describe('when a merchant checks X-Signature with the shipped helper', () => {
   const mac = createHmac('sha256', KEY).update(`${t}.${body}`).digest('hex');
 
   it('then a header made by the documented rule passes within the tolerance', () => {
-    expect(verifyXSignature(`t=${t},v1=${mac}`, body, KEY, 300, t + 300)).toBe(true);
-    expect(verifyXSignature(`t=${t},v1=${mac.toUpperCase()}`, Buffer.from(body), KEY, 300, t - 10)).toBe(true);
-    expect(signTestNotification(body, KEY, t)).toBe(`t=${t},v1=${mac}`);
+    expect(verifyXSignature(`t=${t},v1=${mac}`, body, KEY, 300, t + 300).ok).toBe(true);
+    expect(verifyXSignature(`t=${t},v1=${mac.toUpperCase()}`, Buffer.from(body), KEY, 300, t - 10).ok).toBe(true);
+    expect(xSignature(body, KEY, t)).toBe(`t=${t},v1=${mac}`);
   });
 
   it('then an old timestamp, another body, a missing part or another key fails', () => {
-    expect(verifyXSignature(`t=${t},v1=${mac}`, body, KEY, 300, t + 301)).toBe(false);
-    expect(verifyXSignature(`t=${t},v1=${mac}`, `${body}x`, KEY, 300, t)).toBe(false);
-    expect(verifyXSignature(`v1=${mac}`, body, KEY, 300, t)).toBe(false);
-    expect(verifyXSignature(`t=${t}`, body, KEY, 300, t)).toBe(false);
-    expect(verifyXSignature(undefined, body, KEY, 300, t)).toBe(false);
-    expect(verifyXSignature(`t=${t + 1},v1=${mac}`, body, KEY, 300, t)).toBe(false);
-    expect(verifyXSignature(`t=${t},v1=${mac}`, body, 'other-key', 300, t)).toBe(false);
+    expect(verifyXSignature(`t=${t},v1=${mac}`, body, KEY, 300, t + 301).ok).toBe(false);
+    expect(verifyXSignature(`t=${t},v1=${mac}`, `${body}x`, KEY, 300, t).ok).toBe(false);
+    expect(verifyXSignature(`v1=${mac}`, body, KEY, 300, t).ok).toBe(false);
+    expect(verifyXSignature(`t=${t}`, body, KEY, 300, t).ok).toBe(false);
+    expect(verifyXSignature(undefined, body, KEY, 300, t).ok).toBe(false);
+    expect(verifyXSignature(`t=${t + 1},v1=${mac}`, body, KEY, 300, t).ok).toBe(false);
+    expect(verifyXSignature(`t=${t},v1=${mac}`, body, 'other-key', 300, t).ok).toBe(false);
   });
 });
 
@@ -38,9 +38,9 @@ describe('when a merchant checks encryption_data with the shipped helper', () =>
         KEY,
       ),
     };
-    expect(verifyNotificationSignature(signed, KEY)).toBe(true);
-    expect(verifyNotificationSignature({ ...signed, notify_id: 'ntf_8' }, KEY)).toBe(false);
-    expect(verifyNotificationSignature({ ...signed, encryption_data: '' }, KEY)).toBe(false);
+    expect(verifyNotificationFields(signed, KEY).ok).toBe(true);
+    expect(verifyNotificationFields({ ...signed, notify_id: 'ntf_8' }, KEY).ok).toBe(false);
+    expect(verifyNotificationFields({ ...signed, encryption_data: '' }, KEY).ok).toBe(false);
   });
 
   it('then a payout notification is checked over its request_id in the place of order_no', () => {
@@ -53,8 +53,8 @@ describe('when a merchant checks encryption_data with the shipped helper', () =>
       status: 'COMPLETED',
     };
     const signed = { ...fields, encryption_data: sign(['M1', 'A1', 'payout', 'ntf_5', 'PO-1'], KEY) };
-    expect(verifyNotificationSignature(signed, KEY)).toBe(true);
-    expect(verifyNotificationSignature({ ...signed, request_id: 'PO-2' }, KEY)).toBe(false);
+    expect(verifyNotificationFields(signed, KEY).ok).toBe(true);
+    expect(verifyNotificationFields({ ...signed, request_id: 'PO-2' }, KEY).ok).toBe(false);
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import type { Payment } from '../../../src/core/payments/payment.js';
-import { verifyNotificationSignature } from '../../../src/merchant/verify.js';
+import { verifyNotificationFields } from '../../../packages/sdk/src/index.js';
 import { redisWorld } from '../../support/redis-world.js';
 import {
   ACCOUNT_ID,
@@ -103,7 +103,7 @@ describe('when a payment carries a 1-day subscription with billing_cycle 3', () 
       [`${rid}-3`, '25.00', '1', rid],
     ]);
     expect(charges[1]!.fields.contract_status).toBe('Completed');
-    for (const n of charges) expect(verifyNotificationSignature(n.fields, SIGN_KEY)).toBe(true);
+    for (const n of charges) expect(verifyNotificationFields(n.fields, SIGN_KEY).ok).toBe(true);
   });
 });
 
@@ -162,7 +162,7 @@ describe('when the subscription is cancelled (POST /v1/cancelsubscription, JSON 
     await jobOf(gw, 'notification-delivery').runOnce();
     const cancelled = r.received.find((n) => n.fields.notify_type === 'subscription_cancel');
     expect(cancelled?.fields).toMatchObject({ recurring_id: rid, contract_status: 'Inactived', contract_name: 'Gold plan' });
-    expect(verifyNotificationSignature(cancelled!.fields, SIGN_KEY)).toBe(true);
+    expect(verifyNotificationFields(cancelled!.fields, SIGN_KEY).ok).toBe(true);
 
     const again = await cancelSubscription(gw, rid);
     expect(again.body).toMatchObject({ cancel_status: '0', error_message: 'subscription is already Inactived' });
