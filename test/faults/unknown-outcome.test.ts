@@ -158,6 +158,37 @@ describe('unknown is never "no"', () => {
     expect(connector.calls.authorise).toBe(2);
   });
 
+  it('when recovery finds an authorisation the acquirer never saw, then the merchant still has half a resolve period to send the order again before it is recorded as failed', async () => {
+    const clock = new ManualClock();
+    const connector = instrumented({ hangBeforeActing: new Set(['authorise']) });
+    const gw = world.gateway('takeover-grace', clock, { wrapConnector: connector.wrap });
+    const retried = authoriseBody(NOTIFY);
+    const abandoned = authoriseBody(NOTIFY);
+    for (const body of [retried, abandoned])
+      void request(gw.app)
+        .post('/v1/authorise')
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .send(JSON.stringify(body))
+        .then(
+          () => undefined,
+          () => undefined,
+        );
+    const find = (body: Record<string, unknown>) => gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no));
+    for (let i = 0; i < 100 && (!(await find(retried)) || !(await find(abandoned))); i++) await new Promise((r) => setTimeout(r, 20));
+    connector.faults.hangBeforeActing!.delete('authorise');
+    clock.advance(gw.deps.pendingResolveMs + 1_000);
+    await jobOf(gw, 'pending-resolve').runOnce();
+    // recovery found no record at the acquirer: both still pending, neither declined yet
+    expect(await find(retried)).toMatchObject({ status: '1000' });
+    expect(await find(abandoned)).toMatchObject({ status: '1000' });
+    expect(await authorise(gw, retried)).toMatchObject({ order_status: '1' });
+    clock.advance(gw.deps.pendingResolveMs / 2 + 1_000);
+    await jobOf(gw, 'pending-resolve').runOnce();
+    // the order nobody sent again fails (nothing was charged), the other stays approved
+    expect(await find(abandoned)).toMatchObject({ status: '4000' });
+    expect(await find(retried)).toMatchObject({ status: '3000' });
+  });
+
   it('when a subscription charge acted at the acquirer but its answer and status are lost, then the period is not charged again as a new payment and the approval is recorded', async () => {
     const clock = new ManualClock();
     let down = false;

@@ -98,7 +98,8 @@ async function resolveCard(deps: CoreDeps, cmd: AuthoriseCommand): Promise<Resol
 async function awaitOutcome(deps: CoreDeps, account: Account, p: Payment, cmd: AuthoriseCommand): Promise<Payment | PaymentResult> {
   let current = p;
   for (let waited = 0; current.status === S.PENDING && !current.threeds.challenge_pending && waited < 10_000; waited += 20) {
-    if (current.claim && isStale(current.claim, deps.clock.now())) {
+    // a claim in its grace window is one recovery found the acquirer never saw: it waits for exactly this retry
+    if (current.claim && (isStale(current.claim, deps.clock.now()) || current.claim.grace)) {
       if (current.claim.op !== 'authorise') await resolveStaleClaim(deps, account, current);
       else {
         const taken = await takeOver(deps, account, current, cmd);

@@ -183,4 +183,9 @@ export interface PaymentClaim {
   at: number;
   /** after this the claim is stale: the recovery job (or the next flow) resumes it */
   until: number;
+  /**
+   * set when recovery found an authorisation the acquirer never saw and gave the merchant's retry of the order
+   * (which carries the card again) a last window to take it over before recording it as failed
+   */
+  grace?: true;
 }

@@ -3,7 +3,7 @@ import type { Account } from '../merchants/directory.js';
 import type { AuthorisationOutcome } from '../ports/card-connector.js';
 import { PaymentStatus as S, type Payment } from './payment.js';
 import { connectorFor } from './connector.js';
-import { releaseClaim } from './claim.js';
+import { commitMarked, releaseClaim, resolveDue } from './claim.js';
 import { settleAuthorisation, type SettleOutcome } from './settle.js';
 
 /** What a challenge the shopper never answered ends as. */
@@ -29,6 +29,12 @@ export async function resolveAuthorisationClaim(deps: CoreDeps, account: Account
   let outcome: SettleOutcome | undefined;
   switch (claim.op) {
     case 'authorise':
+      if (!known && p.risk.action !== 'REJECT' && !claim.grace) {
+        // never sent to the acquirer: the order sent again (it carries the card) may still take it over
+        // (authorise.ts); it fails only if no retry comes within half a resolve period more
+        await extendForRetry(deps, p);
+        return;
+      }
       outcome =
         p.risk.action === 'REJECT'
           ? { kind: 'rejected' }
@@ -67,4 +73,16 @@ export async function resolveAuthorisationClaim(deps: CoreDeps, account: Account
 /** True for a payment whose pending state is expected: a challenge waiting, or a scheduled recurring charge. */
 export function pendingByDesign(p: Payment): boolean {
   return p.status === S.PENDING && !p.claim && (p.threeds.challenge_pending || p.source === 'recurring');
+}
+
+/** A last window for the merchant's retry of an order whose authorisation the acquirer never saw. */
+async function extendForRetry(deps: CoreDeps, p: Payment): Promise<void> {
+  const until = deps.clock.now() + Math.ceil(deps.pendingResolveMs / 2);
+  const next: Payment = { ...p, claim: { ...p.claim!, until, grace: true }, written_by: `${p.claim!.id}:grace` };
+  await commitMarked(
+    deps,
+    { merchantId: p.merchant_id, payments: [{ next, expected: p.version }], due: [resolveDue(p.transaction_id, until)] },
+    p.transaction_id,
+    next.written_by!,
+  );
 }
