@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/kernel/clock.js';
 import { redisWorld } from '../support/redis-world.js';
 import { MERCHANT_ID, ACCOUNT_ID } from '../support/gateway.js';
-import { authorise, jobOf } from '../support/jobs.js';
+import { authorise, dailyPlan, jobOf } from '../support/jobs.js';
 import { faultyStore, instrumented } from '../support/faults.js';
 
 const world = redisWorld('faults-subscription');
@@ -14,21 +14,7 @@ describe('scenario 5: a subscription charge whose outcome commit fails', () => {
     const faulty = faultyStore(world.redis.url);
     const connector = instrumented();
     const gw = world.gateway('fault-charge-commit', clock, { store: faulty.store, wrapConnector: connector.wrap });
-    const answer = await authorise(gw, {
-      notify_url: 'https://merchant.example/notify',
-      subscription: {
-        contract: 'C-1',
-        contract_name: 'Gold plan',
-        contract_amount: '25.00',
-        interval: 'day',
-        interval_count: '1',
-        billing_cycle: 2,
-        promotion_cycle: 1,
-        contract_start: '2026-11-21',
-        contract_end: '',
-        price_id: 'price_gold',
-      },
-    });
+    const answer = await authorise(gw, { notify_url: 'https://merchant.example/notify', subscription: dailyPlan() });
     const rid = answer.recurring_id!;
     expect(connector.calls.authorise).toBe(1);
     const scheduler = jobOf(gw, 'subscription-charges');

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { ManualClock } from '../../src/core/kernel/clock.js';
 import { redisWorld } from '../support/redis-world.js';
 import { authoriseBody, MERCHANT_ID, ACCOUNT_ID } from '../support/gateway.js';
-import { authorise, jobOf } from '../support/jobs.js';
+import { authorise, dailyPlan, jobOf } from '../support/jobs.js';
 import { instrumented } from '../support/faults.js';
 import { pay, postBatch, ref } from '../support/operations.js';
 import { checkoutBody } from '../support/checkout.js';
@@ -18,26 +18,80 @@ const world = redisWorld('faults-unknown-outcome');
 const HOUR = 3_600_000;
 const NOTIFY = { notify_url: 'https://merchant.example/notify' };
 
+type Op = 'authorise' | 'capture' | 'refund';
+
+/** A gateway on this file's Redis whose acquirer, on demand, acts but loses its answer while its status is down. */
+function lostAnswers(name: string) {
+  const clock = new ManualClock();
+  let down = false;
+  const connector = instrumented({ throwAfterActing: new Set(), statusDown: () => down });
+  const gw = world.gateway(name, clock, { wrapConnector: connector.wrap });
+  return {
+    clock,
+    gw,
+    connector,
+    /** `op` acts at the acquirer, then its answer is lost, and the acquirer's status cannot be read */
+    lose(op: Op): void {
+      down = true;
+      connector.faults.throwAfterActing!.add(op);
+    },
+    heal(): void {
+      down = false;
+      connector.faults.throwAfterActing!.clear();
+    },
+    /** the claims go stale and the recovery job runs once */
+    async recover(extraMs = 0): Promise<void> {
+      clock.advance(gw.deps.pendingResolveMs + 1_000 + extraMs);
+      await jobOf(gw, 'pending-resolve').runOnce();
+    },
+  };
+}
+
+/** A gateway whose acquirer is never reached by authorisations (their process died just before asking). */
+function deadBeforeAsking(name: string) {
+  const clock = new ManualClock();
+  const connector = instrumented({ hangBeforeActing: new Set(['authorise']) });
+  const gw = world.gateway(name, clock, { wrapConnector: connector.wrap });
+  const find = (body: Record<string, unknown>) => gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no));
+  return {
+    clock,
+    gw,
+    connector,
+    find,
+    /** sends each order, which never returns, and waits until each has its pending payment and claim */
+    async sendAndLose(...bodies: Record<string, unknown>[]): Promise<void> {
+      for (const body of bodies)
+        void request(gw.app)
+          .post('/v1/authorise')
+          .set('Content-Type', 'application/x-www-form-urlencoded')
+          .send(JSON.stringify(body))
+          .then(
+            () => undefined,
+            () => undefined,
+          );
+      for (let i = 0; i < 100; i++) {
+        if ((await Promise.all(bodies.map(find))).every(Boolean)) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      connector.faults.hangBeforeActing!.delete('authorise');
+    },
+  };
+}
+
 describe('unknown is never "no"', () => {
   it('when a refund acted at the acquirer but its answer and status are lost, then it is pending (V5002), recovered as done, and the next refund takes a new reference', async () => {
-    const clock = new ManualClock();
-    let down = false;
-    const connector = instrumented({ throwAfterActing: new Set(), statusDown: () => down });
-    const gw = world.gateway('unknown-refund', clock, { wrapConnector: connector.wrap });
+    const { gw, connector, lose, heal, recover } = lostAnswers('unknown-refund');
     const p = await pay(gw.app, NOTIFY);
     expect((await postBatch(gw.app, 'capture', [ref(p)])).body.capture_orders[0].capture_status).toBe('1');
     connector.calls.amounts.length = 0;
-    down = true;
-    connector.faults.throwAfterActing!.add('refund');
+    lose('refund');
     const first = await postBatch(gw.app, 'refund', [ref(p, { refund_amount: '6.00', refund_reason: 'damaged' })]);
     expect(first.body.refund_orders[0]).toMatchObject({
       refund_status: '0',
       refund_message: 'V5002:Sent to the acquirer; the outcome is being recorded and will be notified',
     });
-    connector.faults.throwAfterActing!.delete('refund');
-    down = false;
-    clock.advance(gw.deps.pendingResolveMs + 1_000);
-    await jobOf(gw, 'pending-resolve').runOnce();
+    heal();
+    await recover();
     const after = await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id);
     expect(after).toMatchObject({ status: '3200', refunded: 600 });
     expect(after!.claim).toBeUndefined();
@@ -50,30 +104,20 @@ describe('unknown is never "no"', () => {
   });
 
   it('when a capture acted at the acquirer but its answer and status are lost, then it is not reported as not done and is recovered as captured', async () => {
-    const clock = new ManualClock();
-    let down = false;
-    const connector = instrumented({ throwAfterActing: new Set(), statusDown: () => down });
-    const gw = world.gateway('unknown-capture', clock, { wrapConnector: connector.wrap });
+    const { gw, connector, lose, heal, recover } = lostAnswers('unknown-capture');
     const p = await pay(gw.app, NOTIFY);
-    down = true;
-    connector.faults.throwAfterActing!.add('capture');
+    lose('capture');
     const answer = await postBatch(gw.app, 'capture', [ref(p)]);
     expect(answer.body.capture_orders[0].error_message).toMatch(/^V5002:/);
-    connector.faults.throwAfterActing!.delete('capture');
-    down = false;
-    clock.advance(gw.deps.pendingResolveMs + 1_000);
-    await jobOf(gw, 'pending-resolve').runOnce();
+    heal();
+    await recover();
     expect(await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id)).toMatchObject({ status: '3100', captured: 1000 });
     expect(connector.calls.capture).toBe(1);
   });
 
   it('when an authorisation acted at the acquirer but its answer and status are lost, then the merchant hears "try again" (503), never "declined", and recovery records the approval', async () => {
-    const clock = new ManualClock();
-    let down = false;
-    const connector = instrumented({ throwAfterActing: new Set(), statusDown: () => down });
-    const gw = world.gateway('unknown-authorise', clock, { wrapConnector: connector.wrap });
-    down = true;
-    connector.faults.throwAfterActing!.add('authorise');
+    const { gw, connector, lose, heal, recover } = lostAnswers('unknown-authorise');
+    lose('authorise');
     const body = authoriseBody(NOTIFY);
     const res = await request(gw.app)
       .post('/v1/authorise')
@@ -82,10 +126,8 @@ describe('unknown is never "no"', () => {
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBeDefined();
     expect(res.text).not.toMatch(/<order_status>0<\/order_status>[\s\S]*5001/);
-    connector.faults.throwAfterActing!.delete('authorise');
-    down = false;
-    clock.advance(gw.deps.pendingResolveMs + 1_000);
-    await jobOf(gw, 'pending-resolve').runOnce();
+    heal();
+    await recover();
     const p = await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no));
     expect(p).toMatchObject({ status: '3000' });
     expect(p!.claim).toBeUndefined();
@@ -96,15 +138,11 @@ describe('unknown is never "no"', () => {
   });
 
   it('when the hosted card page pays and the acquirer acted but its answer and status are lost, then the shopper sees the pending result, never "declined", and recovery approves it', async () => {
-    const clock = new ManualClock();
-    let down = false;
-    const connector = instrumented({ throwAfterActing: new Set(), statusDown: () => down });
-    const gw = world.gateway('unknown-hosted', clock, { wrapConnector: connector.wrap });
+    const { gw, lose, heal, recover } = lostAnswers('unknown-hosted');
     const body = checkoutBody({ open3d: 'no3DS' });
     const opened = await request(gw.app).post('/v1/checkout').set('Accept', 'application/json').send(JSON.stringify(body));
     const card = new URL(String(opened.body.checkout_url)).pathname;
-    down = true;
-    connector.faults.throwAfterActing!.add('authorise');
+    lose('authorise');
     const paid = await request(gw.app).post(`${card}/pay`).type('form').send({
       cardholder: 'Ada Lovelace',
       card: CARDS.approved,
@@ -117,35 +155,18 @@ describe('unknown is never "no"', () => {
     const pending = await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no));
     expect(pending).toMatchObject({ status: '1000' });
     expect(pending!.claim).toBeDefined();
-    connector.faults.throwAfterActing!.delete('authorise');
-    down = false;
-    clock.advance(gw.deps.pendingResolveMs + 1_000);
-    await jobOf(gw, 'pending-resolve').runOnce();
+    heal();
+    await recover();
     expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no))).toMatchObject({ status: '3000' });
     expect((await request(gw.app).get(`${card}/result`)).text).toContain('Payment successful');
   });
 
   it('when the process asking for an authorisation died before the acquirer saw it, then the order sent again after its claim went stale is authorised once, under the same transaction', async () => {
-    const clock = new ManualClock();
-    const connector = instrumented({ hangBeforeActing: new Set(['authorise']) });
-    const gw = world.gateway('takeover-authorise', clock, { wrapConnector: connector.wrap });
+    const { clock, gw, connector, find, sendAndLose } = deadBeforeAsking('takeover-authorise');
     const body = authoriseBody(NOTIFY);
-    // the first attempt never returns: its process is as good as dead once its payment and claim are written
-    void request(gw.app)
-      .post('/v1/authorise')
-      .set('Content-Type', 'application/x-www-form-urlencoded')
-      .send(JSON.stringify(body))
-      .then(
-        () => undefined,
-        () => undefined,
-      );
-    let first;
-    for (let i = 0; i < 100 && !first; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      first = await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no));
-    }
+    await sendAndLose(body);
+    const first = await find(body);
     expect(first).toMatchObject({ status: '1000' });
-    connector.faults.hangBeforeActing!.delete('authorise');
     clock.advance(gw.deps.pendingResolveMs + 1_000);
     const again = await authorise(gw, body);
     expect(again).toMatchObject({ order_status: '1', transaction_id: first!.transaction_id });
@@ -159,23 +180,10 @@ describe('unknown is never "no"', () => {
   });
 
   it('when recovery finds an authorisation the acquirer never saw, then the merchant still has half a resolve period to send the order again before it is recorded as failed', async () => {
-    const clock = new ManualClock();
-    const connector = instrumented({ hangBeforeActing: new Set(['authorise']) });
-    const gw = world.gateway('takeover-grace', clock, { wrapConnector: connector.wrap });
+    const { clock, gw, find, sendAndLose } = deadBeforeAsking('takeover-grace');
     const retried = authoriseBody(NOTIFY);
     const abandoned = authoriseBody(NOTIFY);
-    for (const body of [retried, abandoned])
-      void request(gw.app)
-        .post('/v1/authorise')
-        .set('Content-Type', 'application/x-www-form-urlencoded')
-        .send(JSON.stringify(body))
-        .then(
-          () => undefined,
-          () => undefined,
-        );
-    const find = (body: Record<string, unknown>) => gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no));
-    for (let i = 0; i < 100 && (!(await find(retried)) || !(await find(abandoned))); i++) await new Promise((r) => setTimeout(r, 20));
-    connector.faults.hangBeforeActing!.delete('authorise');
+    await sendAndLose(retried, abandoned);
     clock.advance(gw.deps.pendingResolveMs + 1_000);
     await jobOf(gw, 'pending-resolve').runOnce();
     // recovery found no record at the acquirer: both still pending, neither declined yet
@@ -190,29 +198,11 @@ describe('unknown is never "no"', () => {
   });
 
   it('when a subscription charge acted at the acquirer but its answer and status are lost, then the period is not charged again as a new payment and the approval is recorded', async () => {
-    const clock = new ManualClock();
-    let down = false;
-    const connector = instrumented({ throwAfterActing: new Set(), statusDown: () => down });
-    const gw = world.gateway('unknown-charge', clock, { wrapConnector: connector.wrap });
-    const answer = await authorise(gw, {
-      ...NOTIFY,
-      subscription: {
-        contract: 'C-1',
-        contract_name: 'Gold plan',
-        contract_amount: '25.00',
-        interval: 'day',
-        interval_count: '1',
-        billing_cycle: 2,
-        promotion_cycle: 1,
-        contract_start: '2026-11-21',
-        contract_end: '',
-        price_id: 'price_gold',
-      },
-    });
+    const { clock, gw, lose, heal } = lostAnswers('unknown-charge');
+    const answer = await authorise(gw, { ...NOTIFY, subscription: dailyPlan() });
     const rid = answer.recurring_id!;
     const scheduler = jobOf(gw, 'subscription-charges');
-    down = true;
-    connector.faults.throwAfterActing!.add('authorise');
+    lose('authorise');
     for (let h = 0; h < 25; h++) {
       clock.advance(HOUR);
       await scheduler.runOnce().catch(() => undefined);
@@ -220,8 +210,7 @@ describe('unknown is never "no"', () => {
     const pending = await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2`);
     expect(pending).toMatchObject({ status: '1000' });
     expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${rid}-2-R1`)).toBeUndefined();
-    connector.faults.throwAfterActing!.delete('authorise');
-    down = false;
+    heal();
     for (let h = 0; h < 3; h++) {
       clock.advance(HOUR);
       await scheduler.runOnce().catch(() => undefined);

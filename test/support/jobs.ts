@@ -7,7 +7,13 @@ import { authoriseBody, SIGN_KEY, type TestGateway } from './gateway.js';
 /** The gateway's own background job of that name, as main runs it. */
 export function jobOf(
   gw: TestGateway,
-  name: 'notification-delivery' | 'notification-requeue' | 'subscription-charges' | 'threeds-challenge-expiry' | 'pending-resolve' | 'auth-expiry',
+  name:
+    | 'notification-delivery'
+    | 'notification-requeue'
+    | 'subscription-charges'
+    | 'threeds-challenge-expiry'
+    | 'pending-resolve'
+    | 'auth-expiry',
 ): BackgroundJob {
   const job = backgroundJobs(gw.deps, gw.config).find((j) => j.name === name);
   if (!job) throw new Error(`no background job ${name}`);
@@ -28,4 +34,21 @@ export async function authorise(
     .send(JSON.stringify(authoriseBody(overrides, signKey)));
   if (res.status !== 200) throw new Error(`authorise answered ${res.status}: ${res.text}`);
   return xml.parse(res.text).respon as Record<string, string>;
+}
+
+/** A payment's subscription block: a daily plan of `billing_cycle` 2 (the payment, then one charge) unless overridden. */
+export function dailyPlan(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    contract: 'C-1',
+    contract_name: 'Gold plan',
+    contract_amount: '25.00',
+    interval: 'day',
+    interval_count: '1',
+    billing_cycle: 2,
+    promotion_cycle: 1,
+    contract_start: '2026-11-21',
+    contract_end: '',
+    price_id: 'price_gold',
+    ...overrides,
+  };
 }
