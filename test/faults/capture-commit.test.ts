@@ -68,13 +68,15 @@ describe('scenario 4: a capture whose outcome commit fails', () => {
     expect(await captureNotices(slow, a.order_no)).toBe(1);
   });
 
-  it('when the store is down for every order, then the call answers 503 and nothing is applied', async () => {
+  it('when the store takes no commit for any order, then each order answers V5002 (its claim may have been written), never "nothing was changed", and nothing is captured', async () => {
     const clock = new ManualClock();
     const faulty = faultyStore(world.redis.url);
     const gw = world.gateway('fault-capture-down', clock, { store: faulty.store });
     const a = await pay(gw.app);
     faulty.fail({ when: () => true, mode: 'before', times: 100 });
     const res = await postBatch(gw.app, 'capture', [ref(a)]);
-    expect(res.status).toBe(503);
+    expect(res.status).toBe(200);
+    expect(res.body.capture_orders[0]).toMatchObject({ capture_status: '0', error_message: expect.stringMatching(/^V5002:/) });
+    expect(await gw.deps.store.getPayment(MERCHANT_ID, a.transaction_id)).toMatchObject({ status: '3000', captured: 0 });
   });
 });

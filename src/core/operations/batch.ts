@@ -48,8 +48,13 @@ export async function runBatch<O extends OrderRef, P>(
             { transaction_id: order.transaction_id, merchant_id: account.merchant_id, call, err: { message: (err as Error).message } },
             'batch order failed',
           );
-          unavailable++;
-          results[i] = { ok: false, failure: 'STORE_UNAVAILABLE' };
+          // a claim the store could not confirm may have been written, and then recovery finishes it: V5002,
+          // never "nothing was changed"
+          if (err instanceof GatewayError && err.code === 'OUTCOME_UNKNOWN') results[i] = { ok: false, failure: 'RECORDING' };
+          else {
+            unavailable++;
+            results[i] = { ok: false, failure: 'STORE_UNAVAILABLE' };
+          }
         }
       }
     }),

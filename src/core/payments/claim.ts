@@ -161,8 +161,10 @@ export async function takeClaim<R>(
         next.written_by!,
       );
       if (verdict === 'applied') return { kind: 'claimed', payment: { ...next, version: p.version + 1 } };
-      // the store cannot say whether the claim was written; nothing was asked of the acquirer yet
-      if (verdict === 'unknown') throw new GatewayError('STORE_UNAVAILABLE', 'the store is not answering; try again');
+      // the store cannot say whether the claim was written: nothing was asked of the acquirer yet, but a claim
+      // that was written is finished by recovery, so this is not "nothing changed" (a batch order's V5002)
+      if (verdict === 'unknown')
+        throw new GatewayError('OUTCOME_UNKNOWN', 'the store did not confirm the claim; recovery finishes the operation if it was written');
     }
     if (waited > waitMs) return { kind: 'busy', payment: p };
     const gap = Math.min(2 + attempt * 2, 40);
