@@ -123,6 +123,8 @@ export class ConfirmLinks {
       return this.unwrap(reply);
     } catch (err) {
       link.broken = true;
+      // a primary gone or cut off: the cluster may have promoted another by the next batch
+      if (!(err instanceof NotApplied)) void this.refresh();
       throw err;
     } finally {
       clearTimeout(timer);

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RedisKv, connectRedis } from '../../src/store/redis-kv.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
@@ -20,9 +23,16 @@ async function replicating(): Promise<void> {
   }
 }
 
+/** data outside test-artifacts, which a vitest run started meanwhile empties (a replica that cannot write its files stops) */
+function dataDir(name: string): string {
+  const dir = join(tmpdir(), `gw-replicated-${process.pid}`, name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
 beforeAll(async () => {
-  primary = await startRedis('replicated-primary');
-  replica = await startRedis('replicated-replica', ['--replicaof', '127.0.0.1', String(primary.port)]);
+  primary = await startRedis('replicated-primary', ['--dir', dataDir('primary')]);
+  replica = await startRedis('replicated-replica', ['--dir', dataDir('replica'), '--replicaof', '127.0.0.1', String(primary.port)]);
   await replicating();
   kv = new RedisKv(connectRedis(primary.url), { confirmMs: CONFIRM_MS });
 }, 60_000);

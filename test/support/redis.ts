@@ -143,7 +143,7 @@ async function spawnRedis(name: string, extraArgs: string[], wanted?: number): P
       await probe.save().catch(() => undefined);
       for (const c of clients) c.disconnect();
       await new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       });
