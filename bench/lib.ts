@@ -369,6 +369,8 @@ export interface GatewayOptions {
   env?: Record<string, string>;
   /** another checkout of the gateway, built (its dist/main.js runs): a before-and-after in one run */
   root?: string;
+  /** a store started by the caller (a Redis Cluster), not one of the gateway's own: its URL, and the server whose CPU is counted */
+  store?: { url: string; server: RedisServer };
 }
 
 /**
@@ -398,8 +400,8 @@ export async function startGateway(name: string, merchantsFile: string, logLevel
   // no AOF rewrite during the run (appendfsync stays always): under authorise the file passed Redis's 64 MB
   // rewrite threshold after about 13 s, and each rewrite forked a child that took a second of a core while
   // the gateway was measured, twice in 20 s; with two cores shared, rounds fell by a quarter at random
-  const redis = await startRedis(name, ['--auto-aof-rewrite-percentage', '0']);
-  running.add(redis.pid);
+  const redis = o.store?.server ?? (await startRedis(name, ['--auto-aof-rewrite-percentage', '0']));
+  if (!o.store) running.add(redis.pid);
   const port = await freePort();
   const nodeArgs = [
     ...(o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`] : []),
@@ -413,7 +415,7 @@ export async function startGateway(name: string, merchantsFile: string, logLevel
     {
       PORT: String(port),
       HOST: '127.0.0.1',
-      REDIS_URL: redis.url,
+      REDIS_URL: o.store?.url ?? redis.url,
       VAULT_KEY: 'b'.repeat(64),
       MERCHANTS_FILE: merchantsFile,
       LOG_LEVEL: logLevel,
@@ -427,6 +429,7 @@ export async function startGateway(name: string, merchantsFile: string, logLevel
   );
   const stop = async () => {
     await stopChild(child); // profiles are written on exit
+    if (o.store) return;
     await redis.stop();
     running.delete(redis.pid);
   };

@@ -2,7 +2,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../test/support/redis.js';
+import { freePort, startRedisCluster, type RedisCluster, type RedisServer } from '../test/support/redis.js';
 import { A, M, SIGN_KEY, authorisedOrders, authoriseBody, bareBody, captureBodies, checkoutBody } from './bodies.js';
 import {
   CONNECTIONS,
@@ -20,6 +20,7 @@ import {
   type Figures,
   type Load,
   type Gateway,
+  type GatewayOptions,
 } from './lib.js';
 import { printAllocations, printProfiles, printRedisCommands, redisCommandCosts, type RedisCommandCost } from './profile.js';
 import { inEpochs as inEpochsOf, type Epoch, type Scenario } from './rounds.js';
@@ -40,6 +41,9 @@ import { soak } from './soak.js';
  *                                allocated a request, by function and by the nearest function of ours
  *   npm run bench -- --soak      the soak alone, BENCH_SOAK payments (default 100000)
  *   npm run bench -- --authorise baseline and authorise only (a quick check of one change)
+ *   npm run bench -- --cluster   authorise on a Redis Cluster (3 primaries, one replica each), commits confirmed
+ *                                by the replica against confirmation off (REDIS_MIN_REPLICAS=0), alternating
+ *                                rounds: the cost of confirmation (also in the full run)
  *   BENCH_COMPARE=<dir>          also authorise (or, with BENCH_COMPARE_SCENARIO=checkout, the loading page)
  *                                against another checkout of the gateway (built: its
  *                                dist/main.js runs), measured in the same run: a before-and-after table
@@ -157,6 +161,50 @@ async function pairOf(
   return { rows: pair.rows as [Figures, Figures], ratios: pair.ratios[1]!, last: last! };
 }
 
+/** The server of a Redis Cluster that is the primary of merchant `m`'s slot. */
+async function primaryOf(cluster: RedisCluster, m: string): Promise<RedisServer> {
+  const probe = cluster.nodes[0]!.client();
+  const slot = Number(await probe.cluster('KEYSLOT', `{${m}}`));
+  const shards = (await probe.call('CLUSTER', 'SLOTS')) as [number, number, [string, number, ...unknown[]], ...unknown[]][];
+  const port = shards.find(([from, to]) => slot >= from && slot <= to)?.[2][1];
+  const server = cluster.nodes.find((n) => n.port === port);
+  if (!server) throw new Error(`no primary found for the slot of merchant ${m}`);
+  return server;
+}
+
+/**
+ * Authorise on a Redis Cluster of 3 primaries with one replica each: each commit confirmed by the replica
+ * (REDIS_MIN_REPLICAS found at start: 1) against the same cluster with confirmation off (REDIS_MIN_REPLICAS=0),
+ * in alternating rounds. Redis CPU is the merchant's primary's.
+ */
+async function clusterConfirmation(
+  gateway: (name: string, o: GatewayOptions) => Promise<Gateway>,
+): Promise<{ rows: [Figures, Figures]; ratios: string }> {
+  const cluster = await startRedisCluster('bench-cluster', 1, ['--auto-aof-rewrite-percentage', '0']);
+  try {
+    const store = { url: cluster.url, server: await primaryOf(cluster, M) };
+    const pair = await pairOf(
+      [
+        () => gateway('bench-cluster-off', { store, env: { REDIS_MIN_REPLICAS: '0' } }),
+        'POST /v1/authorise, Redis Cluster, confirmation off',
+      ],
+      [() => gateway('bench-cluster-confirmed', { store }), 'POST /v1/authorise, Redis Cluster, confirmed by a replica'],
+    );
+    return pair;
+  } finally {
+    await cluster.stop();
+  }
+}
+
+function printConfirmation(pair: { rows: [Figures, Figures]; ratios: string }): void {
+  const [off, on] = pair.rows;
+  console.log(
+    `cost of confirmation on authorise (Redis Cluster, 3 primaries with one replica each): ${((1 - on.rps / off.rps) * 100).toFixed(1)} % of req/s, ` +
+      `${((on.cpuPerRequest / off.cpuPerRequest - 1) * 100).toFixed(1)} % of server CPU per request (aim <= 20 %, 10 %); ` +
+      `each round's req/s ratio, confirmed / off: ${pair.ratios}`,
+  );
+}
+
 /** Requests the gateway answered on a route since it started, as its own /metrics counts them. */
 async function requestsServed(gw: Gateway, route: string): Promise<number> {
   const text = await (await fetch(`${gw.url}/metrics`)).text();
@@ -205,6 +253,17 @@ async function main(): Promise<void> {
   if (args.has('--soak')) {
     try {
       if (!(await soak(await gateway('bench-soak', { memProbe: true }), Number(process.env.BENCH_SOAK ?? 100_000)))) process.exitCode = 1;
+    } finally {
+      for (const g of started) await g.stop();
+    }
+    return;
+  }
+  if (args.has('--cluster')) {
+    try {
+      const pair = await clusterConfirmation(gateway);
+      print(pair.rows);
+      printConfirmation(pair);
+      if (pair.rows.some((r) => r.non2xx > 0 || r.errors > 0)) process.exitCode = 1;
     } finally {
       for (const g of started) await g.stop();
     }
@@ -364,6 +423,8 @@ async function main(): Promise<void> {
     );
     const [withoutMetrics, withMetrics] = metrics.rows;
     rows.push(withMetrics, withoutMetrics);
+    const confirmation = await clusterConfirmation(gateway);
+    rows.push(...confirmation.rows);
     const soaked = await soak(await gateway('bench-soak', { memProbe: true }), Number(process.env.BENCH_SOAK ?? 3000));
     print(rows);
     const base = rows[0]!;
@@ -392,6 +453,7 @@ async function main(): Promise<void> {
       `cost of metrics on authorise: ${(cost * 100).toFixed(1)} % of req/s, ${(cpuCost * 100).toFixed(1)} % of server CPU per request (aim < 5 %); ` +
         `each round's req/s ratio, on / off: ${metrics.ratios}`,
     );
+    printConfirmation(confirmation);
     console.log(`transactions stored by the authorise scenario: ${txns} (answers counted in its measured window: ${authorise.total})`);
     if (bodiesMadeLate() > 0)
       console.log(

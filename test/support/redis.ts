@@ -159,16 +159,17 @@ export interface RedisCluster {
 }
 
 /**
- * Starts a real three-node Redis Cluster (no replicas) on free loopback ports, joined with
- * `redis-cli --cluster create`, and waits until it serves every slot.
+ * Starts a real Redis Cluster of three primaries, each with `replicas` replicas (none unless asked), on free
+ * loopback ports, joined with `redis-cli --cluster create`, and waits until it serves every slot and every
+ * replica has joined.
  */
-export async function startRedisCluster(name: string): Promise<RedisCluster> {
+export async function startRedisCluster(name: string, replicas = 0, extraArgs: string[] = []): Promise<RedisCluster> {
   const nodes: RedisServer[] = [];
-  for (let i = 0; i < 3; i++)
-    nodes.push(await startRedis(`${name}-node${i}`, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf']));
+  for (let i = 0; i < 3 * (1 + replicas); i++)
+    nodes.push(await startRedis(`${name}-node${i}`, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', ...extraArgs]));
   execFileSync(
     'redis-cli',
-    ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'],
+    ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', String(replicas), '--cluster-yes'],
     {
       stdio: 'ignore',
       timeout: 30_000,
@@ -176,7 +177,11 @@ export async function startRedisCluster(name: string): Promise<RedisCluster> {
   );
   const probe = nodes[0]!.client();
   const started = Date.now();
-  while (!(await probe.cluster('INFO')).includes('cluster_state:ok')) {
+  const inSync = async () => {
+    const lines = String(await probe.cluster('NODES')).split('\n');
+    return lines.filter((l) => l.split(' ')[2]?.includes('slave') && l.split(' ')[7] === 'connected').length === 3 * replicas;
+  };
+  while (!(await probe.cluster('INFO')).includes('cluster_state:ok') || !(await inSync())) {
     if (Date.now() - started > 20_000) throw new Error('the Redis Cluster did not reach cluster_state:ok');
     await new Promise((r) => setTimeout(r, 100));
   }
