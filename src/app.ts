@@ -34,6 +34,7 @@ import { docsRouter } from './http/routes/docs.js';
 import { frontDoorRouter } from './http/routes/front-door.js';
 import { pageAssetsRouter } from './http/routes/page-assets.js';
 import { portalRouter } from './http/routes/portal/index.js';
+import { connectorWebhooksRouter } from './http/routes/connector-webhooks.js';
 
 /** EJS pages and the pages' own scripts and styles (next to src/ and dist/ alike). */
 const VIEWS_DIR = fileURLToPath(new URL('../views', import.meta.url));
@@ -150,6 +151,8 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   // /v1/capture/) is served and checked as the endpoint (docs/security.md)
   const dispatched = fixedPostRoutes(api, '/v1/');
   app.use(postDispatch(dispatched, [headers, throttle, gatewayBody, signature, replays]));
+  // acquirers' webhooks, before the body parser: their signatures cover the raw bytes
+  app.use(connectorWebhooksRouter(deps));
   // merchants' pages load embed.js, and the loading page (served by the merchant) its script and styles
   app.use(
     '/public',

@@ -4,6 +4,7 @@ import { randomIds, systemClock, type Clock, type IdGenerator } from './core/ker
 import { connectorRegistry, type CardConnector, type ConnectorRegistry } from './core/ports/card-connector.js';
 import { SandboxConnector } from './core/connectors/sandbox.js';
 import { SandboxPayoutConnector } from './core/connectors/sandbox-payout.js';
+import { AcquirerSettingsError, acquirerConnectors } from './core/connectors/acquirers.js';
 import { payoutLifecycleJob } from './core/payouts/lifecycle.js';
 import { CardVault } from './core/payments/vault.js';
 import type { GatewayStore } from './core/ports/store.js';
@@ -38,6 +39,10 @@ export interface ComposeOverrides {
   transport?: NotificationTransport;
   /** wraps the sandbox card connector (fault tests: a connector that is slow, throws after acting, ...) */
   wrapConnector?: (sandbox: CardConnector) => CardConnector;
+  /** wraps each account's acquirer connector (Stripe, Adyen), as wrapConnector the sandbox */
+  wrapAcquirer?: (acquirer: CardConnector) => CardConnector;
+  /** where acquirer credentials are read (DESIGN 16: the merchants file names the variables); process.env */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -47,7 +52,7 @@ export interface ComposeOverrides {
 export function checkConnectors(merchants: Config['merchants'], connectors: ConnectorRegistry): void {
   for (const a of merchants.all()) {
     const code = a.routing.connector_code;
-    if (!connectors.get(code)) {
+    if (!connectors.get(code, a)) {
       throw new ConfigError(
         `MERCHANTS_FILE: account ${a.merchant_id}/${a.account_id}: routing.connector_code "${code}" names no connector`,
       );
@@ -68,12 +73,21 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
       confirmMs: config.redisConfirmMs,
     });
   const sandbox = new SandboxConnector(ids, store);
-  const connectors = connectorRegistry([overrides.wrapConnector ? overrides.wrapConnector(sandbox) : sandbox]);
+  let connectors: ConnectorRegistry;
   try {
+    // each Stripe or Adyen account gets its own connector, with its credentials; the sandbox stays shared
+    const acquirers = acquirerConnectors(config.merchants.all(), {
+      env: overrides.env ?? process.env,
+      ledgerOf: (merchantId) => store.ledgerOf?.(merchantId) ?? store,
+      now: () => clock.now(),
+      baseUrl: config.baseUrl,
+    });
+    if (overrides.wrapAcquirer) for (const [key, c] of acquirers) acquirers.set(key, overrides.wrapAcquirer(c));
+    connectors = connectorRegistry([overrides.wrapConnector ? overrides.wrapConnector(sandbox) : sandbox], acquirers);
     checkConnectors(config.merchants, connectors);
   } catch (err) {
     if (!overrides.store) void store.close();
-    throw err;
+    throw err instanceof AcquirerSettingsError ? new ConfigError(`MERCHANTS_FILE: ${err.message}`) : err;
   }
   return {
     store,

@@ -31,7 +31,8 @@ export type DeclineReason = 'DECLINED' | 'INSUFFICIENT_FUNDS' | 'EXPIRED_CARD' |
 export type AuthorisationOutcome =
   | { kind: 'approved'; connectorRef: string; threedsResult: string }
   | { kind: 'declined'; connectorRef: string; reason: DeclineReason; threedsResult: string }
-  | { kind: 'challenge'; connectorRef: string }
+  /** `redirectUrl`: where an acquirer that runs its own challenge page sends the shopper (Stripe, Adyen) */
+  | { kind: 'challenge'; connectorRef: string; redirectUrl?: string }
   | { kind: 'error'; message: string };
 
 export type OperationOutcome = { ok: true; connectorRef: string } | { ok: false; message: string };
@@ -67,17 +68,36 @@ export interface CardConnector {
   forMerchant?(merchantId: string): CardConnector;
 }
 
-export interface ConnectorRegistry {
-  /** The connector named `code`; with `merchantId`, as it serves that merchant's payments (forMerchant). */
-  get(code: string, merchantId?: string): CardConnector | undefined;
+/** The account a connector serves: its merchant (the sandbox's ledger scope) and its own settings. */
+export interface ConnectorAccount {
+  merchant_id: string;
+  account_id: string;
 }
 
-export function connectorRegistry(connectors: CardConnector[]): ConnectorRegistry {
-  const map = new Map(connectors.map((c) => [c.code, c]));
+export interface ConnectorRegistry {
+  /**
+   * The connector named `code`; with `account`, as it serves that account's payments: a shared connector
+   * scoped to the merchant (forMerchant), or the instance made for the account with its own credentials
+   * (an acquirer such as Stripe or Adyen).
+   */
+  get(code: string, account?: ConnectorAccount): CardConnector | undefined;
+}
+
+/** The key of an account's own connector instance. */
+export const connectorAccountKey = (a: ConnectorAccount): string => `${a.merchant_id}\u0000${a.account_id}`;
+
+/**
+ * `shared`: connectors every account of their code uses (the sandbox), looked up first so their path costs
+ * what it did; `perAccount`: instances configured for one account each, by connectorAccountKey.
+ */
+export function connectorRegistry(shared: CardConnector[], perAccount: ReadonlyMap<string, CardConnector> = new Map()): ConnectorRegistry {
+  const map = new Map(shared.map((c) => [c.code, c]));
   return {
-    get: (code, merchantId) => {
+    get: (code, account) => {
       const c = map.get(code);
-      return merchantId !== undefined && c?.forMerchant ? c.forMerchant(merchantId) : c;
+      if (c) return account !== undefined && c.forMerchant ? c.forMerchant(account.merchant_id) : c;
+      const own = account && perAccount.get(connectorAccountKey(account));
+      return own?.code === code ? own : undefined;
     },
   };
 }

@@ -1,0 +1,75 @@
+import type { CoreDeps } from '../ports/deps.js';
+import type { Account } from '../merchants/directory.js';
+import type { AcquirerStatus } from '../ports/card-connector.js';
+import { isStale } from '../payments/claim.js';
+import { resolveStaleClaim } from '../operations/stale-claim.js';
+import { referenceKind, type AcquirerJournal } from './journal.js';
+
+/**
+ * An acquirer's webhook event in the gateway's terms (each connector's events.ts maps its own): which of the
+ * gateway's references it is about, the acquirer's object for it, and the final answer it carries where the
+ * acquirer cannot be asked later (Adyen).
+ */
+export interface AcquirerEvent {
+  /** the acquirer's own event id: an event applied once is acknowledged and skipped after */
+  id: string;
+  /** the acquirer's event type, for the log */
+  type: string;
+  reference?: string;
+  object?: string;
+  answer?: NonNullable<AcquirerStatus>;
+  /** also the answer of the challenge reference, when one was sent (an Adyen AUTHORISATION after 3-D Secure) */
+  alsoChallenge?: boolean;
+  /** what the gateway does not act on yet (a dispute, a refund failed later): logged as a warning */
+  unhandled?: string;
+}
+
+export type EventResult = 'applied' | 'duplicate' | 'ignored';
+
+/**
+ * Applies an acquirer's event: its object and answer are kept in the connector's journal (where `status`
+ * reads them), and a payment whose claim under that reference is stale is settled from it now, as recovery
+ * would (late authorisation results settle claims). Applying is idempotent; the event id only saves the work
+ * (and the log line) the second time.
+ */
+export async function applyAcquirerEvent(
+  deps: CoreDeps,
+  account: Account,
+  journal: AcquirerJournal,
+  event: AcquirerEvent,
+): Promise<EventResult> {
+  if (await journal.eventSeen(event.id)) return 'duplicate';
+  const fields = { merchant_id: account.merchant_id, account_id: account.account_id, event_id: event.id, event_type: event.type };
+  if (!event.reference) {
+    if (event.unhandled) deps.log.warn({ ...fields }, `acquirer event not acted on: ${event.unhandled}`);
+    else deps.log.info(fields, 'acquirer event of a type the gateway does not use: acknowledged');
+    await journal.markEvent(event.id);
+    return 'ignored';
+  }
+  const reference = event.reference;
+  if (event.object) await journal.object(reference, event.object);
+  if (event.answer) {
+    const first = await journal.answered(reference, event.answer);
+    if (JSON.stringify(first.outcome) !== JSON.stringify(event.answer.outcome))
+      // the first word stands (a claim may have been settled from it): a later, different one is the operator's
+      deps.log.warn(
+        { ...fields, reference, first: first.outcome, later: event.answer.outcome },
+        'acquirer event differs from its first answer',
+      );
+    const challenge = `${reference}-3ds`;
+    if (event.alsoChallenge && (await journal.sentAt(challenge)) !== undefined) await journal.answered(challenge, event.answer);
+  }
+  if (event.unhandled) deps.log.warn({ ...fields, reference }, `acquirer event not acted on: ${event.unhandled}`);
+  await settleStaleClaim(deps, account, reference);
+  await journal.markEvent(event.id);
+  deps.log.info({ ...fields, reference }, 'acquirer event applied');
+  return 'applied';
+}
+
+/** The payment the reference belongs to, settled now when its claim is stale (a live holder records it itself). */
+async function settleStaleClaim(deps: CoreDeps, account: Account, reference: string): Promise<void> {
+  const payment = await deps.store.getPayment(account.merchant_id, referenceKind(reference).transactionId);
+  if (!payment?.claim || payment.account_id !== account.account_id) return;
+  if (!isStale(payment.claim, deps.clock.now())) return;
+  await resolveStaleClaim(deps, account, payment);
+}

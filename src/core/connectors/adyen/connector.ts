@@ -1,0 +1,214 @@
+import adyen from '@adyen/api-library';
+import type { Types } from '@adyen/api-library';
+import type {
+  AcquirerStatus,
+  AuthorisationOutcome,
+  CardAuthorisation,
+  CardConnector,
+  OperationOutcome,
+} from '../../ports/card-connector.js';
+import { AcquirerJournal, AcquirerUnreachable } from '../journal.js';
+import { PlainHttpAdyenClient } from './http-client.js';
+import { cardOf, paymentOutcome } from './map.js';
+
+export interface AdyenSettings {
+  apiKey: string;
+  /** the webhook's HMAC key (hex): Adyen's notifications to this account are checked with it */
+  hmacKey: string;
+  merchantAccount: string;
+  environment: 'TEST' | 'LIVE';
+  /** a stub in tests, or the live prefix's URL (DESIGN 16 `api_base`); unset: Adyen's endpoint for the environment */
+  apiBase?: string;
+  /** where Adyen sends a shopper back from its own challenge page (the gateway's BASE_URL) */
+  returnUrl: string;
+  timeoutMs?: number;
+}
+
+/** Adyen Checkout API version the library's services call (their paths end in it). */
+const CHECKOUT_VERSION = 'v72';
+
+/**
+ * A card connector on Adyen's Checkout API, through the official `@adyen/api-library`. Every call carries the
+ * operation's acquirer reference as Adyen's Idempotency-Key and as the payment's or modification's
+ * `reference`. Adyen has no look-up of a payment by reference, so `status` answers from what this connector
+ * kept of Adyen's answers: its synchronous replies and its webhooks (AUTHORISATION, CAPTURE, CANCELLATION,
+ * REFUND), which Adyen sends for every payment until acknowledged. A reference sent whose answer was lost and
+ * whose webhook has not arrived yet is unknown (thrown), never "no".
+ */
+export class AdyenConnector implements CardConnector {
+  readonly code = 'adyen';
+  readonly displayName = 'Adyen';
+  private readonly payments: InstanceType<typeof adyen.CheckoutAPI>['PaymentsApi'];
+  private readonly modifications: InstanceType<typeof adyen.CheckoutAPI>['ModificationsApi'];
+
+  constructor(
+    private readonly settings: AdyenSettings,
+    readonly journal: AcquirerJournal,
+  ) {
+    const client = new adyen.Client({
+      apiKey: settings.apiKey,
+      environment: settings.environment === 'LIVE' ? adyen.EnvironmentEnum.LIVE : adyen.EnvironmentEnum.TEST,
+      connectionTimeoutMillis: settings.timeoutMs ?? 20_000,
+      ...(settings.environment === 'LIVE' && settings.apiBase ? { liveEndpointUrlPrefix: 'configured-by-api-base' } : {}),
+    });
+    if (settings.apiBase?.startsWith('http://')) client.httpClient = new PlainHttpAdyenClient(settings.timeoutMs ?? 20_000);
+    const checkout = new adyen.CheckoutAPI(client);
+    this.payments = checkout.PaymentsApi;
+    this.modifications = checkout.ModificationsApi;
+    if (settings.apiBase) {
+      const base = `${settings.apiBase.replace(/\/+$/, '')}/${CHECKOUT_VERSION}`;
+      // the services build their URLs from baseUrl: a configured api_base replaces Adyen's host
+      (this.payments as unknown as { baseUrl: string }).baseUrl = base;
+      (this.modifications as unknown as { baseUrl: string }).baseUrl = base;
+    }
+  }
+
+  /** True when a notification item is for this account and signed with its HMAC key (Adyen's HmacValidator). */
+  verifyNotification(item: Types.notification.NotificationRequestItem): boolean {
+    if (item.merchantAccountCode !== this.settings.merchantAccount) return false;
+    try {
+      return new adyen.hmacValidator().validateHMAC(item, this.settings.hmacKey);
+    } catch {
+      return false;
+    }
+  }
+
+  async authorise(req: CardAuthorisation): Promise<AuthorisationOutcome> {
+    await this.journal.sending(req.reference);
+    const request: Types.checkout.PaymentRequest = {
+      amount: { value: req.amount, currency: req.currency },
+      reference: req.reference,
+      merchantAccount: this.settings.merchantAccount,
+      returnUrl: this.settings.returnUrl,
+      paymentMethod: cardOf(req, this.settings.environment === 'TEST'),
+      // the gateway captures itself (manual capture, as the sandbox)
+      additionalData: { manualCapture: 'true' },
+      ...(req.recurring
+        ? {
+            shopperInteraction: 'ContAuth' as Types.checkout.PaymentRequest['shopperInteraction'],
+            recurringProcessingModel: 'Subscription' as Types.checkout.PaymentRequest['recurringProcessingModel'],
+          }
+        : {
+            shopperInteraction: 'Ecommerce' as Types.checkout.PaymentRequest['shopperInteraction'],
+            authenticationData: {
+              attemptAuthentication: req.threeDS === 'do3DS' && !req.mpi ? 'always' : 'never',
+            } as Types.checkout.AuthenticationData,
+          }),
+      ...(req.mpi?.cavv ? { mpiData: { cavv: req.mpi.cavv, eci: req.mpi.eci, xid: req.mpi.xid, dsTransID: req.mpi.dsTransID } } : {}),
+      ...(req.browser ? { browserInfo: browserInfo(req.browser) } : {}),
+    };
+    const res = await this.send(() => this.payments.payments(request, { idempotencyKey: req.reference }));
+    if ('refused' in res) return { kind: 'error', message: res.refused };
+    const threeds = req.threeDS === 'do3DS' && !req.recurring ? 'authenticated (frictionless)' : 'not performed';
+    const outcome = paymentOutcome(res, req.reference, threeds);
+    if (res.pspReference) await this.journal.object(req.reference, res.pspReference);
+    if (!outcome) throw new AcquirerUnreachable('adyen', `payment ${res.resultCode ?? 'without a result'}: its notification decides`);
+    if (outcome.kind !== 'challenge')
+      await this.journal.answered(req.reference, { op: 'authorise', outcome, amount: req.amount, currency: req.currency });
+    return outcome;
+  }
+
+  /** The shopper's return from Adyen's challenge: its redirectResult (`code`) goes to /payments/details. */
+  async completeChallenge(connectorRef: string, code: string, reference: string): Promise<AuthorisationOutcome> {
+    await this.journal.sending(reference);
+    const res = await this.send(() => this.payments.paymentsDetails({ details: { redirectResult: code } }, { idempotencyKey: reference }));
+    if ('refused' in res)
+      return { kind: 'declined', connectorRef, reason: 'THREEDS_FAILED', threedsResult: 'authentication failed (challenge)' };
+    const outcome = paymentOutcome(res, connectorRef, 'authenticated (challenge passed)');
+    if (!outcome) throw new AcquirerUnreachable('adyen', `payment ${res.resultCode ?? 'without a result'}: its notification decides`);
+    const final: AuthorisationOutcome =
+      outcome.kind === 'declined'
+        ? { ...outcome, threedsResult: 'authentication failed (challenge)' }
+        : outcome.kind === 'challenge'
+          ? { kind: 'declined', connectorRef, reason: 'THREEDS_FAILED', threedsResult: 'authentication not completed' }
+          : outcome;
+    await this.journal.answered(reference, { op: 'authorise', outcome: final });
+    return final;
+  }
+
+  capture(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome> {
+    return this.modify('capture', reference, connectorRef, { amount, currency }, () =>
+      this.modifications.captureAuthorisedPayment(
+        connectorRef,
+        { merchantAccount: this.settings.merchantAccount, amount: { value: amount, currency }, reference },
+        { idempotencyKey: reference },
+      ),
+    );
+  }
+
+  void(connectorRef: string, reference: string): Promise<OperationOutcome> {
+    return this.modify('void', reference, connectorRef, {}, () =>
+      this.modifications.cancelAuthorisedPaymentByPspReference(
+        connectorRef,
+        { merchantAccount: this.settings.merchantAccount, reference },
+        { idempotencyKey: reference },
+      ),
+    );
+  }
+
+  refund(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome> {
+    return this.modify('refund', reference, connectorRef, { amount, currency }, () =>
+      this.modifications.refundCapturedPayment(
+        connectorRef,
+        { merchantAccount: this.settings.merchantAccount, amount: { value: amount, currency }, reference },
+        { idempotencyKey: reference },
+      ),
+    );
+  }
+
+  /**
+   * A modification: Adyen answers `received` and confirms by webhook; a refusal it gave is an outcome, a lost
+   * answer is thrown (unknown). A capture or void answers with the authorisation's PSP reference (the
+   * payment's), a refund with its own.
+   */
+  private async modify(
+    op: 'capture' | 'void' | 'refund',
+    reference: string,
+    connectorRef: string,
+    asked: { amount?: number; currency?: string },
+    act: () => Promise<{ status?: string; pspReference?: string }>,
+  ): Promise<OperationOutcome> {
+    await this.journal.sending(reference);
+    const res = await this.send(act);
+    if ('refused' in res) return { ok: false, message: res.refused };
+    const outcome: OperationOutcome =
+      res.status === 'received'
+        ? { ok: true, connectorRef: op === 'refund' ? (res.pspReference ?? reference) : connectorRef }
+        : { ok: false, message: `adyen: ${op} ${res.status ?? 'not received'}` };
+    await this.journal.answered(reference, { op, outcome, ...asked });
+    return outcome;
+  }
+
+  /** What Adyen answered under a reference, by reply or webhook; never sent: "no"; sent, no word yet: unknown. */
+  async status(reference: string): Promise<AcquirerStatus> {
+    const kept = await this.journal.answer(reference);
+    if (kept) return kept;
+    if ((await this.journal.sentAt(reference)) === undefined) return undefined;
+    throw new AcquirerUnreachable('adyen', 'no answer or notification from Adyen under this reference yet');
+  }
+
+  /** Sends a call: a refusal Adyen gave (4xx but 429) comes back as `refused`; anything else unknown is thrown. */
+  private async send<T>(call: () => Promise<T>): Promise<T | { refused: string }> {
+    try {
+      return await call();
+    } catch (err) {
+      const status = (err as { statusCode?: number }).statusCode ?? 0;
+      if (status >= 400 && status < 500 && status !== 429 && status !== 409)
+        return { refused: `adyen: ${(err as Error).message}`.slice(0, 300) };
+      throw new AcquirerUnreachable('adyen', err);
+    }
+  }
+}
+
+function browserInfo(b: NonNullable<CardAuthorisation['browser']>): Types.checkout.BrowserInfo {
+  return {
+    acceptHeader: b.accept_header ?? '*/*',
+    userAgent: b.user_agent ?? '',
+    language: b.language ?? 'en',
+    colorDepth: b.color_depth ?? 24,
+    screenHeight: b.screen_height ?? 0,
+    screenWidth: b.screen_width ?? 0,
+    timeZoneOffset: b.tz_offset ?? 0,
+    javaEnabled: b.java_enabled,
+  };
+}

@@ -1,0 +1,79 @@
+import type { AcquirerLedger } from '../ports/acquirer-ledger.js';
+import type { AcquirerStatus } from '../ports/card-connector.js';
+
+/**
+ * The journal of a real connector: what it keeps of its own calls, in the acquirer ledger (the store, in the merchant's slot):
+ * that a reference was sent (written before the request leaves, so a reference without it was never sent:
+ * a definite "no record"), the acquirer's object for it (a Stripe PaymentIntent, an Adyen PSP reference) and
+ * the first answer the acquirer gave, by its synchronous reply or by its webhook. Each is write-once.
+ */
+export class AcquirerJournal {
+  constructor(
+    private readonly ledger: AcquirerLedger,
+    /** the connector's code: its records never mix with another connector's under one reference */
+    private readonly code: string,
+    private readonly now: () => number,
+  ) {}
+
+  /** Notes that `reference` is about to be sent, and when (the first time). Answers the first time it was sent. */
+  async sending(reference: string): Promise<number> {
+    return Number(await this.ledger.ledgerRecord(this.key(reference, 'sent'), String(this.now())));
+  }
+
+  /** When `reference` was first sent; undefined when it never was. */
+  async sentAt(reference: string): Promise<number | undefined> {
+    const at = await this.ledger.ledgerLookup(this.key(reference, 'sent'));
+    return at === undefined ? undefined : Number(at);
+  }
+
+  /** The acquirer's own object for a reference (first one kept). */
+  async object(reference: string, id?: string): Promise<string | undefined> {
+    return id === undefined
+      ? this.ledger.ledgerLookup(this.key(reference, 'object'))
+      : this.ledger.ledgerRecord(this.key(reference, 'object'), id);
+  }
+
+  /** The acquirer's first final answer under a reference (its reply or its webhook, whichever came first). */
+  async answered(reference: string, status: NonNullable<AcquirerStatus>): Promise<NonNullable<AcquirerStatus>> {
+    return JSON.parse(await this.ledger.ledgerRecord(this.key(reference, 'answer'), JSON.stringify(status))) as NonNullable<AcquirerStatus>;
+  }
+
+  async answer(reference: string): Promise<AcquirerStatus> {
+    const kept = await this.ledger.ledgerLookup(this.key(reference, 'answer'));
+    return kept === undefined ? undefined : (JSON.parse(kept) as NonNullable<AcquirerStatus>);
+  }
+
+  /** True once an acquirer event (webhook) was applied. */
+  async eventSeen(eventId: string): Promise<boolean> {
+    return (await this.ledger.ledgerLookup(this.eventKey(eventId))) !== undefined;
+  }
+
+  /** Marks an acquirer event as applied (after it was: a crash between the two applies it again, harmlessly). */
+  async markEvent(eventId: string): Promise<void> {
+    await this.ledger.ledgerRecord(this.eventKey(eventId), String(this.now()));
+  }
+
+  private eventKey(eventId: string): string {
+    return `${this.code}-event:${eventId}`;
+  }
+
+  private key(reference: string, what: string): string {
+    return `${this.code}:${reference}#${what}`;
+  }
+}
+
+/** The operation a reference names (claim.ts acquirerReference): the suffix tells it, the rest is the payment. */
+export function referenceKind(reference: string): { op: 'authorise' | 'challenge' | 'capture' | 'void' | 'refund'; transactionId: string } {
+  const m = /^(.*)-(3ds|cap|void|\d{2,})$/.exec(reference);
+  if (!m) return { op: 'authorise', transactionId: reference };
+  const op = m[2] === '3ds' ? 'challenge' : m[2] === 'cap' ? 'capture' : m[2] === 'void' ? 'void' : 'refund';
+  return { op, transactionId: m[1]! };
+}
+
+/** Thrown when the acquirer cannot say what it did: the outcome is unknown, never "no". */
+export class AcquirerUnreachable extends Error {
+  constructor(connector: string, cause: unknown) {
+    super(`${connector}: the acquirer did not answer (${cause instanceof Error ? cause.message : String(cause)})`);
+    this.name = 'AcquirerUnreachable';
+  }
+}

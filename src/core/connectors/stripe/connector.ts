@@ -1,0 +1,244 @@
+import Stripe from 'stripe';
+import type {
+  AcquirerStatus,
+  AuthorisationOutcome,
+  CardAuthorisation,
+  CardConnector,
+  OperationOutcome,
+} from '../../ports/card-connector.js';
+import { AcquirerJournal, AcquirerUnreachable, referenceKind } from '../journal.js';
+import { declineReason, intentOutcome, paymentMethodOf } from './map.js';
+
+export interface StripeSettings {
+  secretKey: string;
+  /** the endpoint's signing secret (whsec_...): Stripe's webhooks to this account are checked with it */
+  webhookSecret: string;
+  /** a mock or stub in tests (DESIGN 16 `api_base`); unset: api.stripe.com */
+  apiBase?: string;
+  /** how long a request may take before its outcome counts as unknown */
+  timeoutMs?: number;
+}
+
+/** Stripe's search index trails its objects (about a minute): an empty search before that is not a "no". */
+export const STRIPE_SEARCH_LAG_MS = 60_000;
+
+/** The metadata key that carries the gateway's acquirer reference on every Stripe object it makes. */
+export const REFERENCE_METADATA = 'gateway_reference';
+
+/**
+ * A card connector on Stripe's PaymentIntents, through the official `stripe` package. Every money-moving call
+ * carries the operation's acquirer reference as Stripe's Idempotency-Key (Stripe answers a key it has seen
+ * with its first response) and in the object's metadata (so `status` finds it by search when the answer was
+ * lost). Authorisations are manual-capture intents; the gateway captures, voids and refunds them itself.
+ */
+export class StripeConnector implements CardConnector {
+  readonly code = 'stripe';
+  readonly displayName = 'Stripe';
+  private readonly stripe: Stripe;
+  private readonly testMode: boolean;
+
+  constructor(
+    private readonly settings: StripeSettings,
+    readonly journal: AcquirerJournal,
+    private readonly now: () => number,
+  ) {
+    const base = settings.apiBase ? new URL(settings.apiBase) : undefined;
+    this.stripe = new Stripe(settings.secretKey, {
+      // retries are the gateway's (the same reference, after its status): one request, one answer
+      maxNetworkRetries: 0,
+      timeout: settings.timeoutMs ?? 20_000,
+      telemetry: false,
+      ...(base
+        ? {
+            host: base.hostname,
+            port: base.port || (base.protocol === 'http:' ? 80 : 443),
+            protocol: base.protocol === 'http:' ? 'http' : 'https',
+          }
+        : {}),
+    });
+    this.testMode = settings.secretKey.startsWith('sk_test_') || settings.secretKey.startsWith('rk_test_');
+  }
+
+  /**
+   * A webhook's event if Stripe signed it with this account's secret (Stripe's own check, constructEvent:
+   * HMAC-SHA256 over "<t>.<body>", 300 s tolerance); undefined when it did not.
+   */
+  verifyEvent(rawBody: Buffer, signature: string): Stripe.Event | undefined {
+    try {
+      return this.stripe.webhooks.constructEvent(rawBody, signature, this.settings.webhookSecret);
+    } catch {
+      return undefined;
+    }
+  }
+
+  async authorise(req: CardAuthorisation): Promise<AuthorisationOutcome> {
+    await this.journal.sending(req.reference);
+    const params: Stripe.PaymentIntentCreateParams = {
+      amount: req.amount,
+      currency: req.currency.toLowerCase(),
+      capture_method: 'manual',
+      confirm: true,
+      ...paymentMethodOf(req, this.testMode),
+      metadata: { [REFERENCE_METADATA]: req.reference },
+      expand: ['latest_charge'],
+      ...(req.recurring
+        ? { off_session: true }
+        : { payment_method_options: { card: { request_three_d_secure: req.threeDS === 'do3DS' && !req.mpi ? 'any' : 'automatic' } } }),
+    };
+    try {
+      const pi = await this.stripe.paymentIntents.create(params, { idempotencyKey: req.reference });
+      await this.journal.object(req.reference, pi.id);
+      return intentOutcome(pi, req.threeDS) ?? { kind: 'error', message: `stripe: payment intent ${pi.status}` };
+    } catch (err) {
+      return this.authorisationFailure(err, req.reference);
+    }
+  }
+
+  /** A refusal Stripe gave (a decline, a request it refused) is an outcome; a lost answer is thrown: unknown. */
+  private async authorisationFailure(err: unknown, reference: string): Promise<AuthorisationOutcome> {
+    if (err instanceof Stripe.errors.StripeCardError) {
+      const pi = err.payment_intent as Stripe.PaymentIntent | undefined;
+      if (pi?.id) await this.journal.object(reference, pi.id);
+      if (err.code === 'processing_error') return { kind: 'error', message: `stripe: ${err.message}` };
+      return {
+        kind: 'declined',
+        connectorRef: pi?.id ?? '',
+        reason: declineReason(err.decline_code || err.code),
+        threedsResult: 'not performed',
+      };
+    }
+    if (definiteRefusal(err)) return { kind: 'error', message: `stripe: ${(err as Error).message}` };
+    throw new AcquirerUnreachable('stripe', err);
+  }
+
+  /**
+   * After the shopper's challenge at Stripe's page the intent has moved by itself: reading it is the answer.
+   * An intent still waiting for the shopper has not been authenticated, so the challenge failed.
+   */
+  async completeChallenge(connectorRef: string, _code: string, reference: string): Promise<AuthorisationOutcome> {
+    await this.journal.sending(reference);
+    await this.journal.object(reference, connectorRef);
+    const pi = await this.call(() => this.stripe.paymentIntents.retrieve(connectorRef, { expand: ['latest_charge'] }));
+    const outcome = intentOutcome(pi, 'do3DS');
+    if (!outcome || outcome.kind === 'challenge')
+      return { kind: 'declined', connectorRef, reason: 'THREEDS_FAILED', threedsResult: 'authentication not completed' };
+    return outcome;
+  }
+
+  capture(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome> {
+    return this.operation(reference, connectorRef, async () => {
+      const pi = await this.stripe.paymentIntents.capture(
+        connectorRef,
+        { amount_to_capture: amount, metadata: { [`${REFERENCE_METADATA}_capture`]: reference } },
+        { idempotencyKey: reference },
+      );
+      if (pi.currency !== currency.toLowerCase()) return { ok: false, message: `stripe: intent is in ${pi.currency.toUpperCase()}` };
+      return pi.status === 'succeeded' ? { ok: true, connectorRef: pi.id } : { ok: false, message: `stripe: intent ${pi.status}` };
+    });
+  }
+
+  void(connectorRef: string, reference: string): Promise<OperationOutcome> {
+    return this.operation(reference, connectorRef, async () => {
+      const pi = await this.stripe.paymentIntents.cancel(connectorRef, {}, { idempotencyKey: reference });
+      return pi.status === 'canceled' ? { ok: true, connectorRef: pi.id } : { ok: false, message: `stripe: intent ${pi.status}` };
+    });
+  }
+
+  refund(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome> {
+    return this.operation(reference, connectorRef, async () => {
+      const refund = await this.stripe.refunds.create(
+        { payment_intent: connectorRef, amount, metadata: { [REFERENCE_METADATA]: reference } },
+        { idempotencyKey: reference },
+      );
+      if (refund.currency !== currency.toLowerCase()) return { ok: false, message: `stripe: refund in ${refund.currency.toUpperCase()}` };
+      // pending is accepted: Stripe settles it later, and a later failure arrives as refund.failed
+      return refund.status === 'failed' || refund.status === 'canceled'
+        ? { ok: false, message: `stripe: refund ${refund.status}` }
+        : { ok: true, connectorRef: refund.id };
+    });
+  }
+
+  /** A follow-up operation: a refusal Stripe gave is an outcome, a lost answer is thrown (unknown). */
+  private async operation(reference: string, connectorRef: string, act: () => Promise<OperationOutcome>): Promise<OperationOutcome> {
+    await Promise.all([this.journal.sending(reference), this.journal.object(reference, connectorRef)]);
+    try {
+      return await act();
+    } catch (err) {
+      if (definiteRefusal(err)) return { ok: false, message: `stripe: ${(err as Error).message}` };
+      throw new AcquirerUnreachable('stripe', err);
+    }
+  }
+
+  /**
+   * What Stripe did under a reference: the intent is found by the id recorded when it answered, else by
+   * searching its metadata; a capture, void or refund is read from the intent (and its refunds). A reference
+   * never sent is a definite "no"; one sent whose intent Stripe's search does not show yet is unknown (thrown)
+   * until the search has caught up.
+   */
+  async status(reference: string): Promise<AcquirerStatus> {
+    const sentAt = await this.journal.sentAt(reference);
+    if (sentAt === undefined) return undefined;
+    const kind = referenceKind(reference);
+    const authorisation = kind.op === 'authorise' || kind.op === 'challenge' ? reference : kind.transactionId;
+    const id = (await this.journal.object(reference)) ?? (await this.journal.object(authorisation)) ?? (await this.search(authorisation));
+    if (!id) {
+      if (this.now() - sentAt < STRIPE_SEARCH_LAG_MS) throw new AcquirerUnreachable('stripe', 'its search has not caught up yet');
+      return undefined;
+    }
+    const pi = await this.call(() => this.stripe.paymentIntents.retrieve(id, { expand: ['latest_charge'] }));
+    const asked = { amount: pi.amount, currency: pi.currency.toUpperCase() };
+    switch (kind.op) {
+      case 'authorise':
+      case 'challenge': {
+        const outcome = intentOutcome(pi);
+        if (!outcome || (kind.op === 'challenge' && outcome.kind === 'challenge')) return undefined;
+        return { op: 'authorise', outcome, ...asked };
+      }
+      case 'capture':
+        return pi.status === 'succeeded'
+          ? { op: 'capture', outcome: { ok: true, connectorRef: pi.id }, amount: pi.amount_received, currency: asked.currency }
+          : undefined;
+      case 'void':
+        return pi.status === 'canceled' ? { op: 'void', outcome: { ok: true, connectorRef: pi.id } } : undefined;
+      case 'refund': {
+        const refunds = await this.call(() => this.stripe.refunds.list({ payment_intent: pi.id, limit: 100 }));
+        const refund = refunds.data.find((r) => r.metadata?.[REFERENCE_METADATA] === reference);
+        if (!refund) return undefined;
+        const ok = refund.status !== 'failed' && refund.status !== 'canceled';
+        return {
+          op: 'refund',
+          outcome: ok ? { ok: true, connectorRef: refund.id } : { ok: false, message: `stripe: refund ${refund.status}` },
+          amount: refund.amount,
+          currency: refund.currency.toUpperCase(),
+        };
+      }
+    }
+  }
+
+  private async search(reference: string): Promise<string | undefined> {
+    const found = await this.call(() =>
+      this.stripe.paymentIntents.search({ query: `metadata['${REFERENCE_METADATA}']:'${reference.replace(/'/g, "\\'")}'`, limit: 1 }),
+    );
+    return found.data[0]?.id;
+  }
+
+  /** A read: any failure is unknown. */
+  private async call<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (err) {
+      throw new AcquirerUnreachable('stripe', err);
+    }
+  }
+}
+
+/**
+ * Stripe refused the request itself (a 4xx but a rate limit or a conflict): nothing was done. A timeout, a
+ * dropped connection, a 5xx, a 429 or an idempotency conflict (409: the first request is still running) may
+ * hide an action, so they are thrown as unknown.
+ */
+function definiteRefusal(err: unknown): boolean {
+  if (!(err instanceof Stripe.errors.StripeError)) return false;
+  const status = err.statusCode ?? 0;
+  return status >= 400 && status < 500 && status !== 409 && status !== 429 && !(err instanceof Stripe.errors.StripeConnectionError);
+}

@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import request from 'supertest';
+import { ManualClock } from '../../../src/core/kernel/clock.js';
+import { ACCOUNT_ID, MERCHANT_ID, authoriseBody, makeGateway, type TestGateway } from '../../support/gateway.js';
+import { pay, postBatch, ref } from '../../support/operations.js';
+import { jobOf } from '../../support/jobs.js';
+import { StripeStub } from '../../support/acquirers/stripe-stub.js';
+import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
+import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../support/acquirers/accounts.js';
+
+/**
+ * The /v1 money flows with the account routed to Stripe and to Adyen (DESIGN 16), each against its stub:
+ * what the merchant sees, and what the acquirer's own records show (never two charges or captures).
+ */
+const stripe = new StripeStub();
+const adyen = new AdyenStub();
+beforeAll(async () => {
+  await Promise.all([stripe.start(), adyen.start()]);
+});
+afterAll(async () => {
+  await Promise.all([stripe.stop(), adyen.stop()]);
+});
+
+function gateway(code: 'stripe' | 'adyen', name: string): { gw: TestGateway; clock: ManualClock } {
+  const clock = new ManualClock();
+  const gw = makeGateway({
+    name: `acquirer-${code}-${name}`,
+    clock,
+    merchants: acquirerMerchants(code, code === 'stripe' ? stripe.baseUrl : adyen.baseUrl),
+    env: code === 'stripe' ? STRIPE_ENV : ADYEN_ENV,
+  });
+  return { gw, clock };
+}
+
+const payment = (gw: TestGateway, orderNo: string) => gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, orderNo);
+
+describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', (code) => {
+  const acquirerCharges = (reference: string): number =>
+    code === 'stripe'
+      ? [...stripe.intents.values()].filter((pi) => pi.metadata.gateway_reference === reference).length
+      : [...adyen.payments.values()].filter((p) => p.reference === reference).length;
+  const acquirerCaptures = (reference: string): number[] => {
+    if (code === 'stripe') {
+      const pi = stripe.intentFor(reference);
+      return stripe.captures.filter(([id]) => id === pi?.id).map(([, amount]) => amount);
+    }
+    const psp = adyen.paymentFor(reference)?.pspReference;
+    return adyen.modifications.filter((m) => m.kind === 'capture' && m.paymentPspReference === psp).map((m) => m.amount!.value);
+  };
+
+  it('when paid, captured in part and refunded twice, then the merchant sees each result and the acquirer moved each amount once', async () => {
+    const { gw } = gateway(code, 'flows');
+    try {
+      const paid = await pay(gw.app, { amount: '50.00', currency: 'EUR' });
+      expect(paid.order_status).toBe('1');
+      expect((await payment(gw, paid.order_no))?.status).toBe('3000');
+      const captured = await postBatch(gw.app, 'capture', [ref(paid, { amount: '30.00' })]);
+      expect(captured.status).toBe(200);
+      expect((await payment(gw, paid.order_no))?.status).toBe('3100');
+      expect(acquirerCaptures(paid.transaction_id)).toEqual([3000]);
+      for (const amount of ['10.00', '15.00']) {
+        const refunded = await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: amount, refund_reason: 'returned' })]);
+        expect(refunded.status).toBe(200);
+      }
+      const p = await payment(gw, paid.order_no);
+      expect(p?.refunds.map((r) => [r.refund_status, r.refund_amount])).toEqual([
+        ['1', 1000],
+        ['1', 1500],
+      ]);
+      expect(acquirerCharges(paid.transaction_id)).toBe(1);
+
+      const voided = await pay(gw.app);
+      const cancelled = await postBatch(gw.app, 'cancel', [ref(voided)]);
+      expect(cancelled.status).toBe(200);
+      expect((await payment(gw, voided.order_no))?.status).toBe('4100');
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when the acquirer declines, then the merchant gets the decline with its reason', async () => {
+    const { gw } = gateway(code, 'declines');
+    try {
+      const res = await request(gw.app)
+        .post('/v1/authorise')
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .send(JSON.stringify(authoriseBody({ card: '4000000000009995' })));
+      expect(res.status).toBe(200);
+      expect(res.text).toMatch(/<order_status>0<\/order_status>/);
+      expect(res.text).toMatch(/<result_info>3002:Insufficient funds<\/result_info>/);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when the acquirer acts but its answer is lost, then the merchant gets 503 (outcome unknown) and recovery settles it, charged once', async () => {
+    const { gw, clock } = gateway(code, 'lost-answer');
+    try {
+      const body = authoriseBody();
+      const server = code === 'stripe' ? stripe.server : adyen.server;
+      // the answer is lost (Stripe's SDK tries a closed connection once more: two drops), and so is the status
+      server.fail('act-then-drop', (r) => r.method === 'POST', code === 'stripe' ? 2 : 1);
+      if (code === 'stripe') server.fail('drop', (r) => r.method === 'GET', 2);
+      const res = await request(gw.app)
+        .post('/v1/authorise')
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .send(JSON.stringify(body));
+      expect(res.status).toBe(503);
+      expect(res.text).toMatch(/OUTCOME_UNKNOWN/);
+      const pending = await payment(gw, String(body.order_no));
+      expect(pending?.status).toBe('1000');
+      expect(pending?.claim).toBeDefined();
+      clock.advance(gw.deps.pendingResolveMs + 1_000);
+      if (code === 'adyen') {
+        // Adyen cannot be asked by reference: the claim waits for its notification, which settles it
+        await jobOf(gw, 'pending-resolve').runOnce();
+        expect((await payment(gw, String(body.order_no)))?.status).toBe('1000');
+        const item = adyen.notification('AUTHORISATION', pending!.transaction_id, ADYEN_HMAC);
+        const hook = await request(gw.app)
+          .post('/connectors/adyen/webhook')
+          .send({ live: 'false', notificationItems: [{ NotificationRequestItem: item }] });
+        expect(hook.status).toBe(200);
+      } else {
+        await jobOf(gw, 'pending-resolve').runOnce();
+      }
+      const settled = await payment(gw, String(body.order_no));
+      expect(settled?.status).toBe('3000');
+      expect(settled?.claim).toBeUndefined();
+      expect(acquirerCharges(settled!.transaction_id)).toBe(1);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when the acquirer cannot be reached at all, then the merchant gets 503 and the same order sent again is authorised once', async () => {
+    const { gw, clock } = gateway(code, 'unreachable');
+    try {
+      const body = authoriseBody();
+      const send = () =>
+        request(gw.app).post('/v1/authorise').set('Content-Type', 'application/x-www-form-urlencoded').send(JSON.stringify(body));
+      const server = code === 'stripe' ? stripe.server : adyen.server;
+      server.down();
+      try {
+        expect((await send()).status).toBe(503);
+      } finally {
+        server.down(false);
+      }
+      clock.advance(gw.deps.pendingResolveMs + 1_000);
+      const again = await send();
+      const p = await payment(gw, String(body.order_no));
+      if (code === 'adyen') {
+        // Adyen cannot be asked whether it got the payment: without its notification the outcome stays
+        // unknown (docs/connectors.md, limits), never "no"
+        expect(again.status).toBe(503);
+        expect(acquirerCharges(p!.transaction_id)).toBe(0);
+        return;
+      }
+      expect(again.status).toBe(200);
+      expect(again.text).toMatch(/<order_status>1<\/order_status>/);
+      expect(p?.status).toBe('3000');
+      expect(acquirerCharges(p!.transaction_id)).toBe(1);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('acquirer settings at start (DESIGN 16)', () => {
+  it('when an environment variable an account names is missing, then the start is refused naming the account and the variable', () => {
+    expect(() =>
+      makeGateway({
+        name: 'acquirer-missing-env',
+        merchants: acquirerMerchants('stripe', 'http://127.0.0.1:9'),
+        env: { STRIPE_KEY_SHOP1: 'sk_test_x' },
+      }),
+    ).toThrow(`account ${MERCHANT_ID}/${ACCOUNT_ID}: environment variable STRIPE_WHSEC_SHOP1`);
+  });
+
+  it('when an Adyen account has no merchant_account, then the start is refused naming the account and the field', () => {
+    const merchants = acquirerMerchants('adyen', '');
+    delete (merchants.merchants[0]!.accounts[0]!.routing as Record<string, unknown>).merchant_account;
+    expect(() => makeGateway({ name: 'acquirer-missing-field', merchants, env: ADYEN_ENV })).toThrow(
+      new RegExp(`account ${MERCHANT_ID}/${ACCOUNT_ID}: routing.merchant_account`),
+    );
+  });
+});

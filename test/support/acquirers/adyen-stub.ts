@@ -1,0 +1,217 @@
+import adyen from '@adyen/api-library';
+import type { Types } from '@adyen/api-library';
+import { StubServer, type StubAnswer, type StubRequest } from './stub-server.js';
+
+/**
+ * A stub of Adyen's Checkout API (v72) for the calls the Adyen connector makes, written from Adyen's API
+ * reference: /payments, /payments/details, /payments/{pspReference}/captures, /cancels, /refunds, with
+ * X-API-Key, Idempotency-Key and Adyen's error body (`status`, `errorCode`, `message`, `errorType`). Its own
+ * records (`payments`, `modifications`) are what the tests count. `notification` makes the webhook Adyen
+ * would send for a payment or modification, signed with an HMAC key by Adyen's own HmacValidator.
+ */
+
+interface StubPayment {
+  pspReference: string;
+  reference: string;
+  merchantAccount: string;
+  amount: { value: number; currency: string };
+  resultCode: string;
+  captured: number;
+  refunded: number;
+  cancelled: boolean;
+}
+
+interface Modification {
+  kind: 'capture' | 'cancel' | 'refund';
+  pspReference: string;
+  paymentPspReference: string;
+  reference: string;
+  amount?: { value: number; currency: string };
+}
+
+const REFUSALS: Record<string, [string, string]> = {
+  DECLINED: ['2', 'Refused'],
+  NOT_ENOUGH_BALANCE: ['12', 'Not enough balance'],
+  CARD_EXPIRED: ['6', 'Expired Card'],
+};
+
+const apiError = (status: number, errorCode: string, message: string): StubAnswer => ({
+  status,
+  body: { status, errorCode, message, errorType: status >= 500 ? 'internal' : 'validation' },
+});
+
+export class AdyenStub {
+  readonly payments = new Map<string, StubPayment>();
+  readonly modifications: Modification[] = [];
+  readonly server = new StubServer(
+    (r) => this.handle(r),
+    () => apiError(422, '704', 'request already processed or in progress (Idempotency-Key reused with another request)'),
+  );
+  private seq = 0;
+
+  get baseUrl(): string {
+    return this.server.baseUrl;
+  }
+
+  async start(): Promise<this> {
+    await this.server.start();
+    return this;
+  }
+
+  stop(): Promise<void> {
+    return this.server.stop();
+  }
+
+  /** The redirectResult Adyen hands the shopper back with after its challenge page. */
+  redirectResult(pspReference: string, passed: boolean): string {
+    return Buffer.from(JSON.stringify({ pspReference, passed })).toString('base64url');
+  }
+
+  paymentFor(reference: string): StubPayment | undefined {
+    return [...this.payments.values()].find((p) => p.reference === reference);
+  }
+
+  /** The notification Adyen sends for a payment (AUTHORISATION) or modification (its reference), HMAC-signed. */
+  notification(
+    eventCode: string,
+    reference: string,
+    hmacKey: string,
+    success = true,
+    reason = '',
+  ): Types.notification.NotificationRequestItem {
+    const payment = this.paymentFor(reference);
+    const modification = this.modifications.find((m) => m.reference === reference);
+    const target = payment ?? this.payments.get(modification?.paymentPspReference ?? '');
+    const item = {
+      pspReference: modification?.pspReference ?? payment?.pspReference ?? `psp${++this.seq}`,
+      ...(modification ? { originalReference: modification.paymentPspReference } : {}),
+      merchantAccountCode: target?.merchantAccount ?? 'ShopECOM',
+      merchantReference: reference,
+      amount: modification?.amount ?? target?.amount ?? { value: 0, currency: 'EUR' },
+      eventCode,
+      eventDate: '2026-11-25T10:00:00+01:00',
+      success: success ? 'true' : 'false',
+      reason,
+      paymentMethod: 'visa',
+      additionalData: {} as Record<string, string>,
+    } as unknown as Types.notification.NotificationRequestItem;
+    item.additionalData = { hmacSignature: new adyen.hmacValidator().calculateHmac(item, hmacKey) };
+    return item;
+  }
+
+  private psp(): string {
+    return `88${String(++this.seq).padStart(14, '0')}`;
+  }
+
+  private handle(r: StubRequest): StubAnswer {
+    if (!r.headers['x-api-key']) return apiError(401, '000', 'HTTP Status Response - Unauthorized');
+    const body = JSON.parse(r.raw || '{}') as Record<string, unknown>;
+    let m: RegExpExecArray | null;
+    if (r.path === '/v72/payments') return this.pay(body);
+    if (r.path === '/v72/payments/details') return this.details(body);
+    if ((m = /^\/v72\/payments\/([^/]+)\/(captures|cancels|refunds)$/.exec(r.path))) return this.modify(m[1]!, m[2]!, body);
+    return apiError(404, '000', `stub: no ${r.path}`);
+  }
+
+  private pay(body: Record<string, unknown>): StubAnswer {
+    const method = body.paymentMethod as { number?: string; holderName?: string };
+    const amount = body.amount as { value: number; currency: string };
+    if (!body.merchantAccount) return apiError(422, '901', 'Invalid Merchant Account');
+    if (!method?.number) return apiError(422, '129', 'Required field paymentMethod.number missing');
+    const payment: StubPayment = {
+      pspReference: this.psp(),
+      reference: String(body.reference),
+      merchantAccount: String(body.merchantAccount),
+      amount,
+      resultCode: 'Authorised',
+      captured: 0,
+      refunded: 0,
+      cancelled: false,
+    };
+    this.payments.set(payment.pspReference, payment);
+    const refusal = REFUSALS[method.holderName ?? ''];
+    const answer = { pspReference: payment.pspReference, merchantReference: payment.reference, amount };
+    if (method.holderName === 'ERROR') {
+      payment.resultCode = 'Error';
+      return { status: 200, body: { ...answer, resultCode: 'Error', refusalReason: 'Acquirer Error' } };
+    }
+    if (refusal) {
+      payment.resultCode = 'Refused';
+      return { status: 200, body: { ...answer, resultCode: 'Refused', refusalReasonCode: refusal[0], refusalReason: refusal[1] } };
+    }
+    const auth = (body.authenticationData as { attemptAuthentication?: string } | undefined)?.attemptAuthentication;
+    if (method.number === '4917610000000000' && auth === 'always') {
+      payment.resultCode = 'RedirectShopper';
+      return {
+        status: 200,
+        body: {
+          resultCode: 'RedirectShopper',
+          action: {
+            type: 'redirect',
+            method: 'GET',
+            url: `${this.baseUrl}/challenge/${payment.pspReference}`,
+            paymentMethodType: 'scheme',
+          },
+        },
+      };
+    }
+    return { status: 200, body: { ...answer, resultCode: 'Authorised' } };
+  }
+
+  private details(body: Record<string, unknown>): StubAnswer {
+    const token = (body.details as { redirectResult?: string } | undefined)?.redirectResult ?? '';
+    let result: { pspReference?: string; passed?: boolean };
+    try {
+      result = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as typeof result;
+    } catch {
+      return apiError(422, '14_018', 'Invalid payload provided');
+    }
+    const payment = this.payments.get(result.pspReference ?? '');
+    if (!payment || payment.resultCode !== 'RedirectShopper') return apiError(422, '14_018', 'Invalid payload provided');
+    payment.resultCode = result.passed ? 'Authorised' : 'Refused';
+    return {
+      status: 200,
+      body: {
+        pspReference: payment.pspReference,
+        merchantReference: payment.reference,
+        resultCode: payment.resultCode,
+        ...(result.passed ? {} : { refusalReasonCode: '11', refusalReason: '3D Not Authenticated' }),
+      },
+    };
+  }
+
+  private modify(psp: string, what: string, body: Record<string, unknown>): StubAnswer {
+    const payment = this.payments.get(psp);
+    if (!payment || payment.resultCode !== 'Authorised') return apiError(422, '167', 'Original pspReference required for this operation');
+    const amount = body.amount as { value: number; currency: string } | undefined;
+    const kind = what === 'captures' ? 'capture' : what === 'cancels' ? 'cancel' : 'refund';
+    if (kind === 'capture' && (payment.captured > 0 || payment.cancelled || (amount?.value ?? 0) > payment.amount.value))
+      return apiError(422, '167', 'Original pspReference required for this operation');
+    if (kind === 'cancel' && (payment.captured > 0 || payment.cancelled))
+      return apiError(422, '167', 'Original pspReference required for this operation');
+    if (kind === 'refund' && payment.refunded + (amount?.value ?? 0) > payment.captured)
+      return apiError(422, '137', 'Invalid amount specified');
+    if (kind === 'capture') payment.captured = amount!.value;
+    if (kind === 'cancel') payment.cancelled = true;
+    if (kind === 'refund') payment.refunded += amount!.value;
+    const modification: Modification = {
+      kind,
+      pspReference: this.psp(),
+      paymentPspReference: psp,
+      reference: String(body.reference),
+      ...(amount ? { amount } : {}),
+    };
+    this.modifications.push(modification);
+    return {
+      status: 201,
+      body: {
+        merchantAccount: body.merchantAccount,
+        paymentPspReference: psp,
+        pspReference: modification.pspReference,
+        reference: modification.reference,
+        status: 'received',
+        ...(amount ? { amount } : {}),
+      },
+    };
+  }
+}

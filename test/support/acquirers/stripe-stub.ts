@@ -1,0 +1,252 @@
+import { StubServer, type StubAnswer, type StubRequest } from './stub-server.js';
+
+/**
+ * A stub of Stripe's API for the calls the Stripe connector makes, written from Stripe's API reference:
+ * PaymentIntents (create and confirm, retrieve, capture, cancel, search by metadata), refunds (create, list),
+ * form-encoded requests, Idempotency-Key, errors as `{ error: { type, code, decline_code, message } }`.
+ * Its own records (`intents`, `refunds`, `captures`) are what the tests count: never two charges or
+ * captures for one reference.
+ */
+
+interface Intent {
+  id: string;
+  object: 'payment_intent';
+  amount: number;
+  amount_capturable: number;
+  amount_received: number;
+  currency: string;
+  status: string;
+  capture_method: string;
+  metadata: Record<string, string>;
+  last_payment_error: { code?: string; decline_code?: string; message: string } | null;
+  next_action: { type: string; redirect_to_url?: { url: string; return_url: string } } | null;
+  latest_charge: string | null;
+  /** the test: which card behaviour this intent has */
+  card: string;
+}
+
+interface Refund {
+  id: string;
+  object: 'refund';
+  amount: number;
+  currency: string;
+  payment_intent: string;
+  status: string;
+  metadata: Record<string, string>;
+}
+
+/** Stripe's test payment methods and test card numbers, as Stripe answers them. */
+const BEHAVIOUR: Record<string, string> = {
+  pm_card_visa: 'approve',
+  pm_card_mastercard: 'approve',
+  pm_card_chargeDeclined: 'generic_decline',
+  pm_card_chargeDeclinedInsufficientFunds: 'insufficient_funds',
+  pm_card_chargeDeclinedExpiredCard: 'expired_card',
+  pm_card_chargeDeclinedProcessingError: 'processing_error',
+  pm_card_authenticationRequired: '3ds',
+  pm_card_createDispute: 'approve',
+  pm_card_createDisputeProductNotReceived: 'approve',
+  pm_card_createDisputeInquiry: 'approve',
+  '4242424242424242': 'approve',
+  '4000000000000002': 'generic_decline',
+  '4000002500003155': '3ds',
+};
+
+/** Stripe's form encoding (`a[b][c]=v`, `a[0]=v`) read back into objects. */
+export function parseStripeForm(raw: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(raw)) {
+    const parts = key.split(/\[|\]\[|\]/).filter((p) => p !== '');
+    let node = out;
+    for (const [i, part] of parts.entries()) {
+      if (i === parts.length - 1) node[part] = value;
+      else node = (node[part] ??= {}) as Record<string, unknown>;
+    }
+  }
+  return out;
+}
+
+const error = (status: number, type: string, message: string, extra: Record<string, unknown> = {}): StubAnswer => ({
+  status,
+  body: { error: { type, message, ...extra } },
+});
+
+export class StripeStub {
+  readonly intents = new Map<string, Intent>();
+  readonly refunds = new Map<string, Refund>();
+  /** every capture Stripe made: [intent id, amount] */
+  readonly captures: [string, number][] = [];
+  readonly server = new StubServer(
+    (r) => this.handle(r),
+    () =>
+      error(400, 'idempotency_error', 'Keys for idempotent requests can only be used with the same parameters they were first used with.'),
+  );
+  private seq = 0;
+
+  get baseUrl(): string {
+    return this.server.baseUrl;
+  }
+
+  async start(): Promise<this> {
+    await this.server.start();
+    return this;
+  }
+
+  stop(): Promise<void> {
+    return this.server.stop();
+  }
+
+  /** The shopper finishes (or fails) Stripe's challenge page for an intent. */
+  finishChallenge(id: string, passed: boolean): void {
+    const pi = this.intents.get(id)!;
+    pi.next_action = null;
+    if (passed) {
+      pi.status = 'requires_capture';
+      pi.amount_capturable = pi.amount;
+    } else {
+      pi.status = 'requires_payment_method';
+      pi.last_payment_error = { code: 'payment_intent_authentication_failure', message: 'authentication failed' };
+    }
+  }
+
+  /** The intent Stripe made for a gateway reference (its metadata). */
+  intentFor(reference: string): Intent | undefined {
+    return [...this.intents.values()].find((pi) => pi.metadata.gateway_reference === reference);
+  }
+
+  private id(prefix: string): string {
+    return `${prefix}_stub${String(++this.seq).padStart(8, '0')}`;
+  }
+
+  private handle(r: StubRequest): StubAnswer {
+    if (!/^Bearer sk_(test|live)_/.test(String(r.headers.authorization)))
+      return error(401, 'invalid_request_error', 'Invalid API Key provided');
+    const form = parseStripeForm(r.raw);
+    let m: RegExpExecArray | null;
+    if (r.method === 'POST' && r.path === '/v1/payment_intents') return this.create(form);
+    if (r.method === 'GET' && r.path === '/v1/payment_intents/search') return this.search(r.query.get('query') ?? '');
+    if ((m = /^\/v1\/payment_intents\/([^/]+)$/.exec(r.path)) && r.method === 'GET')
+      return this.found(m[1]!, (pi) => ({ status: 200, body: pi }));
+    if ((m = /^\/v1\/payment_intents\/([^/]+)\/capture$/.exec(r.path))) return this.found(m[1]!, (pi) => this.capture(pi, form));
+    if ((m = /^\/v1\/payment_intents\/([^/]+)\/cancel$/.exec(r.path))) return this.found(m[1]!, (pi) => this.cancel(pi));
+    if (r.method === 'POST' && r.path === '/v1/refunds') return this.refund(form);
+    if (r.method === 'GET' && r.path === '/v1/refunds') {
+      const data = [...this.refunds.values()].filter((x) => x.payment_intent === r.query.get('payment_intent'));
+      return { status: 200, body: { object: 'list', data, has_more: false, url: '/v1/refunds' } };
+    }
+    return error(404, 'invalid_request_error', `Unrecognized request URL (${r.method}: ${r.path})`);
+  }
+
+  private found(id: string, then: (pi: Intent) => StubAnswer): StubAnswer {
+    const pi = this.intents.get(id);
+    return pi ? then(pi) : error(404, 'invalid_request_error', `No such payment_intent: '${id}'`, { code: 'resource_missing' });
+  }
+
+  private create(form: Record<string, unknown>): StubAnswer {
+    const pmData = form.payment_method_data as { card?: { number?: string } } | undefined;
+    const card = String(form.payment_method ?? pmData?.card?.number ?? '');
+    const behaviour = BEHAVIOUR[card] ?? (pmData?.card?.number ? 'approve' : 'unknown');
+    if (behaviour === 'unknown')
+      return error(400, 'invalid_request_error', `No such PaymentMethod: '${card}'`, { code: 'resource_missing' });
+    const amount = Number(form.amount);
+    if (!Number.isInteger(amount) || amount < 1)
+      return error(400, 'invalid_request_error', 'Invalid positive integer', { param: 'amount' });
+    const pi: Intent = {
+      id: this.id('pi'),
+      object: 'payment_intent',
+      amount,
+      amount_capturable: 0,
+      amount_received: 0,
+      currency: String(form.currency),
+      status: 'requires_capture',
+      capture_method: String(form.capture_method ?? 'automatic'),
+      metadata: (form.metadata as Record<string, string>) ?? {},
+      last_payment_error: null,
+      next_action: null,
+      latest_charge: null,
+      card,
+    };
+    this.intents.set(pi.id, pi);
+    const threeds = (form.payment_method_options as { card?: { request_three_d_secure?: string } } | undefined)?.card
+      ?.request_three_d_secure;
+    if (behaviour === '3ds' && form.off_session === 'true') return this.decline(pi, 'authentication_required', 'authentication_required');
+    if (behaviour === '3ds' && threeds !== undefined) {
+      pi.status = 'requires_action';
+      pi.next_action = { type: 'use_stripe_sdk' };
+      return { status: 200, body: pi };
+    }
+    if (behaviour !== 'approve')
+      return this.decline(pi, behaviour === 'processing_error' ? 'processing_error' : 'card_declined', behaviour);
+    pi.amount_capturable = amount;
+    return { status: 200, body: pi };
+  }
+
+  private decline(pi: Intent, code: string, declineCode: string): StubAnswer {
+    pi.status = 'requires_payment_method';
+    pi.last_payment_error = {
+      code,
+      ...(code === 'card_declined' ? { decline_code: declineCode } : {}),
+      message: 'Your card was declined.',
+    };
+    return error(402, 'card_error', 'Your card was declined.', {
+      code,
+      ...(code === 'card_declined' ? { decline_code: declineCode } : {}),
+      payment_intent: pi,
+    });
+  }
+
+  private capture(pi: Intent, form: Record<string, unknown>): StubAnswer {
+    if (pi.status !== 'requires_capture')
+      return error(400, 'invalid_request_error', `This PaymentIntent could not be captured because it has a status of ${pi.status}.`, {
+        code: 'payment_intent_unexpected_state',
+      });
+    const amount = form.amount_to_capture === undefined ? pi.amount_capturable : Number(form.amount_to_capture);
+    if (amount > pi.amount_capturable)
+      return error(400, 'invalid_request_error', 'amount_to_capture is greater than amount_capturable', { code: 'amount_too_large' });
+    pi.status = 'succeeded';
+    pi.amount_received = amount;
+    pi.amount_capturable = 0;
+    this.captures.push([pi.id, amount]);
+    return { status: 200, body: pi };
+  }
+
+  private cancel(pi: Intent): StubAnswer {
+    if (!['requires_capture', 'requires_payment_method', 'requires_action'].includes(pi.status))
+      return error(400, 'invalid_request_error', `You cannot cancel this PaymentIntent because it has a status of ${pi.status}.`, {
+        code: 'payment_intent_unexpected_state',
+      });
+    pi.status = 'canceled';
+    pi.amount_capturable = 0;
+    return { status: 200, body: pi };
+  }
+
+  private refund(form: Record<string, unknown>): StubAnswer {
+    const pi = this.intents.get(String(form.payment_intent));
+    if (!pi) return error(404, 'invalid_request_error', 'No such payment_intent', { code: 'resource_missing' });
+    if (pi.status !== 'succeeded')
+      return error(400, 'invalid_request_error', 'This PaymentIntent has not been captured', { code: 'charge_not_captured' });
+    const refunded = [...this.refunds.values()].filter((x) => x.payment_intent === pi.id).reduce((sum, x) => sum + x.amount, 0);
+    const amount = form.amount === undefined ? pi.amount_received - refunded : Number(form.amount);
+    if (amount + refunded > pi.amount_received)
+      return error(400, 'invalid_request_error', 'Refund amount is greater than unrefunded amount on charge', { code: 'amount_too_large' });
+    const refund: Refund = {
+      id: this.id('re'),
+      object: 'refund',
+      amount,
+      currency: pi.currency,
+      payment_intent: pi.id,
+      status: 'succeeded',
+      metadata: (form.metadata as Record<string, string>) ?? {},
+    };
+    this.refunds.set(refund.id, refund);
+    return { status: 200, body: refund };
+  }
+
+  /** Only the query the connector sends: metadata['gateway_reference']:'<reference>'. */
+  private search(query: string): StubAnswer {
+    const m = /^metadata\['([^']+)'\]:'(.*)'$/.exec(query);
+    if (!m) return error(400, 'invalid_request_error', 'stub: unsupported search query');
+    const data = [...this.intents.values()].filter((pi) => pi.metadata[m[1]!] === m[2]);
+    return { status: 200, body: { object: 'search_result', data, has_more: false, url: '/v1/payment_intents/search' } };
+  }
+}

@@ -1,0 +1,115 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * What a stub acquirer does to the next matching request, on demand:
+ * - `act-then-drop`: acts (the charge, capture, ... is made) and drops the connection without an answer,
+ *   as a timeout after the acquirer acted;
+ * - `drop`: drops the connection without acting (no answer at all);
+ * - `5xx`: answers 500 without acting.
+ */
+export type StubFault = 'act-then-drop' | 'drop' | '5xx';
+
+export interface StubAnswer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface StubRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingMessage['headers'];
+  raw: string;
+}
+
+/**
+ * A loopback HTTP server for an acquirer's stub (test/support/acquirers): answers from `handle`, honours
+ * Idempotency-Key as the real APIs do (the same key and request answer the first response; another request
+ * under a used key is refused by `conflict`), and fails on demand (`fail`, `down`).
+ */
+export class StubServer {
+  private server?: Server;
+  private readonly sockets = new Set<Socket>();
+  private readonly faults: { match: (r: StubRequest) => boolean; fault: StubFault }[] = [];
+  private readonly idempotent = new Map<string, { fingerprint: string; answer: StubAnswer }>();
+  private isDown = false;
+  /** every request received, in order (method and path) */
+  readonly requests: string[] = [];
+  baseUrl = '';
+
+  constructor(
+    private readonly handle: (req: StubRequest) => StubAnswer,
+    private readonly conflict: (key: string) => StubAnswer,
+  ) {}
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.serve(req, res));
+    this.server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /**
+   * The next `times` requests `match` accepts (any, by default) meet `fault`. Stripe's SDK sends a request
+   * whose connection closed once more by itself (under the same Idempotency-Key): a lost answer is two drops.
+   */
+  fail(fault: StubFault, match: (r: StubRequest) => boolean = () => true, times = 1): void {
+    for (let i = 0; i < times; i++) this.faults.push({ match, fault });
+  }
+
+  /** While down, every request is dropped unanswered (the acquirer unreachable). */
+  down(down = true): void {
+    this.isDown = down;
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const url = new URL(req.url ?? '/', 'http://stub');
+    const request: StubRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      raw: Buffer.concat(chunks).toString('utf8'),
+    };
+    this.requests.push(`${request.method} ${request.path}`);
+    if (this.isDown) return void req.socket.destroy();
+    const i = this.faults.findIndex((f) => f.match(request));
+    const fault = i >= 0 ? this.faults.splice(i, 1)[0]!.fault : undefined;
+    if (fault === 'drop') return void req.socket.destroy();
+    if (fault === '5xx') return this.send(res, { status: 500, body: { error: { type: 'api_error', message: 'stub: server error' } } });
+    const answer = this.answer(request);
+    if (fault === 'act-then-drop') return void req.socket.destroy();
+    this.send(res, answer);
+  }
+
+  private answer(request: StubRequest): StubAnswer {
+    const key = request.headers['idempotency-key'];
+    if (typeof key !== 'string' || request.method !== 'POST') return this.handle(request);
+    const fingerprint = `${request.path}\n${request.raw}`;
+    const first = this.idempotent.get(key);
+    if (first) return first.fingerprint === fingerprint ? first.answer : this.conflict(key);
+    const answer = this.handle(request);
+    // as the real APIs: a 5xx is not kept under the key (the request may be tried again)
+    if (answer.status < 500) this.idempotent.set(key, { fingerprint, answer });
+    return answer;
+  }
+
+  private send(res: ServerResponse, answer: StubAnswer): void {
+    const body = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+    res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+    res.end(body);
+  }
+}
