@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -40,6 +40,8 @@ afterEach(async () => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
   // the dead node's stop answers at once; the others save and exit
   await Promise.all(servers.splice(0).map((s) => s.stop()));
+  // the nodes' files (the killed primary's AOF holds the stall's filler)
+  rmSync(join(tmpdir(), `gw-failover-${process.pid}`), { recursive: true, force: true });
 });
 
 function signal(pid: number, sig: NodeJS.Signals): void {
@@ -237,7 +239,7 @@ async function failover(name: string, opts: { stall: boolean; minReplicas?: stri
   mark(`${name}: starting`);
   const topology = await startCluster(name);
   mark(`${name}: cluster up`);
-  const dir = join(tmpdir(), `gw-failover-${process.pid}-${name}`);
+  const dir = join(tmpdir(), `gw-failover-${process.pid}`, `${name}-merchants`);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'merchants.json'), JSON.stringify(testMerchants()));
   const env = async () => ({

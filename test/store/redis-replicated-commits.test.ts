@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -41,6 +41,7 @@ afterAll(async () => {
   await kv?.close();
   await replica?.stop();
   await primary?.stop();
+  rmSync(join(tmpdir(), `gw-replicated-${process.pid}`), { recursive: true, force: true });
 });
 
 let n = 0;
