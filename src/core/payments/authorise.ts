@@ -252,6 +252,7 @@ async function askAndSettle(
       amount: acquirerAmount(order.amount, order.currency),
       currency: order.currency,
       threeDS: order.open3d,
+      ...(account.capture_mode === 'auto' && payment.risk.action !== 'REVIEW' ? { capture: true } : {}),
       ...(order.mpi ? { mpi: order.mpi } : {}),
       ...(cmd.browser ? { browser: cmd.browser } : {}),
     });

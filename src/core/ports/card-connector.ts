@@ -22,6 +22,11 @@ export interface CardAuthorisation {
   /** results of a 3-D Secure done elsewhere (additional_information.mpi_info) */
   mpi?: { eci?: string; cavv?: string; xid?: string; dsTransID?: string };
   recurring?: boolean;
+  /**
+   * capture with the authorisation (capture_mode auto, not held for review): the gateway records the payment
+   * captured on approval, so an acquirer that separates the two captures at once (the sandbox's approval is both)
+   */
+  capture?: boolean;
   /** the shopper's browser (hosted card page only) */
   browser?: BrowserInfo;
 }

@@ -161,6 +161,7 @@ async function authoriseStoredCard(deps: Deps, account: Account, c: Contract, p:
       currency: p.currency,
       threeDS: 'no3DS',
       recurring: true,
+      ...(account.capture_mode === 'auto' && p.risk.action !== 'REVIEW' ? { capture: true } : {}),
     }),
   );
 }

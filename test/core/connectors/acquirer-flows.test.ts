@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
-import { ACCOUNT_ID, MERCHANT_ID, authoriseBody, makeGateway, type TestGateway } from '../../support/gateway.js';
+import { ACCOUNT_ID, AUTO_ACCOUNT_ID, MERCHANT_ID, authoriseBody, makeGateway, type TestGateway } from '../../support/gateway.js';
 import { pay, postBatch, ref } from '../../support/operations.js';
-import { jobOf } from '../../support/jobs.js';
+import { authorise, dailyPlan, jobOf } from '../../support/jobs.js';
 import { StripeStub } from '../../support/acquirers/stripe-stub.js';
 import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
 import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../support/acquirers/accounts.js';
@@ -73,6 +73,39 @@ describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', 
       const cancelled = await postBatch(gw.app, 'cancel', [ref(voided)]);
       expect(cancelled.status).toBe(200);
       expect((await payment(gw, voided.order_no))?.status).toBe('4100');
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when a subscription’s period is due, then its stored card is charged at the acquirer once, as a recurring charge', async () => {
+    const { gw, clock } = gateway(code, 'subscription');
+    try {
+      const answer = await authorise(gw, { subscription: dailyPlan() });
+      expect(answer.order_status).toBe('1');
+      const scheduler = jobOf(gw, 'subscription-charges');
+      clock.advance(86_400_000 + 60_000);
+      await scheduler.runOnce();
+      await scheduler.runOnce();
+      const charge = await payment(gw, `${answer.recurring_id}-2`);
+      expect(charge).toMatchObject({ status: '3000', source: 'recurring', amount: 2500 });
+      expect(acquirerCharges(charge!.transaction_id)).toBe(1);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when the account captures automatically, then the acquirer captures with the authorisation, once', async () => {
+    const { gw } = gateway(code, 'auto');
+    try {
+      const paid = await pay(gw.app, {}, true);
+      const p = await gw.deps.store.findPaymentByOrder(MERCHANT_ID, AUTO_ACCOUNT_ID, paid.order_no);
+      expect(p).toMatchObject({ status: '3100', captured: 1000 });
+      if (code === 'stripe') expect(stripe.intentFor(p!.transaction_id)).toMatchObject({ status: 'succeeded', amount_received: 1000 });
+      else expect(adyen.paymentFor(p!.transaction_id)).toMatchObject({ captured: 1000 });
+      // and the manual account's payment is only authorised
+      const manual = await pay(gw.app);
+      expect(acquirerCaptures(manual.transaction_id)).toEqual([]);
     } finally {
       await gw.close();
     }

@@ -155,6 +155,8 @@ export class AdyenStub {
         },
       };
     }
+    // without additionalData.manualCapture the merchant account's capture delay applies (here: immediate)
+    if ((body.additionalData as { manualCapture?: string } | undefined)?.manualCapture !== 'true') payment.captured = amount.value;
     return { status: 200, body: { ...answer, resultCode: 'Authorised' } };
   }
 

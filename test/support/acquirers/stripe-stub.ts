@@ -177,7 +177,11 @@ export class StripeStub {
     }
     if (behaviour !== 'approve')
       return this.decline(pi, behaviour === 'processing_error' ? 'processing_error' : 'card_declined', behaviour);
-    pi.amount_capturable = amount;
+    if (pi.capture_method === 'automatic') {
+      pi.status = 'succeeded';
+      pi.amount_received = amount;
+      this.captures.push([pi.id, amount]);
+    } else pi.amount_capturable = amount;
     return { status: 200, body: pi };
   }
 

@@ -81,8 +81,9 @@ export class AdyenConnector implements CardConnector {
       merchantAccount: this.settings.merchantAccount,
       returnUrl: this.settings.returnUrl,
       paymentMethod: cardOf(req, this.settings.environment === 'TEST'),
-      // the gateway captures itself (manual capture, as the sandbox)
-      additionalData: { manualCapture: 'true' },
+      // capture_mode manual: the gateway captures itself; auto: the merchant account's capture delay applies
+      // (set it to immediate, docs/connectors.md)
+      ...(req.capture ? {} : { additionalData: { manualCapture: 'true' } }),
       ...(req.recurring
         ? {
             shopperInteraction: 'ContAuth' as Types.checkout.PaymentRequest['shopperInteraction'],

@@ -76,7 +76,8 @@ export class StripeConnector implements CardConnector {
     const params: Stripe.PaymentIntentCreateParams = {
       amount: req.amount,
       currency: req.currency.toLowerCase(),
-      capture_method: 'manual',
+      // capture_mode auto: Stripe captures with the authorisation, as the gateway records it
+      capture_method: req.capture ? 'automatic' : 'manual',
       confirm: true,
       ...paymentMethodOf(req, this.testMode),
       metadata: { [REFERENCE_METADATA]: req.reference },
