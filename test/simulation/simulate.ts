@@ -17,6 +17,8 @@ export interface RunOptions {
   badWrites: boolean;
   /** commits lost with their primary before a replica confirmed them (the in-memory store rolled back) */
   lostCommits: boolean;
+  /** a Stripe stub's address: the run's accounts go to the Stripe connector there (test/support/acquirers) */
+  stripeBase?: string;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface RunOptions {
  * then recovery to quiescence, then the invariants. Everything random comes from the seed.
  */
 export async function simulate(seed: number, kv: KvStore, options: RunOptions): Promise<RunResult> {
-  const w = new World(seed, kv);
+  const w = new World(seed, kv, options.stripeBase);
   const trace: Trace = [];
   const sent: Sent = { commands: [], payouts: [], payments: new Set() };
   // a late answer: meanwhile the claim goes stale and another process's recovery resolves it

@@ -8,6 +8,10 @@ import { ManualClock, type IdGenerator } from '../../src/core/kernel/clock.js';
 import type { KvStore } from '../../src/store/kv.js';
 import { KvGatewayStore } from '../../src/store/gateway-store.js';
 import { SandboxConnector } from '../../src/core/connectors/sandbox.js';
+import { StripeConnector } from '../../src/core/connectors/stripe/connector.js';
+import { AcquirerJournal } from '../../src/core/connectors/journal.js';
+import type { CardConnector } from '../../src/core/ports/card-connector.js';
+import { STRIPE_ENV, acquirerMerchants } from '../support/acquirers/accounts.js';
 import type { NotificationTransport } from '../../src/core/notifications/delivery.js';
 import type { BackgroundJob } from '../../src/core/jobs/due-queue.js';
 import { FaultPlan, ProcessKv, SimProcess, processConnector, type ReferenceLog } from './faults.js';
@@ -37,17 +41,27 @@ export function prng(seed: number): () => number {
   };
 }
 
-let sharedConfig: Config | undefined;
-/** The test merchants (a manual-capture account and an auto-capture one), as main loads them. */
-function config(): Config {
-  if (sharedConfig) return sharedConfig;
+const sharedConfigs = new Map<string, Config>();
+/**
+ * The test merchants (a manual-capture account and an auto-capture one), as main loads them; with
+ * `stripeBase`, both accounts routed to the Stripe connector at that stub (test/support/acquirers).
+ */
+function config(stripeBase?: string): Config {
+  const kept = sharedConfigs.get(stripeBase ?? '');
+  if (kept) return kept;
   const dir = join(tmpdir(), `gw-sim-${process.pid}`);
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'merchants.json');
+  const file = join(dir, stripeBase ? `merchants-stripe-${sharedConfigs.size}.json` : 'merchants.json');
   // the main account funds payouts from a deposit balance small enough to run out within a run
-  writeFileSync(file, JSON.stringify(payoutMerchants({ USD: OPENING_BALANCE })));
-  sharedConfig = loadConfig({ MERCHANTS_FILE: file, VAULT_KEY: VAULT_KEY_HEX, NOTIFY_ALLOW_PRIVATE: '1', BASE_URL: 'http://gateway.test' });
-  return sharedConfig;
+  const merchants = payoutMerchants({ USD: OPENING_BALANCE });
+  if (stripeBase) {
+    const routed = acquirerMerchants('stripe', stripeBase).merchants[0]!.accounts;
+    for (const [i, account] of merchants.merchants[0]!.accounts.entries()) account.routing = routed[i]!.routing;
+  }
+  writeFileSync(file, JSON.stringify(merchants));
+  const loaded = loadConfig({ MERCHANTS_FILE: file, VAULT_KEY: VAULT_KEY_HEX, NOTIFY_ALLOW_PRIVATE: '1', BASE_URL: 'http://gateway.test' });
+  sharedConfigs.set(stripeBase ?? '', loaded);
+  return loaded;
 }
 
 const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
@@ -92,7 +106,7 @@ export class World {
   /** every payout request_id the simulation sent */
   readonly payoutRequests = new Set<string>();
   /** the acquirer as it is, read without faults */
-  readonly acquirer: SandboxConnector;
+  readonly acquirer: CardConnector;
   readonly checkStore: KvGatewayStore;
   node: Node;
   private nodes = 0;
@@ -100,6 +114,8 @@ export class World {
   constructor(
     readonly seed: number,
     private readonly kv: KvStore,
+    /** a Stripe stub's address: the accounts route to the Stripe connector there instead of the sandbox */
+    private readonly stripeBase?: string,
   ) {
     this.random = prng(seed);
     const ids = countingIds(this.clock);
@@ -112,7 +128,14 @@ export class World {
       },
     };
     this.checkStore = new KvGatewayStore(kv);
-    this.acquirer = new SandboxConnector(this.ids, this.checkStore);
+    const now = () => this.clock.now();
+    this.acquirer = stripeBase
+      ? new StripeConnector(
+          { secretKey: STRIPE_ENV.STRIPE_KEY_SHOP1, webhookSecret: STRIPE_ENV.STRIPE_WHSEC_SHOP1, apiBase: stripeBase },
+          new AcquirerJournal(this.checkStore.ledgerOf(MERCHANT_ID), 'stripe', now),
+          now,
+        )
+      : new SandboxConnector(this.ids, this.checkStore);
     this.node = this.spawn();
   }
 
@@ -120,14 +143,16 @@ export class World {
   spawn(): Node {
     const proc = new SimProcess(`p${this.nodes++}`);
     const store = new KvGatewayStore(new ProcessKv(this.kv, proc, this.plan));
-    const deps = composeCore(config(), quiet, {
+    const deps = composeCore(config(this.stripeBase), quiet, {
       store,
       clock: this.clock,
       ids: this.ids,
       transport: this.transport(proc),
       wrapConnector: (sandbox) => processConnector(sandbox, proc, this.plan, this.asked),
+      wrapAcquirer: (acquirer) => processConnector(acquirer, proc, this.plan, this.asked),
+      env: STRIPE_ENV,
     });
-    const jobs = new Map(backgroundJobs(deps, config()).map((j) => [j.name, j]));
+    const jobs = new Map(backgroundJobs(deps, config(this.stripeBase)).map((j) => [j.name, j]));
     return { proc, deps, jobs };
   }
 
