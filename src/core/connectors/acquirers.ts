@@ -64,7 +64,9 @@ export function acquirerConnectors(accounts: Account[], ctx: AcquirerContext): M
     const journal = new AcquirerJournal(ctx.ledgerOf(account.merchant_id), code, ctx.now);
     if (parsed.data.connector_code === 'stripe') {
       const r = parsed.data;
+      const lag = ctx.env.STRIPE_SEARCH_LAG_SECONDS;
       const settings = {
+        ...(lag !== undefined && /^\d+$/.test(lag) ? { searchLagMs: Number(lag) * 1000 } : {}),
         secretKey: secret(r.secret_key_env),
         webhookSecret: secret(r.webhook_secret_env),
         ...(r.api_base ? { apiBase: r.api_base } : {}),

@@ -17,6 +17,8 @@ export interface StripeSettings {
   apiBase?: string;
   /** how long a request may take before its outcome counts as unknown */
   timeoutMs?: number;
+  /** how long an empty metadata search is not a "no" (STRIPE_SEARCH_LAG_MS; a stub without lag: 0) */
+  searchLagMs?: number;
 }
 
 /** Stripe's search index trails its objects (about a minute): an empty search before that is not a "no". */
@@ -183,7 +185,8 @@ export class StripeConnector implements CardConnector {
     const authorisation = kind.op === 'authorise' || kind.op === 'challenge' ? reference : kind.transactionId;
     const id = (await this.journal.object(reference)) ?? (await this.journal.object(authorisation)) ?? (await this.search(authorisation));
     if (!id) {
-      if (this.now() - sentAt < STRIPE_SEARCH_LAG_MS) throw new AcquirerUnreachable('stripe', 'its search has not caught up yet');
+      if (this.now() - sentAt < (this.settings.searchLagMs ?? STRIPE_SEARCH_LAG_MS))
+        throw new AcquirerUnreachable('stripe', 'its search has not caught up yet');
       return undefined;
     }
     const pi = await this.call(() => this.stripe.paymentIntents.retrieve(id, { expand: ['latest_charge'] }));
