@@ -78,6 +78,30 @@ describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', 
     }
   });
 
+  it('when the acquirer asks for 3-D Secure, then the payment waits on the challenge page and the acquirer’s result settles it', async () => {
+    const { gw } = gateway(code, '3ds');
+    try {
+      const res = await request(gw.app)
+        .post('/v1/authorise')
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .send(JSON.stringify(authoriseBody({ card: '4000002500003155', open3d: 'do3DS' })));
+      expect(res.text).toMatch(/<order_status>2<\/order_status>/);
+      const issuer = new URL(/<issuer_url>([^<]+)<\/issuer_url>/.exec(res.text)![1]!.replace(/&amp;/g, '&'));
+      const transactionId = /<transaction_id>([^<]+)</.exec(res.text)![1]!;
+      // the shopper passes the acquirer's challenge; the acquirer's return data is the answer
+      let answer = '';
+      if (code === 'stripe') stripe.finishChallenge(stripe.intentFor(transactionId)!.id, true);
+      else answer = adyen.redirectResult(adyen.paymentFor(transactionId)!.pspReference, true);
+      const done = await request(gw.app).post(issuer.pathname).type('form').send({ code: answer });
+      expect(done.status).toBe(200);
+      const p = await gw.deps.store.getPayment(MERCHANT_ID, transactionId);
+      expect(p).toMatchObject({ status: '3000', threeds: { challenge_pending: false } });
+      expect(acquirerCharges(transactionId)).toBe(1);
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('when a subscription’s period is due, then its stored card is charged at the acquirer once, as a recurring charge', async () => {
     const { gw, clock } = gateway(code, 'subscription');
     try {
