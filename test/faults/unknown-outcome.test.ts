@@ -193,8 +193,13 @@ describe('unknown is never "no"', () => {
     clock.advance(gw.deps.pendingResolveMs / 2 + 1_000);
     await jobOf(gw, 'pending-resolve').runOnce();
     // the order nobody sent again fails (nothing was charged), the other stays approved
-    expect(await find(abandoned)).toMatchObject({ status: '4000' });
+    const failed = await find(abandoned);
+    expect(failed).toMatchObject({ status: '4000', never_sent: true });
     expect(await find(retried)).toMatchObject({ status: '3000' });
+    // sent again even then, the never-sent order is re-opened and approved once, under its one transaction
+    expect(await authorise(gw, abandoned)).toMatchObject({ order_status: '1', transaction_id: failed!.transaction_id });
+    expect(await find(abandoned)).toMatchObject({ status: '3000', transaction_id: failed!.transaction_id });
+    expect(await authorise(gw, abandoned)).toMatchObject({ order_status: '1', transaction_id: failed!.transaction_id });
   });
 
   it('when a subscription charge acted at the acquirer but its answer and status are lost, then the period is not charged again as a new payment and the approval is recorded', async () => {

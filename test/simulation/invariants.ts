@@ -74,11 +74,12 @@ export async function violations(w: World): Promise<string[]> {
     // 4. notifications
     const notes = await store.outboxOfOrder(MERCHANT_ID, p.account_id, p.order_no, 200);
     const count = (...types: string[]) => notes.filter((n) => types.includes(n.notify_type)).length;
-    // a payment cancelled while it waited (a challenge not answered yet, a scheduled charge) had no authorisation outcome
-    const firstMove = (p.history ?? []).find((h) => h.from === S.PENDING);
-    const settled = firstMove !== undefined && firstMove.to !== S.CANCELLED;
+    // one notification per authorisation outcome: each move out of pending but a cancel of a payment that waited
+    // (a challenge not answered yet, a scheduled charge); a never-sent authorisation re-opened by the order's
+    // retry (4000 -> 1000) has a second outcome
+    const outcomes = (p.history ?? []).filter((h) => h.from === S.PENDING && h.to !== S.CANCELLED).length;
     const outcomeNotes = count('payment', 'threeds', 'subscription_charge');
-    if (outcomeNotes !== (settled ? 1 : 0)) say(`${outcomeNotes} notifications of its authorisation outcome`);
+    if (outcomeNotes !== outcomes) say(`${outcomeNotes} notifications of its ${outcomes} authorisation outcomes`);
     // an approval on review with capture_mode auto captures, and says so in its review notification
     const capturedOnReview = (p.history ?? []).some((h) => h.from === S.HELD && h.to === S.CAPTURED);
     if (count('capture') !== (captured && !capturedOnReview ? 1 : 0)) say(`${count('capture')} capture notifications`);

@@ -7,6 +7,7 @@ import { askOnce, outcomeUnknown } from './ask.js';
 import { pause } from '../kernel/clock.js';
 import { PaymentStatus as S, withLaterFields, type CardSummary, type Payment } from './payment.js';
 import { assessRisk } from './risk.js';
+import { moveTo } from './transitions.js';
 import { expiryPassed, maskCardNumbers, summariseCard } from '../kernel/cards.js';
 import type { SubscriptionTerms } from '../subscriptions/contract.js';
 import { RESULT } from '../kernel/result-codes.js';
@@ -119,6 +120,11 @@ async function replayOf(deps: CoreDeps, account: Account, cmd: AuthoriseCommand)
   if (!existing) return undefined;
   if (existing.fingerprint !== cmd.fingerprint && existing.fingerprint !== cmd.formerFingerprint?.()) {
     throw new GatewayError('ORDER_CONFLICT', 'order_no: was already used for a different payment request', 'order_no');
+  }
+  if (existing.status === S.DECLINED && existing.never_sent) {
+    const reopened = await reopen(deps, account, existing, cmd);
+    if (reopened) return { ...reopened, replayed: true };
+    return replayOf(deps, account, cmd);
   }
   const awaited = await awaitOutcome(deps, account, existing, cmd);
   if ('replayed' in awaited) return awaited;
@@ -259,6 +265,40 @@ async function askAndSettle(
   const outcome = await askOnce(connector, reference, ask);
   if (outcome.kind === 'unknown') throw outcomeUnknown(deps, payment);
   return settleAuthorisation(deps, account, payment, outcome, 'payment');
+}
+
+/**
+ * The merchant sent again an order recovery recorded as never sent (the acquirer had no record of it: nothing
+ * was charged). Nothing that was kept may decline the retry (a store outage is "try again"): the payment is
+ * re-opened under a new claim and its one reference, and the acquirer is asked with the card the retry carries.
+ * undefined: another process re-opened it first (the caller reads the payment again).
+ */
+async function reopen(deps: CoreDeps, account: Account, declined: Payment, cmd: AuthoriseCommand): Promise<PaymentResult | undefined> {
+  const card = await resolveCard(deps, cmd);
+  const now = deps.clock.now();
+  const reference = acquirerReference.authorise(declined.transaction_id);
+  const claim = newClaim(deps, { op: 'authorise', reference, amount: declined.amount }, now);
+  const { never_sent: _n, ...rest } = declined;
+  const move = moveTo(rest, S.PENDING, now, { claim, written_by: `${claim.id}:reopen`, result_code: RESULT.PENDING[0] });
+  if (!move.ok) return undefined;
+  const verdict = await commitMarked(
+    deps,
+    {
+      merchantId: declined.merchant_id,
+      payments: [{ next: move.payment, expected: declined.version }],
+      due: [resolveDue(declined.transaction_id, claim.until)],
+    },
+    declined.transaction_id,
+    move.payment.written_by!,
+  );
+  if (verdict === 'unknown') throw new GatewayError('STORE_UNAVAILABLE', 'could not record the payment; try again');
+  if (verdict === 'conflict') return undefined;
+  deps.log.warn(
+    { transaction_id: declined.transaction_id, merchant_id: declined.merchant_id },
+    'never-sent authorisation re-opened by the order sent again',
+  );
+  const payment: Payment = { ...move.payment, version: declined.version + 1 };
+  return askAndSettle(deps, account, connectorFor(deps, account), payment, reference, card, cmd);
 }
 
 /**

@@ -106,6 +106,11 @@ export interface Payment {
    * again (a reused reference with another amount would be answered, or refused, as the first request)
    */
   refunds_sent?: number;
+  /**
+   * declined because the acquirer never saw the authorisation (its process died, or the store failed, before
+   * the request reached it): nothing was charged, and the merchant's retry of the same order re-opens it
+   */
+  never_sent?: true;
   note: string;
   website: string;
   notify_url: string;

@@ -38,7 +38,7 @@ export async function resolveAuthorisationClaim(deps: CoreDeps, account: Account
       outcome =
         p.risk.action === 'REJECT'
           ? { kind: 'rejected' }
-          : (known ?? { kind: 'error', message: 'the acquirer has no record of this authorisation' });
+          : (known ?? { kind: 'error', message: 'the acquirer has no record of this authorisation', notSent: true });
       break;
     case 'challenge': {
       // never seen by the acquirer: the shopper's answer is sent again under the same reference

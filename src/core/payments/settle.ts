@@ -24,7 +24,8 @@ export interface PaymentResult {
   replayed: boolean;
 }
 
-export type SettleOutcome = AuthorisationOutcome | { kind: 'rejected' };
+/** `notSent`: recovery found no record at the acquirer: the authorisation was never sent (payment.never_sent). */
+export type SettleOutcome = AuthorisationOutcome | { kind: 'rejected' } | { kind: 'error'; message: string; notSent: true };
 
 const DECLINE_RESULT: Record<DeclineReason, ResultKey> = {
   DECLINED: 'DECLINED',
@@ -50,8 +51,11 @@ export function authorisationState(
   switch (outcome.kind) {
     case 'rejected':
       return { status: S.REJECTED, result: 'RISK_REJECTED', changes: { threeds: { ...p.threeds, result: 'not performed' } } };
-    case 'error':
-      return { status: S.DECLINED, result: 'CONNECTOR_ERROR', changes: { threeds: { ...p.threeds, challenge_pending: false } } };
+    case 'error': {
+      const threeds = { ...p.threeds, challenge_pending: false };
+      if ('notSent' in outcome) return { status: S.DECLINED, result: 'CONNECTOR_ERROR', changes: { threeds, never_sent: true } };
+      return { status: S.DECLINED, result: 'CONNECTOR_ERROR', changes: { threeds } };
+    }
     case 'declined': {
       const status = outcome.reason === 'THREEDS_FAILED' ? S.THREEDS_FAILED : S.DECLINED;
       return {

@@ -11,7 +11,8 @@ const TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
   [S.CAPTURED]: [S.PARTLY_REFUNDED, S.REFUNDED],
   [S.PARTLY_REFUNDED]: [S.PARTLY_REFUNDED, S.REFUNDED],
   [S.REFUNDED]: [],
-  [S.DECLINED]: [],
+  // only an authorisation the acquirer never saw (never_sent), re-opened by the merchant's retry of the order
+  [S.DECLINED]: [S.PENDING],
   [S.CANCELLED]: [],
   [S.REJECTED]: [],
   [S.THREEDS_FAILED]: [],

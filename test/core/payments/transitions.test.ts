@@ -18,7 +18,7 @@ const ALLOWED: Record<PaymentStatus, PaymentStatus[]> = {
   [S.CAPTURED]: [S.PARTLY_REFUNDED, S.REFUNDED],
   [S.PARTLY_REFUNDED]: [S.PARTLY_REFUNDED, S.REFUNDED],
   [S.REFUNDED]: [],
-  [S.DECLINED]: [],
+  [S.DECLINED]: [S.PENDING],
   [S.CANCELLED]: [],
   [S.REJECTED]: [],
   [S.THREEDS_FAILED]: [],
