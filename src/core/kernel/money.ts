@@ -8,7 +8,8 @@
  */
 export type Minor = number;
 
-const ISO_4217 = (
+/** The ISO 4217 codes the gateway takes (the OpenAPI document lists them as the currency fields' values). */
+export const ISO_4217: readonly string[] = (
   'AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV BRL BSD BTN BWP BYN BZD ' +
   'CAD CDF CHE CHF CHW CLF CLP CNY COP COU CRC CUC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP ' +
   'GEL GHS GIP GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW ' +

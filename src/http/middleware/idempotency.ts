@@ -16,6 +16,9 @@ function signedAccount(deps: CoreDeps, path: string, body: Record<string, unknow
   return account;
 }
 
+/** What an Idempotency-Key may be: 1 to 255 printable ASCII characters (the OpenAPI document says the same). */
+export const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
+
 /** Answers worth replaying: not server failures, nor refusals that may pass on a later try. */
 const keep = (status: number) => status < 500 && status !== 401 && status !== 403 && status !== 429;
 
@@ -36,7 +39,7 @@ export function idempotency(deps: CoreDeps) {
 
 function keyedCall(deps: CoreDeps) {
   return async (req: Request, res: Response, next: NextFunction, key: string, path: string): Promise<void> => {
-    if (!/^[\x20-\x7e]{1,255}$/.test(key)) throw invalidField('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
+    if (!IDEMPOTENCY_KEY.test(key)) throw invalidField('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
     const body = req.body as Record<string, unknown>;
     const account = signedAccount(deps, path, body);
     if (!account) return next();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatAmount, isCurrency, parseAmount } from '../../core/kernel/money.js';
+import { formatAmount, isCurrency, ISO_4217, parseAmount } from '../../core/kernel/money.js';
 import { GatewayError } from '../../core/kernel/errors.js';
 import { mapItems, maskFreeText } from './free-text.js';
 import { ABSENT, FAIL, optionalTextLane, parseByLanes, patternLane, withLane } from './fast-lane.js';
@@ -10,15 +10,22 @@ export const text = (max = 255) => z.string({ error: 'must be a string' }).max(m
 export const optionalText = (max = 255) =>
   withLane(text(max).optional().default(''), (v) => (v === undefined ? '' : typeof v === 'string' && v.length <= max ? v : FAIL));
 
-const textOf = (min: number, max: number) => (v: unknown) => (typeof v === 'string' && v.length >= min && v.length <= max ? v : FAIL);
-export const merchantId = withLane(
-  z.string({ error: 'is required' }).min(1, 'is required').max(7, 'must be at most 7 characters'),
-  textOf(1, 7),
-);
-export const accountId = withLane(
-  z.string({ error: 'is required' }).min(1, 'is required').max(10, 'must be at most 10 characters'),
-  textOf(1, 10),
-);
+/**
+ * Characters of the Basic Multilingual Plane only: zod counts a length in UTF-16 units and JSON Schema in
+ * code points, which agree on such text. The same pattern reads alike with and without the u flag.
+ */
+// eslint-disable-next-line no-control-regex -- the whole plane, control characters included, is the point
+const BMP_TEXT = /^[\u0000-\uD7FF\uE000-\uFFFF]*$/;
+const textOf = (min: number, max: number) => (v: unknown) =>
+  typeof v === 'string' && v.length >= min && v.length <= max && BMP_TEXT.test(v) ? v : FAIL;
+const identifier = (max: number) =>
+  z
+    .string({ error: 'is required' })
+    .min(1, 'is required')
+    .max(max, `must be at most ${max} characters`)
+    .regex(BMP_TEXT, 'must not hold characters beyond U+FFFF');
+export const merchantId = withLane(identifier(7), textOf(1, 7));
+export const accountId = withLane(identifier(10), textOf(1, 10));
 const SIGNATURE = /^[0-9a-fA-F]{64}$/;
 export const signature = withLane(
   z.string({ error: 'is required' }).regex(SIGNATURE, 'must be 64 hexadecimal characters'),
@@ -30,10 +37,23 @@ export const AMOUNT_SHAPE = 'must be a decimal amount with at most two fraction 
  * A decimal amount as sent ("10", "10.5", "10.50"), normalised here to the two-decimal text answers write
  * ("10.00", "10.50"); the request signature was checked over the text as sent, before this.
  */
-export const amountText = z
+/** The texts parseAmount reads, as a pattern: at most 11 whole digits (MAX_MINOR), at most two fraction digits. */
+export const AMOUNT_TEXT = /^(?:0|[1-9]\d{0,10})(?:\.\d{1,2})?$/;
+/** The same, greater than zero. */
+export const POSITIVE_AMOUNT_TEXT = /^(?:0\.(?:0[1-9]|[1-9]\d?)|[1-9]\d{0,10}(?:\.\d{1,2})?)$/;
+const amountString = z
   .string({ error: 'must be a decimal string such as "10.00"' })
   .refine((v) => parseAmount(v) !== undefined, AMOUNT_SHAPE)
-  .transform((v) => formatAmount(parseAmount(v)!));
+  .regex(AMOUNT_TEXT, AMOUNT_SHAPE);
+export const amountText = amountString.transform((v) => formatAmount(parseAmount(v)!));
+/**
+ * An amount greater than 0.00 ("0", "0.00" are refused with that message). The check runs on the amount read
+ * (so that inside a union its message still names the field's fault); the document's pattern says the same of
+ * the text sent (test/http/schemas/document-patterns.test.ts holds the two together).
+ */
+export const positiveAmountText = amountText
+  .refine((v) => parseAmount(v)! > 0, 'must be greater than 0.00')
+  .meta({ pattern: POSITIVE_AMOUNT_TEXT.source });
 export const optionalAmountText = withLane(amountText.optional(), (v) => {
   if (v === undefined) return ABSENT;
   const minor = typeof v === 'string' ? parseAmount(v) : undefined;
@@ -41,7 +61,10 @@ export const optionalAmountText = withLane(amountText.optional(), (v) => {
 });
 
 export const currencyCode = withLane(
-  z.string({ error: 'is required' }).refine(isCurrency, 'must be an ISO 4217 currency code such as "USD"'),
+  z
+    .string({ error: 'is required' })
+    .refine(isCurrency, 'must be an ISO 4217 currency code such as "USD"')
+    .meta({ enum: [...ISO_4217] }),
   (v) => (typeof v === 'string' && isCurrency(v) ? v : FAIL),
 );
 
@@ -54,7 +77,18 @@ function isHttpUrl(v: string): boolean {
     return false;
   }
 }
-export const httpUrl = z.string().max(2048).refine(isHttpUrl, 'must be an http or https URL');
+/**
+ * What every text the URL parser reads as an http or https URL starts with: the scheme, after any leading
+ * control characters or spaces, tabs and line breaks anywhere in it ignored (as the parser ignores them).
+ */
+// eslint-disable-next-line no-control-regex -- the URL parser skips leading control characters, so the pattern does
+const HTTP_URL_START = /^[\x00-\x20]*[Hh][\t\n\r]*[Tt][\t\n\r]*[Tt][\t\n\r]*[Pp][\t\n\r]*(?:[Ss][\t\n\r]*)?:/;
+export const httpUrl = z
+  .string()
+  .max(2048)
+  .refine(isHttpUrl, 'must be an http or https URL')
+  .regex(HTTP_URL_START, 'must be an http or https URL')
+  .meta({ description: 'an absolute http or https URL', examples: ['https://shop.example/payments/notify'] });
 /** An http or https URL, or '' (also when absent). */
 export const optionalUrl = withLane(
   z

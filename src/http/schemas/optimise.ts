@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { isZeroDecimal, parseAmount } from '../../core/kernel/money.js';
-import { accountId, amountText, currencyCode, merchantId, signature } from './common.js';
+import { isZeroDecimal } from '../../core/kernel/money.js';
+import { accountId, currencyCode, merchantId, positiveAmountText, signature } from './common.js';
 
 /** POST /v1/optimise (DESIGN 5): the order whose payment methods are ranked. */
 export const optimiseSchema = z
@@ -9,7 +9,7 @@ export const optimiseSchema = z
     account_id: accountId,
     request_id: z.string({ error: 'is required' }).min(1, 'is required').max(64, 'must be at most 64 characters'),
     currency: currencyCode,
-    amount: amountText.refine((v) => parseAmount(v)! > 0, 'must be greater than 0.00'),
+    amount: positiveAmountText,
     billing_country: z
       .string({ error: 'is required' })
       .regex(/^[A-Za-z]{2}$/, 'must be a two-letter country code such as "GB"')

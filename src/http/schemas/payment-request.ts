@@ -4,6 +4,7 @@ import { luhnValid } from '../../core/kernel/cards.js';
 import {
   accountId,
   amountText,
+  positiveAmountText,
   currencyCode,
   merchantId,
   optionalAmountText,
@@ -13,6 +14,7 @@ import {
   text,
 } from './common.js';
 import { ABSENT, FAIL, oneOfLane, optionalTextLane, patternLane, requestObject, withLane } from './fast-lane.js';
+import { eitherOf, requiredWith } from './either-of.js';
 
 // the lanes check by zod's own patterns (z.email(), z.ipv4() and z.ipv6() check by them; an IPv6 address must
 // also be written with hex digits, colons and dots only, and be one the URL parser takes, as zod checks it)
@@ -42,14 +44,20 @@ function isBirthDate(v: string): boolean {
 }
 const birthDate = withLane(
   z
-    .union([z.literal(''), z.string().refine(isBirthDate, 'must be a real date written DD-MM-YYYY')])
+    .union([
+      z.literal(''),
+      z
+        .string()
+        .refine(isBirthDate, 'must be a real date written DD-MM-YYYY')
+        .regex(/^(?:0[1-9]|[12]\d|3[01])-(?:0[1-9]|1[0-2])-(?:19|[2-9]\d)\d{2}$/, 'must be a real date written DD-MM-YYYY'),
+    ])
     .optional()
     .default(''),
   optionalTextLane(isBirthDate),
 );
 
 /** What is wrong with an items text (name#,#item number#,#unit price#,#quantity, records joined by #;#). */
-function itemProblems(v: string): string[] {
+export function itemProblems(v: string): string[] {
   const problems: string[] = [];
   if (v === '') return problems;
   v.split('#;#').forEach((record, i) => {
@@ -66,15 +74,27 @@ function itemProblems(v: string): string[] {
   return problems;
 }
 
+/**
+ * What every items text itemProblems accepts looks like (records of name, item number, unit price and
+ * quantity): the document's pattern. A name or number holds no separator (#,# or #;#), as splitting on them
+ * leaves none, so the pattern matches one way only and in linear time. Checked after itemProblems, whose
+ * messages say what is wrong.
+ */
+const ITEM_TEXT = '(?:[^#]|#(?![,;]#))';
+const ITEM = `${ITEM_TEXT}+#,#${ITEM_TEXT}*#,#(?:0|[1-9]\\d{0,10})(?:\\.\\d{1,2})?#,#[1-9]\\d{0,5}`;
+const ITEMS_SHAPE = new RegExp(`^(?:${ITEM}(?:#;#${ITEM})*)?$`);
+
 const itemsText = withLane(
   z
     .string()
     .max(10_000)
-    .optional()
-    .default('')
     .superRefine((v, ctx) => {
       for (const message of itemProblems(v)) ctx.addIssue({ code: 'custom', message });
-    }),
+    })
+    .regex(ITEMS_SHAPE, 'must be name#,#item number#,#unit price#,#quantity records joined by #;#')
+    .meta({ examples: ['T-shirt#,#SKU-1#,#5.00#,#2', 'Mug#,##,#7.5#,#1#;#Tea#,#T-9#,#2.25#,#4'] })
+    .optional()
+    .default(''),
   optionalTextLane((v) => v.length <= 10_000 && itemProblems(v).length === 0),
 );
 
@@ -173,7 +193,14 @@ const positiveInt = (what: string) =>
   z
     .union([num, z.string().regex(/^\d+$/, `must be a whole number`)])
     .transform(Number)
-    .pipe(z.number().int(`must be a whole number`).min(1, `must be at least 1`).max(1000, `${what} must be at most 1000`));
+    .pipe(z.number().int(`must be a whole number`).min(1, `must be at least 1`).max(1000, `${what} must be at most 1000`))
+    // the pipe's checks, as the number or text sent must be
+    .meta({
+      anyOf: [
+        { type: 'string', pattern: '^0*(?:[1-9]\\d{0,2}|1000)$' },
+        { type: 'integer', minimum: 1, maximum: 1000 },
+      ],
+    });
 
 const contractDate = z
   .union([z.literal(''), z.string().regex(/^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?$/, 'must be YYYY-MM-DD or YYYY-MM-DD hh:mm:ss')])
@@ -189,12 +216,25 @@ export const subscriptionSchema = z
     interval_count: z
       .union([z.string(), num])
       .transform(String)
-      .pipe(z.string().regex(/^[1-9]\d{0,2}$/, 'must be a whole number from 1 to 999')),
+      .pipe(z.string().regex(/^[1-9]\d{0,2}$/, 'must be a whole number from 1 to 999'))
+      // the pipe's check, as the text or number sent must be
+      .meta({
+        anyOf: [
+          { type: 'string', pattern: '^[1-9]\\d{0,2}$' },
+          { type: 'integer', minimum: 1, maximum: 999 },
+        ],
+      }),
     billing_cycle: positiveInt('billing_cycle'),
     promotion_cycle: z
       .union([num, z.string().regex(/^\d+$/, 'must be a whole number')])
       .transform(Number)
       .pipe(z.number().int().min(0))
+      .meta({
+        anyOf: [
+          { type: 'string', pattern: '^\\d+$' },
+          { type: 'integer', minimum: 0 },
+        ],
+      })
       .optional()
       .default(0),
     contract_start: contractDate,
@@ -236,13 +276,10 @@ export const orderFields = {
     patternLane(ORDER_NO),
   ),
   currency: currencyCode,
-  amount: withLane(
-    amountText.refine((v) => parseAmount(v)! > 0, 'must be greater than 0.00'),
-    (v) => {
-      const minor = typeof v === 'string' ? parseAmount(v) : undefined;
-      return minor !== undefined && minor > 0 ? formatAmount(minor) : FAIL;
-    },
-  ),
+  amount: withLane(positiveAmountText, (v) => {
+    const minor = typeof v === 'string' ? parseAmount(v) : undefined;
+    return minor !== undefined && minor > 0 ? formatAmount(minor) : FAIL;
+  }),
   item_total: optionalAmountText,
   shipping: optionalAmountText,
   handling: optionalAmountText,
@@ -361,12 +398,16 @@ const optionalPattern = (pattern: RegExp, message: string) =>
   withLane(z.string({ error: 'must be a string' }).regex(pattern, message).optional(), patternLane(pattern, ABSENT));
 
 const CARD_DIGITS = /^\d{12,19}$/;
+/** A card number as sent: 12 to 19 digits, spaces and dashes anywhere (they are removed before the checks). */
+const CARD_AS_SENT = /^[ -]*(?:\d[ -]*){12,19}$/;
 const cardFields = {
   card: withLane(
     z
       .string({ error: 'must be a string' })
+      .regex(CARD_AS_SENT, 'must be 12 to 19 digits')
       .transform((v) => v.replace(/[ -]/g, ''))
       .pipe(z.string().regex(CARD_DIGITS, 'must be 12 to 19 digits').refine(luhnValid, 'is not a valid card number (Luhn check)'))
+      .meta({ description: '12 to 19 digits passing the Luhn check; spaces and dashes are removed', examples: ['4242424242424242'] })
       .optional(),
     (v) => {
       if (v === undefined) return ABSENT;
@@ -382,15 +423,21 @@ const cardFields = {
   return_url: optionalUrl,
 };
 
-export const authoriseSchema = requestObject({ ...orderFields, ...cardFields }, (o, ctx) => {
-  wholeUnits(o, ctx);
-  itemsMatchTotal(o, ctx);
-  if (!o.token_id) {
-    for (const f of ['card', 'expiration_month', 'expiration_year', 'security_code'] as const) {
-      if (!o[f]) ctx.addIssue({ code: 'custom', path: [f], message: 'is required (or token_id)' });
-    }
-  }
-});
+/** A payment by card names the card whole; one by a saved card names its token_id instead. */
+const cardOrToken = eitherOf(['card', 'expiration_month', 'expiration_year', 'security_code'], ['token_id']);
+/** A card sent is the card charged, with a token_id or not: its expiry comes with it. */
+const cardExpiry = requiredWith('card', ['expiration_month', 'expiration_year']);
+
+export const authoriseSchema = cardExpiry.describe(
+  cardOrToken.describe(
+    requestObject({ ...orderFields, ...cardFields }, (o, ctx) => {
+      wholeUnits(o, ctx);
+      itemsMatchTotal(o, ctx);
+      cardOrToken.check(o, ctx);
+      cardExpiry.check(o, ctx);
+    }),
+  ),
+);
 export type AuthoriseRequest = z.output<typeof authoriseSchema>;
 
 export const checkoutSchema = requestObject(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { fitsCurrency, parseAmount, wholeUnitsMessage } from '../../core/kernel/money.js';
-import { accountId, amountText, currencyCode, httpUrl, merchantId, optionalText, signature } from './common.js';
+import { accountId, currencyCode, httpUrl, merchantId, optionalText, positiveAmountText, signature } from './common.js';
+import { eitherOf, requiredWhen } from './either-of.js';
 
 /** Shapes of /v1/payout (docs/payouts.md lists the rules and the sets of values). */
 export const ENTITY_TYPES = ['COMPANY', 'PERSONAL'] as const;
@@ -23,13 +24,17 @@ const blankOr = (schema: z.ZodType<string>) =>
 
 export const UUID_SHAPE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
-export const isoDate = z.string({ error: need('must be a date written YYYY-MM-DD') }).refine((v) => {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
-  if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  return y >= 1900 && date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
-}, 'must be a real date written YYYY-MM-DD');
+export const isoDate = z
+  .string({ error: need('must be a date written YYYY-MM-DD') })
+  .refine((v) => {
+    const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+    if (!m) return false;
+    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    const date = new Date(Date.UTC(y, mo - 1, d));
+    return y >= 1900 && date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+  }, 'must be a real date written YYYY-MM-DD')
+  // what every such date looks like, for the document (the refinement above decides)
+  .regex(/^(?:19|[2-9]\d)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$/, 'must be a real date written YYYY-MM-DD');
 
 const countryCode = z
   .string({ error: need('must be a string') })
@@ -110,7 +115,13 @@ const bankDetails = z.object(
     bank_name: optionalText(128),
     bank_street_address: optionalText(255),
     binding_mobile_number: optionalText(32),
-    iban: blankOr(z.string().refine(ibanValid, 'is not a valid IBAN (shape or check digits)')),
+    iban: blankOr(
+      z
+        .string()
+        .refine(ibanValid, 'is not a valid IBAN (shape or check digits)')
+        .regex(/^ *[A-Z] *[A-Z] *\d *\d(?: *[A-Z0-9]){11,30} *$/, 'is not a valid IBAN (shape or check digits)')
+        .meta({ examples: ['GB82WEST12345698765432'] }),
+    ),
     swift_code: blankOr(
       z.string().regex(/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/, 'must be a BIC of 8 or 11 characters such as "DEUTDEFF"'),
     ),
@@ -172,16 +183,27 @@ const payer = z.object(
   { error: need('must be an object') },
 );
 
-const positiveAmount = blankOr(amountText.refine((v) => parseAmount(v)! > 0, 'must be greater than 0.00'));
+const positiveAmount = blankOr(positiveAmountText);
 
 type Party = { entity_type: string; first_name: string; last_name: string; company_name: string };
 
+/** A company is named by company_name, a person by first and last name (beneficiary and payer alike). */
+const NAMES = [
+  requiredWhen('entity_type', 'COMPANY', ['company_name']),
+  requiredWhen('entity_type', 'PERSONAL', ['first_name', 'last_name']),
+];
+for (const rule of NAMES) [beneficiary, payer].forEach((party) => rule.describe(party));
+
 function requireNames(party: Party, path: string, ctx: z.RefinementCtx): void {
-  const need = party.entity_type === 'COMPANY' ? (['company_name'] as const) : (['first_name', 'last_name'] as const);
-  for (const f of need) {
-    if (!party[f]) ctx.addIssue({ code: 'custom', path: [path, f], message: `is required when entity_type is ${party.entity_type}` });
-  }
+  for (const rule of NAMES) rule.check(party, ctx, [path]);
 }
+
+/** The beneficiary's account is named by its number or its IBAN. */
+const accountOrIban = eitherOf(['account_number'], ['iban']);
+accountOrIban.describe(bankDetails);
+
+/** The payout's amount is given on one side: what the beneficiary gets, or what leaves the deposit. */
+const paymentOrSourceAmount = eitherOf(['payment_amount'], ['source_amount']);
 
 export const payoutSchema = z
   .object({
@@ -217,8 +239,7 @@ export const payoutSchema = z
     requireNames(o.payer, 'payer', ctx);
     const bank = o.beneficiary.bank_details;
     const bankPath = ['beneficiary', 'bank_details'];
-    if (!bank.account_number && !bank.iban)
-      ctx.addIssue({ code: 'custom', path: [...bankPath, 'account_number'], message: 'is required (or iban)' });
+    accountOrIban.check(bank, ctx, bankPath);
     if (bank.account_currency && bank.account_currency !== o.payment_currency) {
       ctx.addIssue({ code: 'custom', path: [...bankPath, 'account_currency'], message: 'must equal payment_currency' });
     }
@@ -232,8 +253,7 @@ export const payoutSchema = z
           message: 'is required when payment_method is SWIFT (SHARED, OUR or BEN)',
         });
     }
-    if (!o.payment_amount && !o.source_amount)
-      ctx.addIssue({ code: 'custom', path: ['payment_amount'], message: 'is required (or source_amount)' });
+    paymentOrSourceAmount.check(o, ctx);
     for (const [amount, currency] of [
       ['payment_amount', 'payment_currency'],
       ['source_amount', 'source_currency'],
@@ -243,17 +263,19 @@ export const payoutSchema = z
       }
     }
   });
+paymentOrSourceAmount.describe(payoutSchema);
 export type PayoutRequest = z.output<typeof payoutSchema>;
 
-export const payoutQuerySchema = z
-  .object({
-    merchant_id: merchantId,
-    account_id: accountId,
-    request_id: blankOr(z.string().regex(UUID_SHAPE, 'must be a UUID')),
-    transaction_id: optionalText(64),
-    encryption_data: signature,
-  })
-  .superRefine((o, ctx) => {
-    if (!o.request_id && !o.transaction_id)
-      ctx.addIssue({ code: 'custom', path: ['request_id'], message: 'is required (or transaction_id)' });
-  });
+const requestOrTransaction = eitherOf(['request_id'], ['transaction_id']);
+
+export const payoutQuerySchema = requestOrTransaction.describe(
+  z
+    .object({
+      merchant_id: merchantId,
+      account_id: accountId,
+      request_id: blankOr(z.string().regex(UUID_SHAPE, 'must be a UUID')),
+      transaction_id: optionalText(64),
+      encryption_data: signature,
+    })
+    .superRefine((o, ctx) => requestOrTransaction.check(o, ctx)),
+);

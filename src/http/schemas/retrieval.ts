@@ -28,9 +28,12 @@ export const nameList = z
     return [...new Set((items as string[]).map((s) => s.trim()).filter((s) => s !== ''))];
   });
 
+/** What a real date written YYYYMMDDhhmmss looks like; the route reads it in the account's zone (routes/retrieval.ts). */
+const COMPACT_DATE = /^\d{4}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:[01]\d|2[0-3])[0-5]\d[0-5]\d$/;
 const compactDate = z
   .string({ error: 'must be a date written YYYYMMDDhhmmss' })
   .regex(/^\d{14}$/, 'must be a date written YYYYMMDDhhmmss')
+  .regex(COMPACT_DATE, 'is not a real date (YYYYMMDDhhmmss)')
   .optional();
 
 const head = { merchant_id: merchantId, account_id: accountId, encryption_data: signature };

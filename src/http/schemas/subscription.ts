@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { accountId, merchantId, optionalText, signature } from './common.js';
+import { eitherOf } from './either-of.js';
 
 /** POST /v1/cancelsubscription */
 export const cancelSubscriptionSchema = z.object({
@@ -10,15 +11,17 @@ export const cancelSubscriptionSchema = z.object({
   encryption_data: signature,
 });
 
+const notifyOrOrder = eitherOf(['notify_id'], ['order_no']);
+
 /** POST /v1/notifications/resend: notify_id or order_no (at least one). */
-export const resendSchema = z
-  .object({
-    merchant_id: merchantId,
-    account_id: accountId,
-    notify_id: optionalText(64),
-    order_no: optionalText(64),
-    encryption_data: signature,
-  })
-  .superRefine((b, ctx) => {
-    if (!b.notify_id && !b.order_no) ctx.addIssue({ code: 'custom', path: ['notify_id'], message: 'is required (or order_no)' });
-  });
+export const resendSchema = notifyOrOrder.describe(
+  z
+    .object({
+      merchant_id: merchantId,
+      account_id: accountId,
+      notify_id: optionalText(64),
+      order_no: optionalText(64),
+      encryption_data: signature,
+    })
+    .superRefine((b, ctx) => notifyOrOrder.check(b, ctx)),
+);
