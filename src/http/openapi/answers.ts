@@ -43,7 +43,34 @@ export const paymentAnswerSchema = z
     issuer_url: s('only with order_status 2 and a 3-D Secure challenge: the hosted challenge page').optional(),
     encryption_data: s('upper-case hex in the respon XML document'),
   })
-  .meta({ description: 'The respon XML document (root element respon), shown here as its elements' });
+  .meta({ description: 'The respon XML document (root element respon), shown here as its elements', xml: { name: 'respon' } });
+
+/**
+ * DESIGN 3: a refusal of /v1/authorise as a respon document (http/render/refusal.ts): order_status 0,
+ * result_info `<code>:<message>`, the request's identifiers as sent, and the request id.
+ */
+export const refusalAnswerSchema = z
+  .object({
+    ...Object.fromEntries(
+      ['merchant_id', 'account_id', 'order_no', 'amount', 'currency'].map((k) => [
+        k,
+        s('as the request sent it (the amount normalised when it could be read), or empty'),
+      ]),
+    ),
+    transaction_id: z.literal(''),
+    card: z.literal(''),
+    order_status: z.literal('0'),
+    result_info: s('<error code>:<message naming the field>, e.g. INVALID_FIELD:amount: must be …'),
+    ...Object.fromEntries(
+      ['contract_name', 'recurring_id', 'recurring_deduction_period', 'recurring_deduction_time', 'note', 'token_id', 'connector']
+        .concat(['threeds_result', 'risk_action', 'risk_score'])
+        .map((k) => [k, z.literal('')]),
+    ),
+    risk_reasons: z.array(z.never()).max(0),
+    request_id: s('also in the X-Request-Id header and the logs'),
+    encryption_data: s('upper-case hex signature when the caller was authenticated, else empty'),
+  })
+  .meta({ description: 'A refusal of /v1/authorise as a respon XML document (root element respon)', xml: { name: 'respon' } });
 
 const orderRef = { transaction_id: z.string(), order_no: z.string(), currency: z.string(), amount };
 const perOrder = (extra: Record<string, z.ZodType>) => z.array(z.object({ ...orderRef, ...extra, error_message: z.string() }));
@@ -168,3 +195,31 @@ export const errorSchema = z.object({
   return_status: z.literal('0').optional().meta({ description: 'on calls whose answers carry return_status' }),
   request_id: s('also in the X-Request-Id header and the logs'),
 });
+
+/** GET /healthz and GET /readyz. */
+export const healthAnswerSchema = z.object({ status: z.literal('ok') });
+export const readyAnswerSchema = z.object({ status: z.literal('ready') });
+export const notReadyAnswerSchema = z.object({ status: z.enum(['shutting down', 'store unavailable']) });
+
+/** GET /.well-known/payment-page-scripts.json: every script and stylesheet of the hosted pages with its hash. */
+export const scriptInventorySchema = z.object({
+  base_url: z.string(),
+  algorithm: z.literal('sha384'),
+  scripts: z.array(
+    z.object({
+      path: s('absolute path on the gateway, e.g. /public/card.js'),
+      type: z.enum(['script', 'style']),
+      hash: s('sha384-<base64>, the integrity value the pages carry'),
+      purpose: z.string(),
+    }),
+  ),
+});
+
+/** GET /openapi.json: this document (its outline; the OpenAPI 3.1 schema says the rest). */
+export const openApiAnswerSchema = z
+  .object({
+    openapi: z.literal('3.1.0'),
+    info: z.object({ title: z.string(), version: z.string() }).loose(),
+    paths: z.record(z.string(), z.unknown()),
+  })
+  .loose();

@@ -7,6 +7,7 @@ import { cancelSubscriptionSchema, resendSchema } from '../schemas/subscription.
 import { payoutQuerySchema, payoutSchema } from '../schemas/payout-request.js';
 import { optimiseSchema } from '../schemas/optimise.js';
 import * as answers from './answers.js';
+import { page, seeOther, type Responses } from './responses.js';
 
 /** One /v1 call as the OpenAPI document describes it: the zod schema the route checks, its answer, its signatures. */
 export interface CallSpec {
@@ -22,9 +23,17 @@ export interface CallSpec {
   answerSignature: readonly string[];
   /** the answer's media type */
   answerType: 'application/json' | 'application/xml' | 'text/html';
-  /** HTTP statuses of error answers this call can give, besides 400, 401, 413, 429 and 503 */
+  /** HTTP statuses of error answers this call can give, besides those of every call (CALL_ERRORS) */
   moreErrors?: number[];
+  /** answers besides the call's own and its errors (the loading page's form post to /v1/checkout) */
+  moreResponses?: Responses;
 }
+
+/**
+ * The error statuses of every signed call: a refused request, a wrong signature, an Idempotency-Key conflict
+ * (every call takes the header), a body over the limit or in an unread charset, a rate limit, the store.
+ */
+export const CALL_ERRORS = [400, 401, 409, 413, 415, 429, 503];
 
 const batch = (array: string) => [...REQUEST_SIGNATURE_FIELDS.batch, `${array}[].transaction_id…`];
 
@@ -42,7 +51,6 @@ export const CALLS: CallSpec[] = [
     answer: answers.paymentAnswerSchema,
     answerSignature: RESPONSE_SIGNATURE_FIELDS.payment,
     answerType: 'application/xml',
-    moreErrors: [409],
   },
   {
     path: '/v1/checkout',
@@ -57,7 +65,11 @@ export const CALLS: CallSpec[] = [
     answer: answers.checkoutJsonAnswerSchema,
     answerSignature: [],
     answerType: 'application/json',
-    moreErrors: [409],
+    moreResponses: {
+      303: seeOther('The loading page’s own form post (checkout_token): the shopper goes on to the hosted card page'),
+      400: page('The loading page’s form post with values other than the stored order’s'),
+      404: page('The loading page’s form post naming no checkout session'),
+    },
   },
   {
     path: '/v1/capture',
@@ -70,7 +82,6 @@ export const CALLS: CallSpec[] = [
     answer: answers.captureAnswerSchema,
     answerSignature: RESPONSE_SIGNATURE_FIELDS.batch,
     answerType: 'application/json',
-    moreErrors: [409],
   },
   {
     path: '/v1/cancel',
@@ -83,7 +94,6 @@ export const CALLS: CallSpec[] = [
     answer: answers.cancelAnswerSchema,
     answerSignature: RESPONSE_SIGNATURE_FIELDS.batch,
     answerType: 'application/json',
-    moreErrors: [409],
   },
   {
     path: '/v1/review',
@@ -96,7 +106,6 @@ export const CALLS: CallSpec[] = [
     answer: answers.reviewAnswerSchema,
     answerSignature: RESPONSE_SIGNATURE_FIELDS.batch,
     answerType: 'application/json',
-    moreErrors: [409],
   },
   {
     path: '/v1/refund',
@@ -109,7 +118,6 @@ export const CALLS: CallSpec[] = [
     answer: answers.refundAnswerSchema,
     answerSignature: RESPONSE_SIGNATURE_FIELDS.batch,
     answerType: 'application/json',
-    moreErrors: [409],
   },
   {
     path: '/v1/retrievalTrans',
@@ -175,7 +183,7 @@ export const CALLS: CallSpec[] = [
     answer: answers.payoutAnswerSchema,
     answerSignature: RESPONSE_SIGNATURE_FIELDS.payout,
     answerType: 'application/json',
-    moreErrors: [409, 422],
+    moreErrors: [422],
   },
   {
     path: '/v1/payout/query',

@@ -1,90 +1,59 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../../core/kernel/errors.js';
-import { CALLS, type CallSpec } from './calls.js';
-import { PAGES } from './pages.js';
-import { errorSchema } from './answers.js';
+import { bodyLimitFor } from '../middleware/body.js';
+import { IDEMPOTENCY_KEY } from '../middleware/idempotency.js';
+import { SESSION_COOKIE } from '../middleware/portal.js';
+import { CALL_ERRORS, CALLS, type CallSpec } from './calls.js';
+import { PAGES, type PageSpec } from './pages.js';
+import * as answers from './answers.js';
+import {
+  ERROR_STATUSES,
+  ERROR_TEXT,
+  errorResponse,
+  errorSchemaOf,
+  merged,
+  page,
+  RETRY_AFTER,
+  schemaRef,
+  type Responses,
+} from './responses.js';
+import { formEncoding, jsonSchemaOf } from './json-schema.js';
 
 type Json = Record<string, unknown>;
 
-const AMOUNT_FIELDS = new Set([
-  'amount',
-  'refund_amount',
-  'contract_amount',
-  'item_total',
-  'shipping',
-  'handling',
-  'tax_total',
-  'insurance',
-  'shipping_discount',
-  'discount',
-  'payment_amount',
-  'source_amount',
-]);
-
-/**
- * zod's JSON Schema of a request keeps types, lengths, patterns and enums; the checks written as code
- * (amount shape, ISO 4217 code) become descriptions here, so the document says what the route refuses.
- */
-function annotate(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(annotate);
-  if (!node || typeof node !== 'object') return;
-  const obj = node as Json;
-  const props = obj.properties as Record<string, Json> | undefined;
-  if (props) {
-    for (const [name, p] of Object.entries(props)) {
-      if (AMOUNT_FIELDS.has(name) && p.type === 'string' && !p.description)
-        p.description = 'decimal string with two fraction digits, e.g. "10.00" (whole units only in zero-decimal currencies)';
-      if (/currency$/.test(name) && p.type === 'string' && !p.pattern && !p.description)
-        p.description = 'ISO 4217 currency code, e.g. "USD"';
-    }
-  }
-  for (const v of Object.values(obj)) annotate(v);
-}
-
-/** The JSON Schema (2020-12, the dialect of OpenAPI 3.1) of a zod schema, as requests are read (io: input). */
-export function jsonSchemaOf(schema: z.ZodType): Json {
-  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Json;
-  delete out.$schema;
-  annotate(out);
-  return out;
-}
+export { jsonSchemaOf } from './json-schema.js';
 
 const pascal = (id: string) => id.charAt(0).toUpperCase() + id.slice(1);
+const kb = (bytes: number) => (bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MB` : `${bytes / 1024} KB`);
 
 function signatureText(fields: readonly string[]): string {
   return `SHA-256 (lower-case hex) of the values of ${fields.join(', ')}, each with spaces removed, concatenated, then sign_key`;
 }
 
-const ERROR_TEXT: Record<number, string> = {
-  400: 'Invalid request: unreadable body, missing or malformed field (message and field name it)',
-  401: 'Wrong signature, or unknown merchant or account (one message for both)',
-  403: 'Caller IP not in the account’s allowed_ips',
-  404: 'Nothing found under that identifier',
-  409: 'order_no / request_id used with other content, or Idempotency-Key conflict',
-  413: 'Body over 1 MB',
-  422: 'Not enough deposit balance',
-  429: 'Over the account’s rate limit (Retry-After says when to try again)',
-  503: 'The store is not answering; try again',
-};
-
-function operationOf(call: CallSpec): Json {
-  const requestRef = { $ref: `#/components/schemas/${pascal(call.operationId)}Request` };
-  const answerRef = { $ref: `#/components/schemas/${pascal(call.operationId)}Answer` };
-  const errors = [...new Set([400, 401, 413, 429, 503, ...(call.moreErrors ?? [])])].sort();
-  const responses: Json = {
-    200: {
-      description: call.answerType === 'application/xml' ? 'The respon XML document' : 'Processed',
-      content:
-        call.operationId === 'checkout'
-          ? { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: answerRef } }
-          : { [call.answerType]: { schema: answerRef } },
-    },
+/** The answers of a signed call: its own, its errors (JSON; /v1/authorise's also as respon documents), any others. */
+function callResponses(call: CallSpec): Responses {
+  const answer = schemaRef(`${pascal(call.operationId)}Answer`);
+  const ok =
+    call.operationId === 'checkout'
+      ? { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: answer } }
+      : { [call.answerType]: { schema: answer } };
+  const responses: Responses = {
+    200: { description: call.answerType === 'application/xml' ? 'The respon XML document' : 'Processed', content: ok },
   };
-  for (const status of errors)
-    responses[status] = {
-      description: ERROR_TEXT[status] ?? 'Error',
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-    };
+  // DESIGN 3: /v1/authorise answers its refusals as respon documents unless Accept prefers JSON
+  const refusal: Record<string, { schema: Json }> =
+    call.operationId === 'authorise' ? { 'application/xml': { schema: schemaRef('AuthoriseRefusal') } } : {};
+  for (const status of [...new Set([...CALL_ERRORS, ...(call.moreErrors ?? [])])].sort()) {
+    const text = status === 413 ? `Body over ${kb(bodyLimitFor(call.path))}, this call’s limit` : ERROR_TEXT[status]!;
+    const r = errorResponse(status, text, refusal);
+    responses[status] = status === 429 ? { ...r, headers: { 'Retry-After': RETRY_AFTER } } : r;
+  }
+  for (const [status, r] of Object.entries(call.moreResponses ?? {})) responses[Number(status)] = merged(responses[Number(status)], r);
+  return responses;
+}
+
+function operationOf(call: CallSpec, request: Json): Json {
+  const requestRef = schemaRef(`${pascal(call.operationId)}Request`);
   return {
     operationId: call.operationId,
     tags: [call.tag],
@@ -95,51 +64,71 @@ function operationOf(call: CallSpec): Json {
       (call.answerSignature.length ? `\n\n**Answer signature**: ${signatureText(call.answerSignature)}.` : ''),
     'x-request-signature': call.requestSignature,
     'x-answer-signature': call.answerSignature,
+    // the request is signed in its body (encryption_data), which no OpenAPI security scheme can describe
+    security: [],
     parameters: [
       {
         name: 'Idempotency-Key',
         in: 'header',
         required: false,
-        description: 'Optional: the same key with the same body answers the first answer again',
-        schema: { type: 'string', maxLength: 255 },
+        description: 'Optional: the same key with the same body answers the first answer again (24 hours); another body is 409',
+        schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
       },
     ],
     requestBody: {
       required: true,
       description:
         'A JSON text, whatever the declared content type (application/json, application/x-www-form-urlencoded or application/xml, ' +
-        'as existing integrations send it); real form fields are read too.',
+        'as existing integrations send it); real form fields are read too, nested objects and arrays then as JSON text.',
       content: {
         'application/json': { schema: requestRef },
-        'application/x-www-form-urlencoded': { schema: requestRef },
+        'application/x-www-form-urlencoded': { schema: requestRef, ...formEncoding(request) },
       },
     },
-    responses,
+    responses: callResponses(call),
   };
+}
+
+function pageOperation(page: PageSpec): Json {
+  const params = [...page.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+  return {
+    operationId: page.operationId,
+    tags: [page.tag],
+    summary: page.summary,
+    description: page.description,
+    security: page.security ? [{ [page.security]: [] }] : [],
+    ...(params.length ? { parameters: params } : {}),
+    responses: page.responses,
+  };
+}
+
+/** The schemas of the answers that are not a call's: errors, the respon refusal, the operating endpoints. */
+function sharedSchemas(): Record<string, Json> {
+  const schemas: Record<string, Json> = {
+    AuthoriseRefusal: jsonSchemaOf(answers.refusalAnswerSchema),
+    Health: jsonSchemaOf(answers.healthAnswerSchema),
+    Ready: jsonSchemaOf(answers.readyAnswerSchema),
+    NotReady: jsonSchemaOf(answers.notReadyAnswerSchema),
+    ScriptInventory: jsonSchemaOf(answers.scriptInventorySchema),
+    OpenApiDocument: jsonSchemaOf(answers.openApiAnswerSchema),
+  };
+  for (const status of ERROR_STATUSES) schemas[`Error${status}`] = jsonSchemaOf(errorSchemaOf(status) as z.ZodType);
+  return schemas;
 }
 
 /** The OpenAPI 3.1 document of the gateway: every /v1 call from the zod schemas its route checks, and the pages. */
 export function openApiDocument(baseUrl: string, version: string): Json {
   const paths: Record<string, Json> = {};
-  const schemas: Record<string, Json> = { Error: jsonSchemaOf(errorSchema) };
+  const schemas: Record<string, Json> = sharedSchemas();
   for (const call of CALLS) {
-    paths[call.path] = { post: operationOf(call) };
-    schemas[`${pascal(call.operationId)}Request`] = jsonSchemaOf(call.request);
+    const request = jsonSchemaOf(call.request, true);
+    schemas[`${pascal(call.operationId)}Request`] = request;
     schemas[`${pascal(call.operationId)}Answer`] = jsonSchemaOf(call.answer);
+    paths[call.path] = { post: operationOf(call, request) };
   }
-  for (const page of PAGES) {
-    const path = page.path.replace(/:(\w+)/g, '{$1}');
-    const params = [...page.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
-    paths[path] = {
-      ...paths[path],
-      [page.method]: {
-        operationId: page.operationId,
-        tags: [page.tag],
-        summary: page.summary,
-        ...(params.length ? { parameters: params } : {}),
-        responses: { [page.status ?? 200]: { description: page.answer, content: { [page.type]: { schema: { type: 'string' } } } } },
-      },
-    };
+  for (const p of PAGES) {
+    const path = p.path.replace(/:(\w+)/g, '{$1}');
+    paths[path] = { ...paths[path], [p.method]: pageOperation(p) };
   }
   return {
     openapi: '3.1.0',
@@ -147,16 +136,47 @@ export function openApiDocument(baseUrl: string, version: string): Json {
       title: 'Payment gateway API',
       version,
       description:
-        'Every request carries merchant_id, account_id and encryption_data, a signature over the call’s fields (see each call). ' +
+        'Every /v1 request carries merchant_id, account_id and encryption_data, a signature over the call’s fields in its body ' +
+        '(see each call, and its x-request-signature: the fields in order, then the account’s sign_key). ' +
         'Answers and notifications are signed by the gateway with the same rule. Notifications are form posts to notify_url with ' +
-        'X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body" keyed by sign_key>. Error codes: ' +
+        'X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body" keyed by sign_key>. The merchant portal signs people in ' +
+        'with a session cookie. Error codes: ' +
         Object.keys(ERROR_CODES).join(', ') +
         '.',
       license: { name: 'Open source' },
     },
     servers: [{ url: baseUrl }],
-    tags: [...new Set([...CALLS.map((c) => c.tag), ...PAGES.map((p) => p.tag)])].map((name) => ({ name })),
+    tags: TAGS,
     paths,
-    components: { schemas },
+    components: {
+      schemas,
+      // what any address answers before it is routed (the body is read first), and what one this document does not list answers
+      responses: {
+        NotFound: merged(errorResponse(404, 'No such address (any address this document does not list)'), page('No such portal page')),
+        UnreadableBody: errorResponse(400, 'The body could not be read: not valid JSON, nested too deeply, or a reserved member name'),
+        BodyTooLarge: errorResponse(413, `Body over ${kb(bodyLimitFor(''))}`),
+        UnsupportedBody: errorResponse(415, ERROR_TEXT[415]!),
+      },
+      securitySchemes: {
+        portalSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: SESSION_COOKIE,
+          description: 'The merchant portal’s session, set by POST /portal/login (HttpOnly, SameSite=Lax, path /portal)',
+        },
+      },
+    },
   };
 }
+
+const TAGS = [
+  ['Payments', 'Card payments: direct (authorise), hosted checkout, and the ranking of payment methods'],
+  ['Operations', 'Capture, cancel, review and refund of payments, in batches'],
+  ['Queries', 'Payments and refunds looked up by the merchant’s server'],
+  ['Subscriptions', 'Recurring contracts created with a payment'],
+  ['Notifications', 'The gateway’s signed posts to notify_url'],
+  ['Payouts', 'Payments to beneficiaries from the account’s deposit balance'],
+  ['Hosted pages', 'Pages for shoppers: card form, 3-D Secure challenge, result, and their files'],
+  ['Operating', 'Health, metrics and this document'],
+  ['Merchant portal', 'Pages for the merchant’s people, behind a session cookie'],
+].map(([name, description]) => ({ name, description }));

@@ -1,4 +1,7 @@
-/** The addresses that are not /v1 API calls: hosted pages for shoppers and the operator's endpoints. */
+import { body, errorResponse, ERROR_TEXT, json, merged, NOT_FOUND, page, seeOther, type Responses } from './responses.js';
+import { PORTAL_PAGES } from './portal.js';
+
+/** An address that is not a /v1 API call: hosted pages for shoppers, the portal and the operator's endpoints. */
 export interface PageSpec {
   method: 'get' | 'post';
   /** Express pattern (`:name` parameters) */
@@ -6,212 +9,231 @@ export interface PageSpec {
   operationId: string;
   tag: string;
   summary: string;
-  answer: string;
-  type: string;
-  status?: number;
+  description: string;
+  responses: Responses;
+  /** the portal's session cookie; every other page is public */
+  security?: 'portalSession';
 }
 
 const session = '/v1/checkout/:merchantId/:sessionId';
 const challenge = '/v1/3ds/:merchantId/:transactionId/:secret';
 
+/** An address with a name in it that names nothing answers as any unknown address. */
+const notFound: Responses = { 404: NOT_FOUND };
+
+/** A path segment that cannot be decoded (a stray %) names no page: the JSON error of an unknown address. */
+const undecodable = errorResponse(404, 'A path segment that cannot be decoded');
+
+/** What every hosted page of a checkout session may answer instead of itself: the session's stage decides. */
+const stage: Responses = {
+  303: seeOther('The session is past this page: the shopper goes to the card page, the challenge or the result page'),
+  404: merged(page('No such checkout session (a notice page)'), undecodable),
+  409: page('Another payment took this order_no (a notice page)'),
+  410: page('The session expired (a notice page)'),
+  503: errorResponse(503, ERROR_TEXT[503]!),
+};
+
+/** What the gateway answers a form post before the page sees it: an unreadable, oversized or unread body. */
+const formPost: Responses = {
+  400: { $ref: '#/components/responses/UnreadableBody' },
+  413: { $ref: '#/components/responses/BodyTooLarge' },
+  415: { $ref: '#/components/responses/UnsupportedBody' },
+};
+
+/** Responses of several sets together, media types of the same status merged. */
+function all(...sets: Responses[]): Responses {
+  const out: Responses = {};
+  for (const set of sets) for (const [status, r] of Object.entries(set)) out[Number(status)] = merged(out[Number(status)], r);
+  return out;
+}
+
+const hosted = (p: Omit<PageSpec, 'tag'>): PageSpec => ({ ...p, tag: 'Hosted pages' });
+const operating = (p: Omit<PageSpec, 'tag'>): PageSpec => ({ ...p, tag: 'Operating' });
+
 export const PAGES: PageSpec[] = [
-  {
+  hosted({
     method: 'get',
     path: session,
     operationId: 'cardPage',
-    tag: 'Hosted pages',
     summary: 'Hosted card page',
-    answer: 'HTML page',
-    type: 'text/html',
-  },
-  {
+    description: 'The card form of a checkout session (the checkout_url); a session past this step sends the shopper on.',
+    responses: all({ 200: page('The card page') }, stage),
+  }),
+  hosted({
     method: 'post',
     path: `${session}/pay`,
     operationId: 'cardPageSubmit',
-    tag: 'Hosted pages',
-    summary: 'Card form submit (form fields, CSRF token)',
-    answer: 'HTML page: challenge, result or the card page with its errors',
-    type: 'text/html',
-  },
-  {
+    summary: 'Card form submit',
+    description: 'Form fields of the card page (card, expiry, security code, cardholder, browser data).',
+    responses: all(
+      {
+        422: page(
+          'The card page again with its errors (invalid or refused card, passed expiry), or a stored order that is no longer valid',
+        ),
+      },
+      stage,
+      formPost,
+    ),
+  }),
+  hosted({
     method: 'get',
     path: `${session}/cancel`,
     operationId: 'cancelConfirmPage',
-    tag: 'Hosted pages',
     summary: 'Cancel confirmation page',
-    answer: 'HTML page',
-    type: 'text/html',
-  },
-  {
+    description: 'Asks the shopper to confirm; a GET never cancels (link prefetchers and scanners follow links).',
+    responses: all({ 200: page('The confirmation page') }, stage),
+  }),
+  hosted({
     method: 'post',
     path: `${session}/cancel`,
     operationId: 'cancelConfirmSubmit',
-    tag: 'Hosted pages',
-    summary: 'Cancel the checkout; the shopper goes to cancel_url',
-    answer: 'HTML page or redirect',
-    type: 'text/html',
-  },
-  {
+    summary: 'Cancel the checkout',
+    description: 'Cancels an open session; the shopper goes to the result page, which sends them to cancel_url.',
+    responses: all(stage, formPost),
+  }),
+  hosted({
     method: 'get',
     path: `${session}/result`,
     operationId: 'resultPage',
-    tag: 'Hosted pages',
-    summary: 'Result page: sends the shopper to return_url with the signed result in the query',
-    answer: 'HTML page',
-    type: 'text/html',
-  },
-  {
+    summary: 'Result page',
+    description: 'Sends the shopper to return_url (or cancel_url) with the signed result in the query.',
+    responses: all({ 200: page('The result page') }, stage),
+  }),
+  hosted({
     method: 'get',
     path: challenge,
     operationId: 'challengePage',
-    tag: 'Hosted pages',
-    summary: '3-D Secure challenge page (the issuer_url of a pending payment)',
-    answer: 'HTML page',
-    type: 'text/html',
-  },
-  {
+    summary: '3-D Secure challenge page',
+    description: 'The sandbox issuer’s challenge (the issuer_url of a pending payment); a finished one shows its result.',
+    responses: {
+      200: page('The challenge page, or the result of a finished challenge'),
+      303: seeOther('A finished checkout challenge: the shopper goes to the checkout’s return address'),
+      404: merged(page('No pending challenge under that address (a notice page)'), undecodable),
+      503: errorResponse(503, ERROR_TEXT[503]!),
+    },
+  }),
+  hosted({
     method: 'post',
     path: challenge,
     operationId: 'challengeSubmit',
-    tag: 'Hosted pages',
     summary: 'Challenge code submit',
-    answer: 'HTML page or redirect to the return address',
-    type: 'text/html',
-  },
-  {
+    description: 'The code the shopper typed; the payment is approved or declined and the result follows.',
+    responses: all(
+      {
+        200: page('The result page, sending the shopper to the return address'),
+        303: seeOther('A checkout payment: the shopper goes to the checkout’s return address'),
+        404: merged(page('No pending challenge under that address (a notice page)'), undecodable),
+        503: errorResponse(503, ERROR_TEXT[503]!),
+      },
+      formPost,
+    ),
+  }),
+  hosted({
     method: 'get',
     path: '/.well-known/payment-page-scripts.json',
     operationId: 'scriptInventory',
-    tag: 'Hosted pages',
-    summary: 'The hosted pages’ script inventory: path, SHA-384 and purpose of every script and stylesheet',
-    answer: 'JSON inventory',
-    type: 'application/json',
-  },
-  {
+    summary: 'Script inventory of the hosted pages',
+    description: 'Path, SHA-384 and purpose of every script and stylesheet the hosted pages load (PCI DSS 4.0 6.4.3).',
+    responses: { 200: json('The inventory', 'ScriptInventory') },
+  }),
+  hosted({
     method: 'get',
     path: '/assets/branding.css',
     operationId: 'brandingCss',
-    tag: 'Hosted pages',
-    summary: 'The accounts’ branding styles for the hosted pages',
-    answer: 'CSS',
-    type: 'text/css',
-  },
-  {
+    summary: 'Branding styles',
+    description: 'The accounts’ accent colours for the hosted pages, generated from the merchants file.',
+    responses: { 200: body('CSS', 'text/css') },
+  }),
+  hosted({
     method: 'get',
     path: '/assets/logos/:file',
     operationId: 'brandingLogo',
-    tag: 'Hosted pages',
-    summary: 'An account’s logo on the hosted pages',
-    answer: 'image',
-    type: 'image/*',
-  },
-  {
+    summary: 'An account’s logo',
+    description: 'The logo shown on the account’s hosted pages.',
+    responses: { 200: body('The image', 'image/*'), ...notFound },
+  }),
+  hosted({
+    method: 'get',
+    path: '/public/:file',
+    operationId: 'pageScript',
+    summary: 'A script or stylesheet of the pages',
+    description: 'The files of the scripts inventory, and embed.js, the script merchants load to mount the checkout in an iFrame.',
+    responses: {
+      200: body('JavaScript or CSS', 'text/javascript', 'application/javascript', 'text/css'),
+      304: { description: 'Not modified since the copy the browser has (If-Modified-Since, If-None-Match)' },
+      ...notFound,
+    },
+  }),
+  operating({
     method: 'get',
     path: '/',
     operationId: 'frontDoor',
-    tag: 'Operating',
     summary: 'Front door page',
-    answer: 'HTML page',
-    type: 'text/html',
-  },
-  {
+    description: 'Says what runs and on which store, and links the documentation, the portal and the health checks.',
+    responses: { 200: page('The front door page') },
+  }),
+  operating({
     method: 'get',
     path: '/healthz',
     operationId: 'healthz',
-    tag: 'Operating',
-    summary: 'Liveness: 200 while the process runs',
-    answer: '{"status":"ok"}',
-    type: 'application/json',
-  },
-  {
+    summary: 'Liveness',
+    description: '200 while the process runs.',
+    responses: { 200: json('The process runs', 'Health') },
+  }),
+  operating({
     method: 'get',
     path: '/readyz',
     operationId: 'readyz',
-    tag: 'Operating',
-    summary: 'Readiness: 200 while the store answers, else 503',
-    answer: '{"status":"ready"}',
-    type: 'application/json',
-  },
-  {
+    summary: 'Readiness',
+    description: '200 while the store answers (within 1 s) and the process is not shutting down, else 503.',
+    responses: {
+      200: json('Ready for traffic', 'Ready'),
+      503: json('The store does not answer, or the process is shutting down', 'NotReady'),
+    },
+  }),
+  operating({
     method: 'get',
     path: '/metrics',
     operationId: 'metrics',
-    tag: 'Operating',
-    summary: 'Prometheus metrics (callers in METRICS_ALLOW only)',
-    answer: 'Prometheus text format',
-    type: 'text/plain',
-  },
-  {
+    summary: 'Prometheus metrics',
+    description: 'Prometheus text for callers in METRICS_ALLOW (addresses or CIDR; loopback by default); not served when metrics are off.',
+    responses: {
+      200: body('Prometheus text format', 'text/plain'),
+      403: errorResponse(403, 'The caller is not in METRICS_ALLOW'),
+      404: { $ref: '#/components/responses/NotFound' },
+    },
+  }),
+  operating({
     method: 'get',
     path: '/openapi.json',
     operationId: 'openapi',
-    tag: 'Operating',
     summary: 'This document',
-    answer: 'OpenAPI 3.1',
-    type: 'application/json',
-  },
-  {
+    description: 'This OpenAPI 3.1 document, generated from the zod schemas that check the requests.',
+    responses: { 200: json('The OpenAPI document', 'OpenApiDocument') },
+  }),
+  operating({
     method: 'get',
     path: '/docs',
     operationId: 'docs',
-    tag: 'Operating',
     summary: 'This document, rendered',
-    answer: 'HTML page',
-    type: 'text/html',
-  },
-  {
+    description: 'Swagger UI, served by the gateway itself under a strict Content-Security-Policy.',
+    responses: { 200: page('The rendering page') },
+  }),
+  operating({
     method: 'get',
     path: '/docs/init.js',
     operationId: 'docsScript',
-    tag: 'Operating',
-    summary: 'The script that starts the renderer on /docs',
-    answer: 'JavaScript',
-    type: 'text/javascript',
-  },
-  {
+    summary: 'The renderer’s start script',
+    description: 'Starts Swagger UI on /openapi.json (a file of its own: the page allows no inline script).',
+    responses: { 200: body('JavaScript', 'text/javascript') },
+  }),
+  operating({
     method: 'get',
     path: '/docs/assets/:name',
     operationId: 'docsAssets',
-    tag: 'Operating',
-    summary: 'The renderer’s script and styles (swagger-ui-dist)',
-    answer: 'JavaScript or CSS',
-    type: 'text/javascript',
-  },
-];
-
-/** The merchant portal (DESIGN 11): pages for people, signed in with a session cookie, forms with a CSRF token. */
-const PORTAL: [PageSpec['method'], string, string][] = [
-  ['get', '/portal/login', 'Sign-in page'],
-  ['post', '/portal/login', 'Sign in (email, password; throttled)'],
-  ['post', '/portal/logout', 'Sign out'],
-  ['get', '/portal', 'Portal home'],
-  ['get', '/portal/payments', 'Payment search'],
-  ['get', '/portal/payments.csv', 'Payment search as CSV'],
-  ['get', '/portal/payments/:transactionId', 'A payment’s page: amounts, statuses, refunds, notifications, history'],
-  ['post', '/portal/payments/:transactionId/capture', 'Capture (admin)'],
-  ['post', '/portal/payments/:transactionId/cancel', 'Cancel (admin)'],
-  ['post', '/portal/payments/:transactionId/refund', 'Refund (admin)'],
-  ['post', '/portal/payments/:transactionId/resend', 'Resend its notifications (admin)'],
-  ['get', '/portal/refunds', 'Refund search'],
-  ['get', '/portal/subscriptions', 'Subscriptions'],
-  ['post', '/portal/subscriptions/:recurringId/cancel', 'Cancel a subscription (admin)'],
-  ['get', '/portal/payouts', 'Payouts'],
-  ['get', '/portal/account/password', 'Password change page'],
-  ['post', '/portal/account/password', 'Change the password'],
-];
-
-PAGES.push(
-  ...PORTAL.map(([method, path, summary]): PageSpec => {
-    const id = `portal ${method} ${path}`.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''));
-    const csv = path.endsWith('.csv');
-    return {
-      method,
-      path,
-      operationId: id.charAt(0).toLowerCase() + id.slice(1),
-      tag: 'Merchant portal',
-      summary,
-      answer: csv ? 'CSV' : 'HTML page (or a redirect after a form post)',
-      type: csv ? 'text/csv' : 'text/html',
-    };
+    summary: 'The renderer’s files',
+    description: 'swagger-ui-bundle.js and swagger-ui.css from swagger-ui-dist; no other name.',
+    responses: { 200: body('JavaScript or CSS', 'text/javascript', 'text/css'), ...notFound },
   }),
-);
+  ...PORTAL_PAGES,
+];

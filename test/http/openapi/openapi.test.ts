@@ -44,7 +44,12 @@ describe('GET /openapi.json', () => {
       .map((r) => `${r.method} ${r.path}`);
     expect(missing).toEqual([]);
     // and nothing is documented that the app does not answer
-    const answered = new Set(routes.map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`));
+    // the pages' own files are served by express.static (app.ts), which is no route: the document lists them as /public/{file}
+    const answered = new Set([
+      ...routes.map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`),
+      'get /public/{file}',
+    ]);
+    expect((await request(gw.app).get('/public/embed.js')).status).toBe(200);
     const extra = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).filter((m) => !answered.has(`${m} ${path}`)));
     expect(extra).toEqual([]);
   });
@@ -72,6 +77,42 @@ describe('GET /openapi.json', () => {
       if (!path.startsWith('/v1/') || !ops.post?.['x-request-signature']) continue;
       expect(Object.keys(ops.post.responses), path).toEqual(expect.arrayContaining(['200', '400', '401']));
     }
+  });
+
+  it('when its operations are read, then each says who may call it, what it does and what it answers (issue 43)', async () => {
+    const doc = (await documentOf(world.gateway('openapi-operations', new ManualClock()))) as Doc & {
+      components: { securitySchemes: Record<string, { type: string; in: string; name: string }> };
+    };
+    expect(doc.components.securitySchemes.portalSession).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'portal_session' });
+    type Op = { description?: string; security?: unknown[]; responses: Record<string, { content?: Record<string, unknown> }> } & Json;
+    type Json = Record<string, unknown>;
+    const ops = Object.entries(doc.paths).flatMap(([path, o]) =>
+      Object.entries(o).map(([method, op]) => ({ path, method, op: op as unknown as Op })),
+    );
+    for (const { path, method, op } of ops) {
+      expect(op.description, `${method} ${path}`).toMatch(/\w/);
+      const portal = path.startsWith('/portal') && path !== '/portal/login' && path !== '/portal/logout';
+      expect(op.security, `${method} ${path}`).toEqual(portal ? [{ portalSession: [] }] : []);
+    }
+    const call = (path: string) => doc.paths[path]!.post! as unknown as Op;
+    for (const { path, op } of ops.filter((o) => o.op['x-request-signature']))
+      expect(Object.keys(op.responses), path).toEqual(expect.arrayContaining(['409', '413', '429', '503']));
+    expect(Object.keys(call('/v1/authorise').responses['400']!.content!)).toEqual(['application/json', 'application/xml']);
+    expect(JSON.stringify(call('/v1/capture').responses['413'])).toContain('1 MB');
+    expect(JSON.stringify(call('/v1/authorise').responses['413'])).toContain('64 KB');
+    expect(doc.paths['/readyz']!.get!.responses).toHaveProperty('503');
+    expect(doc.paths['/portal/payments.csv']!.get!.responses).toHaveProperty('303');
+    const schemas = doc.components.schemas as Record<string, Json & { properties?: Record<string, Json> }>;
+    expect(schemas.AuthoriseRequest!.anyOf).toEqual([
+      expect.objectContaining({ required: ['card', 'expiration_month', 'expiration_year', 'security_code'] }),
+      expect.objectContaining({ required: ['token_id'] }),
+    ]);
+    expect(schemas.AuthoriseRequest!.properties!.currency!.enum).toContain('USD');
+    expect(schemas.AuthoriseRequest!.properties!.amount!.pattern).toBeDefined();
+    const form = (call('/v1/authorise').requestBody as { content: Record<string, { encoding?: Json }> }).content[
+      'application/x-www-form-urlencoded'
+    ]!;
+    expect(form.encoding).toMatchObject({ cart_items: { contentType: 'application/json' } });
   });
 
   it('when real answers are read against the answer schemas, then they fit (the document describes what is sent)', async () => {
