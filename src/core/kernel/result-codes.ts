@@ -15,6 +15,7 @@ export const RESULT = {
   CANCELLED: ['3007', 'Cancelled'],
   EXPIRED: ['3008', 'Authorisation expired'],
   SHOPPER_CANCELLED: ['3009', 'Cancelled by the shopper'],
+  SUSPECTED_FRAUD: ['3010', 'Declined as suspected fraud'],
   CONNECTOR_ERROR: ['5001', 'Processing error at the connector'],
 } as const satisfies Record<string, readonly [string, string]>;
 

@@ -32,6 +32,7 @@ const DECLINE_RESULT: Record<DeclineReason, ResultKey> = {
   INSUFFICIENT_FUNDS: 'INSUFFICIENT_FUNDS',
   EXPIRED_CARD: 'EXPIRED_CARD',
   THREEDS_FAILED: 'THREEDS_FAILED',
+  SUSPECTED_FRAUD: 'SUSPECTED_FRAUD',
 };
 
 /** A 3-D Secure challenge the shopper has not answered this long after it began fails (challenge-expiry.ts). */

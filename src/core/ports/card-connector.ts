@@ -31,7 +31,8 @@ export interface CardAuthorisation {
   browser?: BrowserInfo;
 }
 
-export type DeclineReason = 'DECLINED' | 'INSUFFICIENT_FUNDS' | 'EXPIRED_CARD' | 'THREEDS_FAILED';
+/** SUSPECTED_FRAUD: the issuer or the acquirer's fraud screening refused it (a lost or stolen card, fraud rules) */
+export type DeclineReason = 'DECLINED' | 'INSUFFICIENT_FUNDS' | 'EXPIRED_CARD' | 'THREEDS_FAILED' | 'SUSPECTED_FRAUD';
 
 export type AuthorisationOutcome =
   | { kind: 'approved'; connectorRef: string; threedsResult: string }

@@ -145,6 +145,11 @@ describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', 
       expect(res.status).toBe(200);
       expect(res.text).toMatch(/<order_status>0<\/order_status>/);
       expect(res.text).toMatch(/<result_info>3002:Insufficient funds<\/result_info>/);
+      const fraud = await request(gw.app)
+        .post('/v1/authorise')
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .send(JSON.stringify(authoriseBody({ card: '4100000000000019' })));
+      expect(fraud.text).toMatch(/<result_info>3010:Declined as suspected fraud<\/result_info>/);
     } finally {
       await gw.close();
     }

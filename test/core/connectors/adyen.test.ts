@@ -60,6 +60,10 @@ describe('Adyen connector against the Adyen Checkout stub', () => {
     expect(await adyenTest.authorise(card('4000000000000119'))).toMatchObject({ kind: 'error' });
   });
 
+  it('when Adyen refuses as FRAUD, then it is the gateway’s suspected fraud (3010)', async () => {
+    expect(await connector().authorise(card('4100000000000019'))).toMatchObject({ kind: 'declined', reason: 'SUSPECTED_FRAUD' });
+  });
+
   it('when Adyen answers RedirectShopper, then it is a challenge with Adyen’s page, finished through /payments/details', async () => {
     const adyenTest = connector();
     const passes = card('4000002500003155', { threeDS: 'do3DS' });

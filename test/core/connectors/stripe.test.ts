@@ -58,6 +58,13 @@ describe('Stripe connector against the Stripe stub', () => {
     expect(await stripe.authorise(card('4000000000000119'))).toMatchObject({ kind: 'error' });
   });
 
+  it('when Stripe declines a card as fraudulent, then it is the gateway’s suspected fraud (3010)', async () => {
+    expect(await connector('sk_live_stub').authorise(card('4100000000000019'))).toMatchObject({
+      kind: 'declined',
+      reason: 'SUSPECTED_FRAUD',
+    });
+  });
+
   it('when Stripe asks for 3-D Secure, then it is a challenge, and its result is read back after the shopper’s return', async () => {
     const stripe = connector();
     const passes = card('4000002500003155', { threeDS: 'do3DS' });

@@ -33,6 +33,7 @@ const REFUSALS: Record<string, [string, string]> = {
   DECLINED: ['2', 'Refused'],
   NOT_ENOUGH_BALANCE: ['12', 'Not enough balance'],
   CARD_EXPIRED: ['6', 'Expired Card'],
+  FRAUD: ['20', 'FRAUD'],
 };
 
 const apiError = (status: number, errorCode: string, message: string): StubAnswer => ({
@@ -129,7 +130,8 @@ export class AdyenStub {
       cancelled: false,
     };
     this.payments.set(payment.pspReference, payment);
-    const refusal = REFUSALS[method.holderName ?? ''];
+    // a card Adyen's risk screening refuses (any raw number the stub treats so), else the holder name's reason
+    const refusal = method.number === '4100000000000019' ? REFUSALS.FRAUD : REFUSALS[method.holderName ?? ''];
     const answer = { pspReference: payment.pspReference, merchantReference: payment.reference, amount };
     if (method.holderName === 'ERROR') {
       payment.resultCode = 'Error';

@@ -50,6 +50,7 @@ const BEHAVIOUR: Record<string, string> = {
   '4242424242424242': 'approve',
   '4000000000000002': 'generic_decline',
   '4000002500003155': '3ds',
+  '4100000000000019': 'fraudulent',
 };
 
 /** Stripe's form encoding (`a[b][c]=v`, `a[0]=v`) read back into objects. */

@@ -37,6 +37,9 @@ export function cardOf(req: CardAuthorisation, testMode: boolean): CardDetails {
 /** Adyen refusal reason codes with a reason of their own in the gateway (the rest are plain declines). */
 const REFUSALS: Record<string, DeclineReason> = {
   '6': 'EXPIRED_CARD',
+  '14': 'SUSPECTED_FRAUD',
+  '20': 'SUSPECTED_FRAUD',
+  '22': 'SUSPECTED_FRAUD',
   '11': 'THREEDS_FAILED',
   '12': 'INSUFFICIENT_FUNDS',
   '42': 'THREEDS_FAILED',
@@ -46,6 +49,7 @@ export function refusalReason(code: string | undefined, reason?: string): Declin
   if (code && REFUSALS[code]) return REFUSALS[code];
   if (reason && /not enough balance/i.test(reason)) return 'INSUFFICIENT_FUNDS';
   if (reason && /expired/i.test(reason)) return 'EXPIRED_CARD';
+  if (reason && /fraud/i.test(reason)) return 'SUSPECTED_FRAUD';
   if (reason && /3d/i.test(reason)) return 'THREEDS_FAILED';
   return 'DECLINED';
 }

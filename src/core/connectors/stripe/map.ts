@@ -46,6 +46,11 @@ const DECLINE_CODES: Record<string, DeclineReason> = {
   insufficient_funds: 'INSUFFICIENT_FUNDS',
   expired_card: 'EXPIRED_CARD',
   authentication_required: 'THREEDS_FAILED',
+  fraudulent: 'SUSPECTED_FRAUD',
+  stolen_card: 'SUSPECTED_FRAUD',
+  lost_card: 'SUSPECTED_FRAUD',
+  pickup_card: 'SUSPECTED_FRAUD',
+  merchant_blacklist: 'SUSPECTED_FRAUD',
 };
 
 export function declineReason(code: string | undefined): DeclineReason {
