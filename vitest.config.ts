@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'packages/sdk/test/**/*.test.ts'],
     exclude: ['test/scan/**', 'node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
+    // every answer the gateway gives a test is checked against its OpenAPI document (issue 43)
+    setupFiles: ['test/support/contract/setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
