@@ -1,19 +1,7 @@
-import { body, errorResponse, ERROR_TEXT, json, merged, NOT_FOUND, page, seeOther, type Responses } from './responses.js';
+import { body, errorResponse, ERROR_TEXT, json, merged, NOT_FOUND, page, seeOther, type PageSpec, type Responses } from './responses.js';
 import { PORTAL_PAGES } from './portal.js';
 
-/** An address that is not a /v1 API call: hosted pages for shoppers, the portal and the operator's endpoints. */
-export interface PageSpec {
-  method: 'get' | 'post';
-  /** Express pattern (`:name` parameters) */
-  path: string;
-  operationId: string;
-  tag: string;
-  summary: string;
-  description: string;
-  responses: Responses;
-  /** the portal's session cookie; every other page is public */
-  security?: 'portalSession';
-}
+export type { PageSpec } from './responses.js';
 
 const session = '/v1/checkout/:merchantId/:sessionId';
 const challenge = '/v1/3ds/:merchantId/:transactionId/:secret';

@@ -1,5 +1,4 @@
-import type { PageSpec } from './pages.js';
-import { body, page, seeOther, type Responses } from './responses.js';
+import { body, page, seeOther, type PageSpec, type Responses } from './responses.js';
 
 /**
  * The merchant portal (DESIGN 11) as the document describes it: pages for people, signed in with the

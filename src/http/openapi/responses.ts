@@ -12,6 +12,20 @@ export interface ResponseSpec {
 }
 export type Responses = Record<number, ResponseSpec | { $ref: string }>;
 
+/** An address that is not a /v1 API call: hosted pages for shoppers, the portal and the operator's endpoints. */
+export interface PageSpec {
+  method: 'get' | 'post';
+  /** Express pattern (`:name` parameters) */
+  path: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  description: string;
+  responses: Responses;
+  /** the portal's session cookie; every other page is public */
+  security?: 'portalSession';
+}
+
 /** components.responses.NotFound: what any address the document does not list answers (JSON, or a portal page). */
 export const NOT_FOUND = { $ref: '#/components/responses/NotFound' };
 
