@@ -78,8 +78,10 @@ function operationOf(call: CallSpec, request: Json): Json {
     requestBody: {
       required: true,
       description:
-        'A JSON text, whatever the declared content type (application/json, application/x-www-form-urlencoded or application/xml, ' +
-        'as existing integrations send it); real form fields are read too, nested objects and arrays then as JSON text.',
+        'As the spec’s samples send it, a JSON text under either content type (or application/xml): under ' +
+        'application/x-www-form-urlencoded too the body is read as JSON when it starts with `{`, nested objects and arrays ' +
+        'included (the encoding marks them application/json). A body that does not start with `{` is read as real form fields, ' +
+        'which carry flat fields only (the retrieval calls also take a list as a JSON array in a text).',
       content: {
         'application/json': { schema: requestRef },
         'application/x-www-form-urlencoded': { schema: requestRef, ...formEncoding(request) },
