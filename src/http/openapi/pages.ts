@@ -1,5 +1,6 @@
 import { body, errorResponse, ERROR_TEXT, json, merged, NOT_FOUND, page, seeOther, type PageSpec, type Responses } from './responses.js';
 import { PORTAL_PAGES } from './portal.js';
+import { CONNECTOR_PAGES } from './connectors.js';
 
 export type { PageSpec } from './responses.js';
 
@@ -224,4 +225,5 @@ export const PAGES: PageSpec[] = [
     responses: { 200: body('JavaScript or CSS', 'text/javascript', 'text/css'), ...notFound },
   }),
   ...PORTAL_PAGES,
+  ...CONNECTOR_PAGES,
 ];
