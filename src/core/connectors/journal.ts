@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { AcquirerLedger } from '../ports/acquirer-ledger.js';
 import type { AcquirerStatus } from '../ports/card-connector.js';
 
@@ -18,6 +19,34 @@ export class AcquirerJournal {
   /** Notes that `reference` is about to be sent, and when (the first time). Answers the first time it was sent. */
   async sending(reference: string): Promise<number> {
     return Number(await this.ledger.ledgerRecord(this.key(reference, 'sent'), String(this.now())));
+  }
+
+  /**
+   * Notes an attempt at sending `reference`, before the request leaves (so a crash after it counts as maybe
+   * received); answers the attempt's number (1 for the first). With `notReceived`, what `mayHaveReached` reads.
+   */
+  async attempt(reference: string): Promise<number> {
+    await this.sending(reference);
+    const mark = `${this.now()}:${randomBytes(6).toString('base64url')}`;
+    for (let n = 1; ; n++) if ((await this.ledger.ledgerRecord(this.key(reference, `try${n}`), mark)) === mark) return n;
+  }
+
+  /** Notes that attempt `n` never reached the acquirer: its connection was refused, so no byte of it left. */
+  async notReceived(reference: string, n: number): Promise<void> {
+    await this.ledger.ledgerRecord(this.key(reference, `try${n}:refused`), String(this.now()));
+  }
+
+  /**
+   * False only when the acquirer definitely never received a request under `reference`: never sent, or every
+   * attempt refused at connect. An attempt without that mark (an answer lost, a crash while sending) may have.
+   */
+  async mayHaveReached(reference: string): Promise<boolean> {
+    for (let n = 1; ; n++) {
+      // no attempt n: every earlier one was refused; a reference sent before attempts were counted may have
+      if ((await this.ledger.ledgerLookup(this.key(reference, `try${n}`))) === undefined)
+        return n === 1 && (await this.sentAt(reference)) !== undefined;
+      if ((await this.ledger.ledgerLookup(this.key(reference, `try${n}:refused`))) === undefined) return true;
+    }
   }
 
   /** When `reference` was first sent; undefined when it never was. */

@@ -72,6 +72,13 @@ export interface CardConnector {
   status(reference: string): Promise<AcquirerStatus>;
   /** This connector for one merchant's payments, where it keeps something per merchant (the sandbox's ledger). */
   forMerchant?(merchantId: string): CardConnector;
+  /**
+   * True when the acquirer answers an authorisation sent again under its reference (its idempotency key) with
+   * its first answer, acting at most once, while `status` may have to say "unknown" (Adyen cannot be asked by
+   * reference): the merchant's retry of an order whose outcome is unknown then sends it again, and the
+   * acquirer's answer to that repeat is the status.
+   */
+  readonly repeatIsStatus?: boolean;
 }
 
 /** The account a connector serves: its merchant (the sandbox's ledger scope) and its own settings. */

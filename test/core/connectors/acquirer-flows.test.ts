@@ -6,6 +6,7 @@ import { pay, postBatch, ref } from '../../support/operations.js';
 import { authorise, dailyPlan, jobOf } from '../../support/jobs.js';
 import { StripeStub } from '../../support/acquirers/stripe-stub.js';
 import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
+import { faultyStore } from '../../support/faults.js';
 import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../support/acquirers/accounts.js';
 
 /**
@@ -210,17 +211,52 @@ describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', 
       clock.advance(gw.deps.pendingResolveMs + 1_000);
       const again = await send();
       const p = await payment(gw, String(body.order_no));
-      if (code === 'adyen') {
-        // Adyen cannot be asked whether it got the payment: without its notification the outcome stays
-        // unknown (docs/connectors.md, limits), never "no"
-        expect(again.status).toBe(503);
-        expect(acquirerCharges(p!.transaction_id)).toBe(0);
-        return;
-      }
+      // Stripe is asked (its search); Adyen cannot be asked by reference, so the retry, sent again under the
+      // same Idempotency-Key, is the probe: Adyen answers its first answer, or acts now, once
       expect(again.status).toBe(200);
       expect(again.text).toMatch(/<order_status>1<\/order_status>/);
       expect(p?.status).toBe('3000');
       expect(acquirerCharges(p!.transaction_id)).toBe(1);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('an Adyen payment that never reached Adyen', () => {
+  it('when every connection to Adyen was refused and the outcome was not recorded, then recovery finds no record, and the order sent again is authorised once under its transaction', async () => {
+    const clock = new ManualClock();
+    const faulty = faultyStore(undefined);
+    const gw = makeGateway({
+      name: 'acquirer-adyen-never-reached',
+      clock,
+      store: faulty.store,
+      merchants: acquirerMerchants('adyen', adyen.baseUrl),
+      env: ADYEN_ENV,
+    });
+    try {
+      const body = authoriseBody();
+      const send = () =>
+        request(gw.app).post('/v1/authorise').set('Content-Type', 'application/x-www-form-urlencoded').send(JSON.stringify(body));
+      // Adyen refuses every connection, and the gateway cannot record what came of it: the claim stays
+      faulty.fail({ when: (c) => (c.payments ?? []).some((p) => !p.next.claim && p.expected > 0), mode: 'before', times: 4 });
+      await adyen.server.refuse();
+      try {
+        expect((await send()).status).toBe(503);
+      } finally {
+        await adyen.server.refuse(false);
+      }
+      const pending = await payment(gw, String(body.order_no));
+      expect(pending).toMatchObject({ status: '1000', claim: { op: 'authorise' } });
+      clock.advance(gw.deps.pendingResolveMs + 1_000);
+      await jobOf(gw, 'pending-resolve').runOnce();
+      // Adyen definitely has nothing under the reference: the order waits for the merchant's retry (grace)
+      expect(await payment(gw, String(body.order_no))).toMatchObject({ status: '1000', claim: { grace: true } });
+      const again = await send();
+      expect(again.status).toBe(200);
+      expect(again.text).toMatch(/<order_status>1<\/order_status>/);
+      expect(await payment(gw, String(body.order_no))).toMatchObject({ status: '3000', transaction_id: pending!.transaction_id });
+      expect([...adyen.payments.values()].filter((p) => p.reference === pending!.transaction_id)).toHaveLength(1);
     } finally {
       await gw.close();
     }

@@ -118,6 +118,35 @@ describe('Adyen connector against the Adyen Checkout stub', () => {
     await expect(adyenTest.status(req.reference)).rejects.toThrow(/no answer or notification/);
   });
 
+  it('when every attempt under a reference is refused at connect, then status says no record; once one may have reached Adyen, unknown', async () => {
+    const adyenTest = connector();
+    const req = card('4242424242424242');
+    await stub.server.refuse();
+    try {
+      await expect(adyenTest.authorise(req)).rejects.toThrow(/ECONNREFUSED/);
+      await expect(adyenTest.authorise(req)).rejects.toThrow(/ECONNREFUSED/);
+      // no byte of either attempt left: Adyen definitely has no payment under this reference
+      expect(await adyenTest.status(req.reference)).toBeUndefined();
+    } finally {
+      await stub.server.refuse(false);
+    }
+    // a third attempt is received and its answer lost: from now on Adyen may have it
+    stub.server.fail('drop');
+    await expect(adyenTest.authorise(req)).rejects.toThrow(/did not answer/);
+    await expect(adyenTest.status(req.reference)).rejects.toThrow(/no answer or notification/);
+    // the repeat under the same Idempotency-Key is the probe: one payment, whatever came before
+    expect(await adyenTest.authorise(req)).toMatchObject({ kind: 'approved' });
+    expect([...stub.payments.values()].filter((p) => p.reference === req.reference)).toHaveLength(1);
+  });
+
+  it('when Adyen answers 704 (the same Idempotency-Key in progress), then the outcome is unknown, never a refusal', async () => {
+    const adyenTest = connector();
+    const req = card('4242424242424242');
+    stub.server.fail('in-progress');
+    await expect(adyenTest.authorise(req)).rejects.toThrow(/did not answer/);
+    await expect(adyenTest.status(req.reference)).rejects.toThrow(/no answer or notification/);
+  });
+
   it('when captured in part, refunded several times and voided, then each is one modification per reference', async () => {
     const adyenTest = connector();
     const a = card('4242424242424242', { amount: 5000 });

@@ -6,9 +6,10 @@ import type { AddressInfo, Socket } from 'node:net';
  * - `act-then-drop`: acts (the charge, capture, ... is made) and drops the connection without an answer,
  *   as a timeout after the acquirer acted;
  * - `drop`: drops the connection without acting (no answer at all);
- * - `5xx`: answers 500 without acting.
+ * - `5xx`: answers 500 without acting;
+ * - `in-progress`: answers what the acquirer answers a key whose first request is still running, without acting.
  */
-export type StubFault = 'act-then-drop' | 'drop' | '5xx';
+export type StubFault = 'act-then-drop' | 'drop' | '5xx' | 'in-progress';
 
 export interface StubAnswer {
   status: number;
@@ -68,6 +69,20 @@ export class StubServer {
     for (let i = 0; i < times; i++) this.faults.push({ match, fault });
   }
 
+  /**
+   * While refusing, the stub listens no more: every connection is refused (no request reaches it), as an
+   * acquirer whose address answers with a reset. `refuse(false)` listens again on the same port.
+   */
+  async refuse(refuse = true): Promise<void> {
+    const server = this.server!;
+    if (!refuse) return new Promise<void>((resolve) => server.listen(Number(new URL(this.baseUrl).port), '127.0.0.1', resolve));
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const s of this.sockets) s.destroy();
+    await closed;
+    // clients' pooled connections see their close before the next request (else: a hang-up, not a refusal)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
   /** While down, every request is dropped unanswered (the acquirer unreachable). */
   down(down = true): void {
     this.isDown = down;
@@ -89,6 +104,7 @@ export class StubServer {
     const i = this.faults.findIndex((f) => f.match(request));
     const fault = i >= 0 ? this.faults.splice(i, 1)[0]!.fault : undefined;
     if (fault === 'drop') return void req.socket.destroy();
+    if (fault === 'in-progress') return this.send(res, this.conflict(String(request.headers['idempotency-key'] ?? '')));
     if (fault === '5xx') return this.send(res, { status: 500, body: { error: { type: 'api_error', message: 'stub: server error' } } });
     const answer = this.answer(request);
     if (fault === 'act-then-drop') return void req.socket.destroy();

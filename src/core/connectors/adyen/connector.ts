@@ -38,6 +38,8 @@ const CHECKOUT_VERSION = 'v72';
 export class AdyenConnector implements CardConnector {
   readonly code = 'adyen';
   readonly displayName = 'Adyen';
+  /** Adyen answers a request sent again under its Idempotency-Key with its first answer, acting once (31 days) */
+  readonly repeatIsStatus = true;
   private readonly payments: InstanceType<typeof adyen.CheckoutAPI>['PaymentsApi'];
   private readonly modifications: InstanceType<typeof adyen.CheckoutAPI>['ModificationsApi'];
 
@@ -74,7 +76,6 @@ export class AdyenConnector implements CardConnector {
   }
 
   async authorise(req: CardAuthorisation): Promise<AuthorisationOutcome> {
-    await this.journal.sending(req.reference);
     const request: Types.checkout.PaymentRequest = {
       amount: { value: req.amount, currency: req.currency },
       reference: req.reference,
@@ -98,7 +99,7 @@ export class AdyenConnector implements CardConnector {
       ...(req.mpi?.cavv ? { mpiData: { cavv: req.mpi.cavv, eci: req.mpi.eci, xid: req.mpi.xid, dsTransID: req.mpi.dsTransID } } : {}),
       ...(req.browser ? { browserInfo: browserInfo(req.browser) } : {}),
     };
-    const res = await this.send(() => this.payments.payments(request, { idempotencyKey: req.reference }));
+    const res = await this.send(req.reference, () => this.payments.payments(request, { idempotencyKey: req.reference }));
     if ('refused' in res) return { kind: 'error', message: res.refused };
     const threeds = req.threeDS === 'do3DS' && !req.recurring ? 'authenticated (frictionless)' : 'not performed';
     const outcome = paymentOutcome(res, req.reference, threeds);
@@ -111,8 +112,9 @@ export class AdyenConnector implements CardConnector {
 
   /** The shopper's return from Adyen's challenge: its redirectResult (`code`) goes to /payments/details. */
   async completeChallenge(connectorRef: string, code: string, reference: string): Promise<AuthorisationOutcome> {
-    await this.journal.sending(reference);
-    const res = await this.send(() => this.payments.paymentsDetails({ details: { redirectResult: code } }, { idempotencyKey: reference }));
+    const res = await this.send(reference, () =>
+      this.payments.paymentsDetails({ details: { redirectResult: code } }, { idempotencyKey: reference }),
+    );
     if ('refused' in res)
       return { kind: 'declined', connectorRef, reason: 'THREEDS_FAILED', threedsResult: 'authentication failed (challenge)' };
     const outcome = paymentOutcome(res, connectorRef, 'authenticated (challenge passed)');
@@ -169,8 +171,7 @@ export class AdyenConnector implements CardConnector {
     asked: { amount?: number; currency?: string },
     act: () => Promise<{ status?: string; pspReference?: string }>,
   ): Promise<OperationOutcome> {
-    await this.journal.sending(reference);
-    const res = await this.send(act);
+    const res = await this.send(reference, act);
     if ('refused' in res) return { ok: false, message: res.refused };
     const outcome: OperationOutcome =
       res.status === 'received'
@@ -180,25 +181,55 @@ export class AdyenConnector implements CardConnector {
     return outcome;
   }
 
-  /** What Adyen answered under a reference, by reply or webhook; never sent: "no"; sent, no word yet: unknown. */
+  /**
+   * What Adyen answered under a reference, by reply or webhook. "No record" only when Adyen definitely has none:
+   * never sent, or every attempt refused at connect (no byte reached it). Sent, maybe received, no word yet:
+   * unknown (thrown). The merchant's retry of such an order is sent again under the same Idempotency-Key
+   * (`repeatIsStatus`): that request is the status probe.
+   */
   async status(reference: string): Promise<AcquirerStatus> {
     const kept = await this.journal.answer(reference);
     if (kept) return kept;
-    if ((await this.journal.sentAt(reference)) === undefined) return undefined;
+    if (!(await this.journal.mayHaveReached(reference))) return undefined;
     throw new AcquirerUnreachable('adyen', 'no answer or notification from Adyen under this reference yet');
   }
 
-  /** Sends a call: a refusal Adyen gave (4xx but 429) comes back as `refused`; anything else unknown is thrown. */
-  private async send<T>(call: () => Promise<T>): Promise<T | { refused: string }> {
+  /**
+   * Sends a call under `reference` (its Idempotency-Key), each attempt noted first: a refusal Adyen gave (4xx
+   * but 409, 429 and 422 with error code 704, "already processed or in progress") comes back as `refused`;
+   * anything else is thrown as unknown, and an attempt whose connection was refused is noted as never received.
+   */
+  private async send<T>(reference: string, call: () => Promise<T>): Promise<T | { refused: string }> {
+    const attempt = await this.journal.attempt(reference);
     try {
       return await call();
     } catch (err) {
       const status = (err as { statusCode?: number }).statusCode ?? 0;
-      if (status >= 400 && status < 500 && status !== 429 && status !== 409)
+      if (status >= 400 && status < 500 && status !== 429 && status !== 409 && !inProgress(err))
         return { refused: `adyen: ${(err as Error).message}`.slice(0, 300) };
+      if (connectRefused(err)) await this.journal.notReceived(reference, attempt);
       throw new AcquirerUnreachable('adyen', err);
     }
   }
+}
+
+/**
+ * Adyen's answer to a request under an Idempotency-Key whose first request it is still processing (or one
+ * already processed with another body): 422 with errorCode 704. The first may be acting: unknown, never a refusal.
+ */
+function inProgress(err: unknown): boolean {
+  const e = err as { errorCode?: string; responseBody?: string };
+  return e.errorCode === '704' || /"errorCode"\s*:\s*"704"/.test(e.responseBody ?? '');
+}
+
+/**
+ * The connection was refused (or the host not found): no byte of the request left, so Adyen never received
+ * it. Node's error code, or its message where the library's HTTPS client wraps the error in its own.
+ */
+export function connectRefused(err: unknown): boolean {
+  const e = err as { code?: string; message?: string; cause?: { code?: string } };
+  const code = e.code ?? e.cause?.code ?? '';
+  return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || /\b(connect ECONNREFUSED|getaddrinfo ENOTFOUND)\b/.test(e.message ?? '');
 }
 
 function browserInfo(b: NonNullable<CardAuthorisation['browser']>): Types.checkout.BrowserInfo {
