@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { percentile, type Figures } from '../../bench/lib.js';
-import { inEpochs, type Scenario } from '../../bench/rounds.js';
+import { inEpochs, median, type Scenario } from '../../bench/rounds.js';
 
 /**
  * A scenario answering the given req/s, one per run in order, recording the warm-up it was given. Each run's
@@ -61,6 +61,9 @@ describe('the bench rounds in epochs of fresh processes', () => {
     // every epoch's first round warms its fresh processes up fully
     expect(warmups).toEqual([8, 8, 2, 2, 8, 8, 2, 2]);
     expect(out.ratios[1]).toBe('0.50 0.40 | 0.60 0.55');
+    // the headline: the median of the four rounds' ratios (0.40 0.50 0.55 0.60), not the ratio of the sums (0.5125)
+    expect(out.medians[1]).toBeCloseTo(0.525, 6);
+    expect(out.medians[0]).toBe(1);
     expect(out.rows.map((r) => r.name)).toEqual(['baseline', 'gateway']);
     // requests summed over the four runs of 2 s each
     expect(out.rows[1]!.total).toBe((500 + 400 + 600 + 550) * 2);
@@ -87,6 +90,12 @@ describe('the bench rounds in epochs of fresh processes', () => {
     expect(row.p50).toBe(10);
     // each run 2 s: the event loop's share over the row is the runs' shares weighted by their time
     expect(row.mainBusy).toBeCloseTo((0.8 + 0.9 + 1 + 1) / 4, 6);
+  });
+
+  it('when the median of an odd, an even and an empty set is asked, then it is the middle value, the mean of the middle two, and 0', () => {
+    expect(median([0.61, 0.49, 0.55])).toBe(0.55);
+    expect(median([0.5, 0.6, 0.4, 0.7])).toBeCloseTo(0.55, 10);
+    expect(median([])).toBe(0);
   });
 
   it('when the nearest-rank percentile is asked, then it answers a value of the set at that rank', () => {
