@@ -11,7 +11,7 @@ import { moveTo } from './transitions.js';
 import { expiryPassed, maskCardNumbers, summariseCard } from '../kernel/cards.js';
 import type { SubscriptionTerms } from '../subscriptions/contract.js';
 import { RESULT } from '../kernel/result-codes.js';
-import { issuerUrl, settleAuthorisation, type PaymentResult } from './settle.js';
+import { challengeReturnUrl, issuerUrl, newChallengeSecret, settleAuthorisation, type PaymentResult } from './settle.js';
 import { assertNotifyUrl } from '../notifications/target.js';
 import { returnUrlAllowed } from '../merchants/return-origins.js';
 import { acquirerAmount } from '../kernel/money.js';
@@ -195,7 +195,10 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
     ...(keepCard ? { vault_created: true } : {}),
     ...(order.token_flag === 'YES' || !cmd.card ? { token_id: vaultToken } : {}),
     ...(order.subscription ? { subscription: order.subscription } : {}),
-    threeds: { mode: order.open3d, challenge_pending: false, result: '' },
+    // an acquirer with its own challenge page is told the return address when asked: its secret is made now
+    threeds: connector.ownChallengePage
+      ? { mode: order.open3d, challenge_pending: false, result: '', challenge_secret: newChallengeSecret() }
+      : { mode: order.open3d, challenge_pending: false, result: '' },
     risk,
     connector: connector.displayName,
     captured: 0,
@@ -261,6 +264,7 @@ async function askAndSettle(
       ...(account.capture_mode === 'auto' && payment.risk.action !== 'REVIEW' ? { capture: true } : {}),
       ...(order.mpi ? { mpi: order.mpi } : {}),
       ...(cmd.browser ? { browser: cmd.browser } : {}),
+      ...(connector.ownChallengePage && payment.threeds.challenge_secret ? { returnUrl: challengeReturnUrl(deps.baseUrl, payment) } : {}),
     });
   const outcome = await askOnce(connector, reference, ask);
   if (outcome.kind === 'unknown') throw outcomeUnknown(deps, payment);

@@ -44,6 +44,11 @@ export interface ThreeDSInfo {
   result: string;
   /** secret part of issuer_url: only the holder of the address can answer the challenge */
   challenge_secret?: string;
+  /**
+   * the acquirer's own challenge page (Stripe, Adyen): the hosted challenge page hands the shopper to it, and the
+   * acquirer sends them back to the challenge's return address (issuer_url + `/return`)
+   */
+  acquirer_url?: string;
 }
 
 export interface RefundRecord {

@@ -42,6 +42,16 @@ export function issuerUrl(baseUrl: string, p: Payment): string {
   return `${baseUrl}/v1/3ds/${encodeURIComponent(p.merchant_id)}/${encodeURIComponent(p.transaction_id)}/${p.threeds.challenge_secret}`;
 }
 
+/** Where an acquirer's own challenge page sends the shopper back (the challenge route's `/return`). */
+export function challengeReturnUrl(baseUrl: string, p: Payment): string {
+  return `${issuerUrl(baseUrl, p)}/return`;
+}
+
+/** The secret part of a challenge's addresses. */
+export function newChallengeSecret(): string {
+  return randomBytes(18).toString('base64url');
+}
+
 /** Status, result and extra fields that an authorisation outcome leads to (also for recurring charges). */
 export function authorisationState(
   account: Account,
@@ -115,7 +125,9 @@ export async function settleAuthorisation(
         ...payment.threeds,
         challenge_pending: true,
         result: 'challenge required',
-        challenge_secret: randomBytes(18).toString('base64url'),
+        // made before the acquirer was asked when it runs its own challenge page (its return address has it)
+        challenge_secret: payment.threeds.challenge_secret ?? newChallengeSecret(),
+        ...(outcome.redirectUrl ? { acquirer_url: outcome.redirectUrl } : {}),
       },
       updated_at: now,
     };

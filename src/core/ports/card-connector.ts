@@ -29,6 +29,11 @@ export interface CardAuthorisation {
   capture?: boolean;
   /** the shopper's browser (hosted card page only) */
   browser?: BrowserInfo;
+  /**
+   * where an acquirer that runs its own challenge page sends the shopper back after it (the payment's challenge
+   * return address); set for connectors with `ownChallengePage`
+   */
+  returnUrl?: string;
 }
 
 /** SUSPECTED_FRAUD: the issuer or the acquirer's fraud screening refused it (a lost or stolen card, fraud rules) */
@@ -79,6 +84,12 @@ export interface CardConnector {
    * acquirer's answer to that repeat is the status.
    */
   readonly repeatIsStatus?: boolean;
+  /**
+   * True when the acquirer runs the 3-D Secure challenge on its own page (a challenge outcome's `redirectUrl`):
+   * the payment's challenge address is made before it is asked, so the acquirer can be told where to send the
+   * shopper back (CardAuthorisation.returnUrl). The sandbox's challenge is the gateway's own page.
+   */
+  readonly ownChallengePage?: boolean;
 }
 
 /** The account a connector serves: its merchant (the sandbox's ledger scope) and its own settings. */

@@ -93,10 +93,13 @@ export const PAGES: PageSpec[] = [
     path: challenge,
     operationId: 'challengePage',
     summary: '3-D Secure challenge page',
-    description: 'The sandbox issuer’s challenge (the issuer_url of a pending payment); a finished one shows its result.',
+    description:
+      'The sandbox issuer’s challenge (the issuer_url of a pending payment); on an acquirer that runs its own challenge page (Stripe, Adyen) it hands the shopper over to it; a finished one shows its result.',
     responses: {
       200: page('The challenge page, or the result of a finished challenge'),
-      303: seeOther('A finished checkout challenge: the shopper goes to the checkout’s return address'),
+      303: seeOther(
+        'The acquirer’s own challenge page (Stripe, Adyen), or for a finished checkout challenge the checkout’s return address',
+      ),
       404: merged(page('No pending challenge under that address (a notice page)'), undecodable),
       503: errorResponse(503, ERROR_TEXT[503]!),
     },
@@ -117,6 +120,25 @@ export const PAGES: PageSpec[] = [
       formPost,
     ),
   }),
+  ...(['get', 'post'] as const).map((method) =>
+    hosted({
+      method,
+      path: `${challenge}/return`,
+      operationId: method === 'get' ? 'challengeReturn' : 'challengeReturnPost',
+      summary: 'Return from the acquirer’s challenge page',
+      description:
+        'Where Stripe (payment_intent in the query) or Adyen (redirectResult, in the query or a form post) sends the shopper back after its own 3-D Secure page; the acquirer’s result settles the payment, once, and its result follows.',
+      responses: all(
+        {
+          200: page('The result page, sending the shopper to the return address'),
+          303: seeOther('A checkout payment: the checkout’s return address; a challenge of the sandbox issuer: its own page'),
+          404: merged(page('No pending challenge under that address, or an intent that is not the payment’s (a notice page)'), undecodable),
+          503: errorResponse(503, ERROR_TEXT[503]!),
+        },
+        method === 'post' ? formPost : {},
+      ),
+    }),
+  ),
   hosted({
     method: 'get',
     path: '/.well-known/payment-page-scripts.json',

@@ -5,6 +5,7 @@ import type { Account } from '../../core/merchants/directory.js';
 import type { Payment } from '../../core/payments/payment.js';
 import { formatAmount } from '../../i18n/index.js';
 import { answerChallenge } from '../../core/payments/authorise.js';
+import { handOffChallenge } from '../../core/payments/challenge-handoff.js';
 import { paymentResult, parentOrigin } from '../../core/checkout/result.js';
 import { httpUrl } from '../schemas/common.js';
 import { returnUrlAllowed } from '../../core/merchants/return-origins.js';
@@ -82,6 +83,12 @@ export function threedsRouter(deps: CoreDeps): Router {
     if (!found) return renderNotice(res, deps, undefined, shopperLang(req), NOTICES.unknown);
     const { payment: p, account } = found;
     if (!p.threeds.challenge_pending) return finish(deps, req, res, account, p);
+    // an acquirer's own challenge page (Stripe, Adyen): the shopper goes there, and comes back to `${path}/return`
+    const handOff = await handOffChallenge(deps, p, {
+      return_url: appendedReturn(account, p.return_url, req.query.return_url),
+      notify_url: await appendedNotify(deps, p.notify_url, req.query.notify_url),
+    });
+    if (handOff) return res.redirect(303, handOff);
     const lang = await challengeLang(deps, req, p);
     preparePage(res, deps, account, lang);
     res.render('challenge', {
@@ -111,5 +118,22 @@ export function threedsRouter(deps: CoreDeps): Router {
     const result = await answerChallenge(deps, account, withAddresses, code);
     await finish(deps, req, res, account, result.payment);
   });
+
+  // back from the acquirer's own challenge page: Stripe names its intent (payment_intent, in the query), Adyen
+  // hands its redirectResult (in the query, or a form post); the acquirer's result settles the payment once
+  const returned = async (req: Request, res: Response): Promise<void> => {
+    const found = await challengedPayment(deps, req);
+    if (!found) return renderNotice(res, deps, undefined, shopperLang(req), NOTICES.unknown);
+    const { payment, account } = found;
+    // the sandbox issuer's challenge is answered on its own page, never by a return
+    if (!payment.threeds.acquirer_url) return res.redirect(303, req.originalUrl.split('?')[0]!.replace(/\/return$/, ''));
+    const data = { ...(req.query as Record<string, unknown>), ...(req.method === 'POST' ? (req.body as Record<string, unknown>) : {}) };
+    const intent = s(data.payment_intent);
+    if (intent && intent !== payment.connector_ref) return renderNotice(res, deps, undefined, shopperLang(req), NOTICES.unknown);
+    const result = await answerChallenge(deps, account, payment, s(data.redirectResult));
+    await finish(deps, req, res, account, result.payment);
+  };
+  router.get(`${path}/return`, returned);
+  router.post(`${path}/return`, returned);
   return router;
 }

@@ -103,6 +103,66 @@ describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', 
     }
   });
 
+  it('when the acquirer runs its own 3-D Secure page, then /v1/authorise answers issuer_url on the gateway, which hands the shopper over, and the return settles the payment once', async () => {
+    const { gw } = gateway(code, '3ds-handoff');
+    try {
+      const res = await request(gw.app)
+        .post('/v1/authorise')
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .send(JSON.stringify(authoriseBody({ card: '4000002500003155', open3d: 'do3DS' })));
+      // DESIGN 5: pending (2) with issuer_url, the gateway's hosted challenge page (a GET address)
+      expect(res.text).toMatch(/<order_status>2<\/order_status>/);
+      const issuer = new URL(/<issuer_url>([^<]+)<\/issuer_url>/.exec(res.text)![1]!.replace(/&amp;/g, '&'));
+      expect(issuer.origin).toBe('http://gateway.test');
+      const transactionId = /<transaction_id>([^<]+)</.exec(res.text)![1]!;
+      // the hosted challenge page hands the shopper to the acquirer's own page
+      const handOff = await request(gw.app).get(issuer.pathname);
+      expect(handOff.status).toBe(303);
+      const challenge = new URL(handOff.headers.location!);
+      const stub = code === 'stripe' ? stripe : adyen;
+      expect(challenge.origin).toBe(stub.baseUrl);
+      // the shopper passes it there; the acquirer sends them back to the challenge's return address
+      const passed = await fetch(challenge, { method: 'POST', body: new URLSearchParams({ result: 'pass' }), redirect: 'manual' });
+      expect(passed.status).toBe(303);
+      const back = new URL(passed.headers.get('location')!);
+      expect(back.pathname).toBe(`${issuer.pathname}/return`);
+      expect(back.searchParams.get(code === 'stripe' ? 'payment_intent' : 'redirectResult')).toBeTruthy();
+      const returned = await request(gw.app).get(`${back.pathname}${back.search}`);
+      expect(returned.status).toBe(200);
+      expect(returned.text).toContain('Payment successful');
+      // the same return again (a reload) answers the same result: settled once, charged once
+      const again = await request(gw.app).get(`${back.pathname}${back.search}`);
+      expect(again.text).toContain('Payment successful');
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status: '3000', threeds: { challenge_pending: false } });
+      expect(acquirerCharges(transactionId)).toBe(1);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when the shopper fails the acquirer’s own challenge, then the return records 3-D Secure failed (4300)', async () => {
+    const { gw } = gateway(code, '3ds-handoff-fail');
+    try {
+      const res = await request(gw.app)
+        .post('/v1/authorise')
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .send(JSON.stringify(authoriseBody({ card: '4000002500003155', open3d: 'do3DS' })));
+      const issuer = new URL(/<issuer_url>([^<]+)<\/issuer_url>/.exec(res.text)![1]!.replace(/&amp;/g, '&'));
+      const transactionId = /<transaction_id>([^<]+)</.exec(res.text)![1]!;
+      const handOff = await request(gw.app).get(issuer.pathname);
+      const failed = await fetch(handOff.headers.location!, { method: 'POST', body: new URLSearchParams({ result: 'fail' }), redirect: 'manual' });
+      const back = new URL(failed.headers.get('location')!);
+      const returned = await request(gw.app).get(`${back.pathname}${back.search}`);
+      expect(returned.text).toContain('3-D Secure authentication failed');
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status: '4300' });
+      // a return naming another intent, or to an unknown address, changes nothing
+      const stranger = await request(gw.app).get(`${issuer.pathname}/return?payment_intent=pi_other`);
+      expect(stranger.status).toBe(404);
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('when a subscription’s period is due, then its stored card is charged at the acquirer once, as a recurring charge', async () => {
     const { gw, clock } = gateway(code, 'subscription');
     try {

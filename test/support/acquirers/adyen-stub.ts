@@ -1,6 +1,6 @@
 import adyen from '@adyen/api-library';
 import type { Types } from '@adyen/api-library';
-import { StubServer, type StubAnswer, type StubRequest } from './stub-server.js';
+import { AcquirerStub, type StubAnswer, type StubRequest } from './stub-server.js';
 
 /**
  * A stub of Adyen's Checkout API (v72) for the calls the Adyen connector makes, written from Adyen's API
@@ -15,6 +15,8 @@ interface StubPayment {
   reference: string;
   merchantAccount: string;
   amount: { value: number; currency: string };
+  /** where Adyen sends the shopper back after its challenge page (the request's returnUrl) */
+  returnUrl: string;
   resultCode: string;
   captured: number;
   refunded: number;
@@ -41,26 +43,21 @@ const apiError = (status: number, errorCode: string, message: string): StubAnswe
   body: { status, errorCode, message, errorType: status >= 500 ? 'internal' : 'validation' },
 });
 
-export class AdyenStub {
+export class AdyenStub extends AcquirerStub {
   readonly payments = new Map<string, StubPayment>();
   readonly modifications: Modification[] = [];
-  readonly server = new StubServer(
-    (r) => this.handle(r),
-    () => apiError(422, '704', 'request already processed or in progress (Idempotency-Key reused with another request)'),
-  );
-  private seq = 0;
 
-  get baseUrl(): string {
-    return this.server.baseUrl;
+  constructor() {
+    super('Adyen', () => apiError(422, '704', 'request already processed or in progress (Idempotency-Key reused with another request)'));
   }
 
-  async start(): Promise<this> {
-    await this.server.start();
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return this.server.stop();
+  /** Adyen's return after its challenge page: the payment's returnUrl with redirectResult in the query. */
+  protected challengeFinished(psp: string, passed: boolean): string | undefined {
+    const payment = this.payments.get(psp);
+    if (!payment || payment.resultCode !== 'RedirectShopper' || !payment.returnUrl) return undefined;
+    const url = new URL(payment.returnUrl);
+    url.searchParams.set('redirectResult', this.redirectResult(psp, passed));
+    return url.href;
   }
 
   /** The redirectResult Adyen hands the shopper back with after its challenge page. */
@@ -104,7 +101,7 @@ export class AdyenStub {
     return `88${String(++this.seq).padStart(14, '0')}`;
   }
 
-  private handle(r: StubRequest): StubAnswer {
+  protected handle(r: StubRequest): StubAnswer {
     if (!r.headers['x-api-key']) return apiError(401, '000', 'HTTP Status Response - Unauthorized');
     const body = JSON.parse(r.raw || '{}') as Record<string, unknown>;
     let m: RegExpExecArray | null;
@@ -124,6 +121,7 @@ export class AdyenStub {
       reference: String(body.reference),
       merchantAccount: String(body.merchantAccount),
       amount,
+      returnUrl: typeof body.returnUrl === 'string' ? body.returnUrl : '',
       resultCode: 'Authorised',
       captured: 0,
       refunded: 0,

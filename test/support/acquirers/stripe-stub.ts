@@ -1,4 +1,4 @@
-import { StubServer, type StubAnswer, type StubRequest } from './stub-server.js';
+import { AcquirerStub, type StubAnswer, type StubRequest } from './stub-server.js';
 
 /**
  * A stub of Stripe's API for the calls the Stripe connector makes, written from Stripe's API reference:
@@ -72,29 +72,31 @@ const error = (status: number, type: string, message: string, extra: Record<stri
   body: { error: { type, message, ...extra } },
 });
 
-export class StripeStub {
+export class StripeStub extends AcquirerStub {
   readonly intents = new Map<string, Intent>();
   readonly refunds = new Map<string, Refund>();
   /** every capture Stripe made: [intent id, amount] */
   readonly captures: [string, number][] = [];
-  readonly server = new StubServer(
-    (r) => this.handle(r),
-    () =>
+  /** the return_url each intent was confirmed with (Stripe sends the shopper there after its challenge) */
+  private readonly returnUrls = new Map<string, string>();
+
+  constructor() {
+    super('Stripe', () =>
       error(400, 'idempotency_error', 'Keys for idempotent requests can only be used with the same parameters they were first used with.'),
-  );
-  private seq = 0;
-
-  get baseUrl(): string {
-    return this.server.baseUrl;
+    );
   }
 
-  async start(): Promise<this> {
-    await this.server.start();
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return this.server.stop();
+  /** Stripe's return after its challenge page: payment_intent, its client secret and redirect_status in the query. */
+  protected challengeFinished(id: string, passed: boolean): string | undefined {
+    const pi = this.intents.get(id);
+    const back = this.returnUrls.get(id);
+    if (!pi || !back || pi.status !== 'requires_action') return undefined;
+    this.finishChallenge(id, passed);
+    const url = new URL(back);
+    url.searchParams.set('payment_intent', id);
+    url.searchParams.set('payment_intent_client_secret', `${id}_secret_stub`);
+    url.searchParams.set('redirect_status', passed ? 'succeeded' : 'failed');
+    return url.href;
   }
 
   /** The shopper finishes (or fails) Stripe's challenge page for an intent. */
@@ -119,7 +121,7 @@ export class StripeStub {
     return `${prefix}_stub${String(++this.seq).padStart(8, '0')}`;
   }
 
-  private handle(r: StubRequest): StubAnswer {
+  protected handle(r: StubRequest): StubAnswer {
     if (!/^Bearer sk_(test|live)_/.test(String(r.headers.authorization)))
       return error(401, 'invalid_request_error', 'Invalid API Key provided');
     const form = parseStripeForm(r.raw);
@@ -173,7 +175,12 @@ export class StripeStub {
     if (behaviour === '3ds' && form.off_session === 'true') return this.decline(pi, 'authentication_required', 'authentication_required');
     if (behaviour === '3ds' && threeds !== undefined) {
       pi.status = 'requires_action';
-      pi.next_action = { type: 'use_stripe_sdk' };
+      // with a return_url Stripe hands the shopper to its own page (redirect_to_url); without, to Stripe.js
+      const returnUrl = typeof form.return_url === 'string' ? form.return_url : undefined;
+      if (returnUrl) this.returnUrls.set(pi.id, returnUrl);
+      pi.next_action = returnUrl
+        ? { type: 'redirect_to_url', redirect_to_url: { url: `${this.baseUrl}/challenge/${pi.id}`, return_url: returnUrl } }
+        : { type: 'use_stripe_sdk' };
       return { status: 200, body: pi };
     }
     if (behaviour !== 'approve')

@@ -129,3 +129,60 @@ export class StubServer {
     res.end(body);
   }
 }
+
+/**
+ * What the two acquirer stubs share: their loopback server (Idempotency-Key, faults), its address, start and
+ * stop, a sequence for the ids they make, and the acquirer's own 3-D Secure page at `/challenge/<id>`, which
+ * the shopper's browser is sent to: GET shows it with two buttons, POST (`result` pass or fail) finishes the
+ * challenge at the acquirer and sends the shopper back to the address the payment named, with the acquirer's
+ * parameters (`challengeFinished`).
+ */
+export abstract class AcquirerStub {
+  readonly server: StubServer;
+  protected seq = 0;
+
+  constructor(
+    /** the acquirer's name on its challenge page */
+    private readonly acquirer: string,
+    conflict: (key: string) => StubAnswer,
+  ) {
+    this.server = new StubServer((r) => (r.path.startsWith('/challenge/') ? this.challenge(r) : this.handle(r)), conflict);
+  }
+
+  get baseUrl(): string {
+    return this.server.baseUrl;
+  }
+
+  async start(): Promise<this> {
+    await this.server.start();
+    return this;
+  }
+
+  stop(): Promise<void> {
+    return this.server.stop();
+  }
+
+  /** The acquirer's API (every path but its challenge pages). */
+  protected abstract handle(r: StubRequest): StubAnswer;
+
+  /** Finishes the challenge `id` as the shopper chose; answers the return address with the acquirer's parameters. */
+  protected abstract challengeFinished(id: string, passed: boolean): string | undefined;
+
+  private challenge(r: StubRequest): StubAnswer {
+    const id = decodeURIComponent(r.path.slice('/challenge/'.length));
+    const html = { 'content-type': 'text/html; charset=utf-8' };
+    if (r.method === 'GET')
+      return {
+        status: 200,
+        headers: html,
+        body:
+          `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${this.acquirer} 3-D Secure test page</title></head>` +
+          `<body><h1>${this.acquirer}: 3-D Secure test payment</h1><form method="post">` +
+          '<button name="result" value="pass">Complete authentication</button> ' +
+          '<button name="result" value="fail">Fail authentication</button></form></body></html>',
+      };
+    const back = this.challengeFinished(id, new URLSearchParams(r.raw).get('result') === 'pass');
+    if (!back) return { status: 404, headers: html, body: '<!doctype html><title>No such challenge</title>' };
+    return { status: 303, headers: { ...html, location: back }, body: '' };
+  }
+}

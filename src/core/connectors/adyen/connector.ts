@@ -40,6 +40,8 @@ export class AdyenConnector implements CardConnector {
   readonly displayName = 'Adyen';
   /** Adyen answers a request sent again under its Idempotency-Key with its first answer, acting once (31 days) */
   readonly repeatIsStatus = true;
+  /** 3-D Secure on Adyen's (the issuer's) page: a redirect action, back to the payment's returnUrl with redirectResult */
+  readonly ownChallengePage = true;
   private readonly payments: InstanceType<typeof adyen.CheckoutAPI>['PaymentsApi'];
   private readonly modifications: InstanceType<typeof adyen.CheckoutAPI>['ModificationsApi'];
 
@@ -80,7 +82,7 @@ export class AdyenConnector implements CardConnector {
       amount: { value: req.amount, currency: req.currency },
       reference: req.reference,
       merchantAccount: this.settings.merchantAccount,
-      returnUrl: this.settings.returnUrl,
+      returnUrl: req.returnUrl ?? this.settings.returnUrl,
       paymentMethod: cardOf(req, this.settings.environment === 'TEST'),
       // capture_mode manual: the gateway captures itself; auto: the merchant account's capture delay applies
       // (set it to immediate, docs/connectors.md)
@@ -94,6 +96,8 @@ export class AdyenConnector implements CardConnector {
             shopperInteraction: 'Ecommerce' as Types.checkout.PaymentRequest['shopperInteraction'],
             authenticationData: {
               attemptAuthentication: req.threeDS === 'do3DS' && !req.mpi ? 'always' : 'never',
+              // the challenge as a redirect to a page (action type redirect), not Adyen's in-page component
+              threeDSRequestData: { nativeThreeDS: 'disabled' },
             } as Types.checkout.AuthenticationData,
           }),
       ...(req.mpi?.cavv ? { mpiData: { cavv: req.mpi.cavv, eci: req.mpi.eci, xid: req.mpi.xid, dsTransID: req.mpi.dsTransID } } : {}),

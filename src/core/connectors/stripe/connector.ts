@@ -36,6 +36,8 @@ export const REFERENCE_METADATA = 'gateway_reference';
 export class StripeConnector implements CardConnector {
   readonly code = 'stripe';
   readonly displayName = 'Stripe';
+  /** 3-D Secure on Stripe's page: with a return_url, Stripe answers next_action redirect_to_url */
+  readonly ownChallengePage = true;
   private readonly stripe: Stripe;
   private readonly testMode: boolean;
 
@@ -86,7 +88,11 @@ export class StripeConnector implements CardConnector {
       expand: ['latest_charge'],
       ...(req.recurring
         ? { off_session: true }
-        : { payment_method_options: { card: { request_three_d_secure: req.threeDS === 'do3DS' && !req.mpi ? 'any' : 'automatic' } } }),
+        : {
+            payment_method_options: { card: { request_three_d_secure: req.threeDS === 'do3DS' && !req.mpi ? 'any' : 'automatic' } },
+            // Stripe sends the shopper back here after its challenge, with payment_intent in the query
+            ...(req.returnUrl ? { return_url: req.returnUrl } : {}),
+          }),
     };
     try {
       const pi = await this.stripe.paymentIntents.create(params, { idempotencyKey: req.reference });
