@@ -65,31 +65,34 @@ describe.each(['stripe', 'adyen'] as const)('3-D Secure on %s’s own page, in C
   it.each([
     ['Complete authentication', 'Payment successful', '3000'],
     ['Fail authentication', '3-D Secure authentication failed', '4300'],
-  ])('when the shopper chooses “%s” on the acquirer’s page, then the gateway’s return shows “%s” and records %s', async (button, heading, status) => {
-    const { gw, origin } = gateways[code]!;
-    const { issuerUrl, transactionId } = await challengedPayment(origin);
-    const page = await browser.newPage();
-    try {
-      await page.goto(issuerUrl);
-      // handed over: the acquirer's page, on the acquirer's address
-      expect(new URL(page.url()).origin).toBe(stubs[code].baseUrl);
-      await expect(page.locator('h1').textContent()).resolves.toContain('3-D Secure test payment');
-      await page.getByRole('button', { name: button }).click();
-      // back on the gateway's return route, with the acquirer's parameters
-      await page.waitForURL((url) => url.origin === origin && url.pathname.endsWith('/return'), { timeout: 15_000 });
-      expect(new URL(page.url()).searchParams.has(code === 'stripe' ? 'payment_intent' : 'redirectResult')).toBe(true);
-      await expect(page.locator('h1').textContent()).resolves.toContain(heading);
-      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status, threeds: { challenge_pending: false } });
-      // the shopper reloads the return: the same result, the payment settled once
-      await page.reload();
-      await expect(page.locator('h1').textContent()).resolves.toContain(heading);
-      const charges =
-        code === 'stripe'
-          ? [...stubs.stripe.intents.values()].filter((pi) => pi.metadata.gateway_reference === transactionId).length
-          : [...stubs.adyen.payments.values()].filter((p) => p.reference === transactionId).length;
-      expect(charges).toBe(1);
-    } finally {
-      await page.close();
-    }
-  });
+  ])(
+    'when the shopper chooses “%s” on the acquirer’s page, then the gateway’s return shows “%s” and records %s',
+    async (button, heading, status) => {
+      const { gw, origin } = gateways[code]!;
+      const { issuerUrl, transactionId } = await challengedPayment(origin);
+      const page = await browser.newPage();
+      try {
+        await page.goto(issuerUrl);
+        // handed over: the acquirer's page, on the acquirer's address
+        expect(new URL(page.url()).origin).toBe(stubs[code].baseUrl);
+        await expect(page.locator('h1').textContent()).resolves.toContain('3-D Secure test payment');
+        await page.getByRole('button', { name: button }).click();
+        // back on the gateway's return route, with the acquirer's parameters
+        await page.waitForURL((url) => url.origin === origin && url.pathname.endsWith('/return'), { timeout: 15_000 });
+        expect(new URL(page.url()).searchParams.has(code === 'stripe' ? 'payment_intent' : 'redirectResult')).toBe(true);
+        await expect(page.locator('h1').textContent()).resolves.toContain(heading);
+        expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status, threeds: { challenge_pending: false } });
+        // the shopper reloads the return: the same result, the payment settled once
+        await page.reload();
+        await expect(page.locator('h1').textContent()).resolves.toContain(heading);
+        const charges =
+          code === 'stripe'
+            ? [...stubs.stripe.intents.values()].filter((pi) => pi.metadata.gateway_reference === transactionId).length
+            : [...stubs.adyen.payments.values()].filter((p) => p.reference === transactionId).length;
+        expect(charges).toBe(1);
+      } finally {
+        await page.close();
+      }
+    },
+  );
 });

@@ -133,7 +133,10 @@ describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', 
       // the same return again (a reload) answers the same result: settled once, charged once
       const again = await request(gw.app).get(`${back.pathname}${back.search}`);
       expect(again.text).toContain('Payment successful');
-      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status: '3000', threeds: { challenge_pending: false } });
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({
+        status: '3000',
+        threeds: { challenge_pending: false },
+      });
       expect(acquirerCharges(transactionId)).toBe(1);
     } finally {
       await gw.close();
@@ -150,7 +153,11 @@ describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', 
       const issuer = new URL(/<issuer_url>([^<]+)<\/issuer_url>/.exec(res.text)![1]!.replace(/&amp;/g, '&'));
       const transactionId = /<transaction_id>([^<]+)</.exec(res.text)![1]!;
       const handOff = await request(gw.app).get(issuer.pathname);
-      const failed = await fetch(handOff.headers.location!, { method: 'POST', body: new URLSearchParams({ result: 'fail' }), redirect: 'manual' });
+      const failed = await fetch(handOff.headers.location!, {
+        method: 'POST',
+        body: new URLSearchParams({ result: 'fail' }),
+        redirect: 'manual',
+      });
       const back = new URL(failed.headers.get('location')!);
       const returned = await request(gw.app).get(`${back.pathname}${back.search}`);
       expect(returned.text).toContain('3-D Secure authentication failed');
