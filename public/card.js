@@ -1,5 +1,6 @@
 // Card page: checks the card number (Luhn, accepted brand), expiry and security code before the form is sent,
-// shows each problem next to its field and in the error summary, marks the detected brand, fills the
+// shows each problem next to its field and in the error summary, groups the number's digits as they are
+// typed (the caret kept where it was), marks the detected brand, fills the
 // 3-D Secure browser data and tells a parent frame that the card was submitted. Every text comes from the
 // page's catalogue (data-messages). The server checks everything again; without this script the page works.
 (function () {
@@ -65,9 +66,16 @@
   function showBrand() {
     var brand = brandOf(digits(number.value));
     brandHint.textContent = brand ? brand[1] : '';
-    var marks = document.querySelectorAll('#brand-marks .mark');
-    for (var i = 0; i < marks.length; i++)
-      marks[i].classList.toggle('active', Boolean(brand) && marks[i].getAttribute('data-brand') === brand[0]);
+    var list = document.getElementById('brand-marks');
+    var marks = list.querySelectorAll('.mark');
+    var found = false;
+    for (var i = 0; i < marks.length; i++) {
+      var on = Boolean(brand) && marks[i].getAttribute('data-brand') === brand[0];
+      marks[i].classList.toggle('active', on);
+      found = found || on;
+    }
+    // none stands out until the number names one of the marks
+    list.classList.toggle('detected', found);
     document.getElementById('security_code-hint').textContent = msg(brand && brand[0] === 'AMEX' ? 'card.csc_hint_amex' : 'card.csc_hint');
   }
   function show(name, message) {
@@ -139,7 +147,61 @@
       // keep the server's text
     }
   }
-  number.addEventListener('input', function () {
+  // digit groups by brand: American Express 4-6-5, Diners Club 4-6-4 (14 digits), the others by fours
+  function groupSizes(pan) {
+    var brand = brandOf(pan);
+    if (brand && brand[0] === 'AMEX') return [4, 6, 5];
+    if (brand && brand[0] === 'DINERS' && pan.length <= 14) return [4, 6, 4];
+    return [4, 4, 4, 4, 3];
+  }
+  function grouped(pan) {
+    var sizes = groupSizes(pan);
+    var parts = [];
+    var at = 0;
+    for (var g = 0; g < sizes.length && at < pan.length; g++) {
+      parts.push(pan.slice(at, at + sizes[g]));
+      at += sizes[g];
+    }
+    if (at < pan.length) parts.push(pan.slice(at));
+    return parts.join(' ');
+  }
+  // the position in `text` just after its `count`-th digit (0: the start)
+  function afterDigits(text, count) {
+    if (count <= 0) return 0;
+    for (var i = 0, seen = 0; i < text.length; i++) {
+      if (/\d/.test(text.charAt(i)) && ++seen === count) return i + 1;
+    }
+    return text.length;
+  }
+  var shown = number.value;
+  // regroups the number after each change: typing, deleting (a group's space deletes the digit beyond it),
+  // pasting in the middle; the caret stays after the same digit it was after
+  function regroup(event) {
+    var value = number.value;
+    var caret = number.selectionStart === null ? value.length : number.selectionStart;
+    var before = value.slice(0, caret).replace(/\D/g, '').length;
+    var pan = value.replace(/\D/g, '');
+    if (pan === shown.replace(/\D/g, '') && value.length < shown.length) {
+      // only a space went: take the digit it separated, as a shopper pressing delete there means
+      if (event && event.inputType === 'deleteContentBackward' && before > 0) {
+        pan = pan.slice(0, before - 1) + pan.slice(before);
+        before -= 1;
+      } else if (event && event.inputType === 'deleteContentForward') {
+        pan = pan.slice(0, before) + pan.slice(before + 1);
+      }
+    }
+    pan = pan.slice(0, 19);
+    var text = /^[\d\s]*$/.test(value) || pan.length > 0 ? grouped(pan) : value;
+    shown = text;
+    if (text === value) return;
+    number.value = text;
+    if (document.activeElement === number) {
+      var at = afterDigits(text, Math.min(before, pan.length));
+      number.setSelectionRange(at, at);
+    }
+  }
+  number.addEventListener('input', function (event) {
+    regroup(event);
     showBrand();
     var pan = digits(number.value);
     if (pan.length >= 12 && luhn(pan)) show('card', '');
@@ -179,7 +241,10 @@
       field.focus();
     }
   });
-  if (number.value) showBrand();
+  if (number.value) {
+    regroup();
+    showBrand();
+  }
   // a page answered with problems: the summary takes the focus so a screen reader reads it first
   if (!summary.hidden) summary.focus();
 })();

@@ -7,7 +7,9 @@
   document.documentElement.classList.add('framed');
   var last = 0;
   function report() {
-    var height = Math.ceil(document.documentElement.scrollHeight);
+    // the body's own height: the document's scrollHeight is never less than the frame's, so a page shorter
+    // than the one before (the result after the card form) could not shrink the frame
+    var height = Math.ceil(document.body.getBoundingClientRect().height);
     if (height === last) return;
     last = height;
     window.parent.postMessage({ type: 'gateway:resize', height: height }, origin);

@@ -49,6 +49,8 @@ export interface AppOptions {
   metricsAllow?: readonly string[];
   /** the store in use, named on the front door page */
   store?: 'redis' | 'memory';
+  /** OPERATOR_NAME: who runs the gateway, named on the hosted pages' trust line */
+  operatorName?: string;
 }
 
 /**
@@ -118,6 +120,8 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.set('etag', false);
   app.response.send = textSend(app.response.send);
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
+  // the hosted pages' trust line names the operator (render/pages.ts); the host of the base address when unnamed
+  app.locals.operatorName = options.operatorName ?? new URL(deps.baseUrl).host;
   app.set('views', VIEWS_DIR);
   app.set('view engine', 'ejs');
   // Express caches compiled views only when process.env.NODE_ENV is "production", but the gateway runs

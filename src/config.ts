@@ -54,6 +54,8 @@ const envSchema = z.object({
       }
     }, 'is not an IANA time zone'),
   TRUST_PROXY: z.string().optional(),
+  /** who runs the gateway, named on the hosted pages' trust line (unset: the host of BASE_URL) */
+  OPERATOR_NAME: z.string().trim().max(80).optional(),
   NOTIFY_ALLOW_PRIVATE: boolFlag,
   VAULT_KEY: z.string().optional(),
   VAULT_KEYS: z.string().optional(),
@@ -101,6 +103,8 @@ export interface Config {
   redisConfirmMs: number;
   timezone: string;
   trustProxy: string | boolean | number | undefined;
+  /** OPERATOR_NAME: who runs the gateway, named on the hosted pages (the host of BASE_URL when unset) */
+  operatorName: string;
   notifyAllowPrivate: boolean;
   /** newest first: the first seals, any opens; the last keys request fingerprints */
   vaultKeys: VaultKey[];
@@ -280,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisConfirmMs: e.REDIS_CONFIRM_MS,
     timezone: e.GATEWAY_TIMEZONE,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    operatorName: e.OPERATOR_NAME || new URL(baseUrl).host,
     notifyAllowPrivate: e.NOTIFY_ALLOW_PRIVATE,
     vaultKeys,
     vaultKeyGenerated: configured.length === 0,

@@ -52,6 +52,7 @@ async function main(): Promise<void> {
   let shuttingDown = false;
   const app = createApp(deps, {
     trustProxy: config.trustProxy,
+    operatorName: config.operatorName,
     isShuttingDown: () => shuttingDown,
     development: config.development,
     metricsAllow: config.metricsAllow ?? [],

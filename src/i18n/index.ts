@@ -103,6 +103,7 @@ function cachedFormatter<F>(cache: Map<string, F>, key: string, make: () => F): 
 }
 const DIGITS = new Map<string, number>();
 const AMOUNTS = new Map<string, Intl.NumberFormat>();
+const SIGNS = new Map<string, [string, string] | null>();
 const TIMES = new Map<string, Intl.DateTimeFormat>();
 
 /** Fraction digits of the currency's minor unit (ISO 4217: JPY 0, USD 2, KWD 3). */
@@ -119,11 +120,25 @@ export function currencyDigits(currency: string): number {
  * currency's own number of fraction digits. The decimal string goes to Intl as text, so no float is used.
  */
 export function formatAmount(lang: string, minor: Minor, currency: string): string {
-  const format = cachedFormatter(AMOUNTS, `${lang}\u0000${currency}`, () => {
+  const key = `${lang}\u0000${currency}`;
+  const format = cachedFormatter(AMOUNTS, key, () => {
     const digits = currencyDigits(currency);
     return new Intl.NumberFormat(lang, { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
   });
-  return format.format(decimalAmount(minor) as unknown as number);
+  const text = format.format(decimalAmount(minor) as unknown as number);
+  const sign = cachedFormatter(SIGNS, key, () => isolatedSign(lang, format));
+  return sign ? text.replace(sign[0], sign[1]) : text;
+}
+
+/**
+ * A currency sign written in Latin letters on a right-to-left page, kept whole: CLDR's Arabic "‏25.00 US$" would
+ * otherwise show as "$US 25.00", the "$" (a neutral character at the end) taking the page's direction. The sign
+ * is wrapped in a left-to-right isolate (U+2066 ... U+2069), so it reads "US$" where CLDR puts it.
+ */
+function isolatedSign(lang: string, format: Intl.NumberFormat): [string, string] | null {
+  if (dirOf(lang) !== 'rtl') return null;
+  const sign = format.formatToParts(0).find((p) => p.type === 'currency')?.value;
+  return sign && /[A-Za-z]/.test(sign) ? [sign, `\u2066${sign}\u2069`] : null;
 }
 
 /** A time of day with its zone, for "open until" notices; the card page shows it again in the shopper's zone. */

@@ -152,13 +152,16 @@ describe('when a shopper pays through the redirect flow in a real browser', () =
     await page.context().close();
   });
 
-  it('then a declined card shows the decline before the merchant gets order_status 0', async () => {
+  it('then a declined card shows the decline, and the merchant gets order_status 0 when the shopper goes back', async () => {
     const page = await newPage();
     await page.goto(`${shop.origin}/pay`);
     await page.waitForURL(/\/v1\/checkout\//);
     await fillCard(page, CARDS.declined);
     await page.locator('#pay-button').click();
     await expect(page.locator('#result-heading').textContent()).resolves.toBe('Payment declined');
+    // the session could take another card: nothing leaves for the shop until the shopper chooses
+    await expect(page.locator('#retry').isVisible()).resolves.toBe(true);
+    await page.locator('#continue').click();
     await page.waitForURL(new RegExp(`^${shop.origin}/return\\?`));
     expect(verifiedResult(page.url()).order_status).toBe('0');
     await page.context().close();

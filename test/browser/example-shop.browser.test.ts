@@ -117,6 +117,9 @@ describe(`the example shop of a gateway started as the README says, on a port ot
     const frame = page.frameLocator('#checkout-frame iframe');
     await fillCard(frame, CARDS.declined);
     await frame.locator('#pay-button').click();
+    // the frame offers another card first; the shopper's "continue" hands the decline to the shop
+    await frame.locator('#retry').waitFor();
+    await frame.locator('#continue').click();
     const { heading, facts } = await returnPage(page);
     expect(heading).toBe('The payment did not go through');
     expect(facts).toMatchObject({ order_status: '0', verified: 'true' });

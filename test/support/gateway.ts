@@ -38,6 +38,8 @@ export function testMerchants(): MerchantsFile {
             capture_mode: 'manual',
             currencies: ['USD', 'EUR', 'JPY'],
             routing: { connector_code: 'sandbox' },
+            // the card page offers proven shoppers their saved cards (DESIGN 15); nothing without a proven shopper_id
+            saved_cards: true,
           },
           {
             account_id: AUTO_ACCOUNT_ID,
@@ -87,6 +89,7 @@ export function makeGateway(opts: GatewayOptions): TestGateway {
   const deps = composeCore(config, coreLogger(log), opts);
   const app = createApp(deps, {
     trustProxy: config.trustProxy,
+    operatorName: config.operatorName,
     metricsAllow: config.metricsAllow ?? [],
     store: config.redisUrl ? 'redis' : 'memory',
   });

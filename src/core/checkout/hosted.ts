@@ -3,7 +3,8 @@ import type { ChangeSet } from '../ports/store.js';
 import type { Account } from '../merchants/directory.js';
 import type { Payment } from '../payments/payment.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
-import { authorisePayment, type CardInput, type PaymentOrder } from '../payments/authorise.js';
+import { authorisePayment, type AuthoriseCommand, type CardInput, type PaymentOrder } from '../payments/authorise.js';
+import { mayTryAnotherCard, tryAnotherCard } from '../payments/retry.js';
 import type { PaymentResult } from '../payments/settle.js';
 import type { BrowserInfo } from '../ports/card-connector.js';
 import { assertNotifyUrl } from '../notifications/target.js';
@@ -178,9 +179,22 @@ async function moveSession(deps: CoreDeps, s: CheckoutSession, state: CheckoutSe
 }
 
 /**
+ * The attempt whose decline the shopper may answer with another card now: the session's payment was
+ * declined in a way another card can change (retry.ts), and the session is still open (its expires_at).
+ * undefined when the session takes no other card.
+ */
+export function retryableAttempt(deps: CoreDeps, session: CheckoutSession, stage: CheckoutStage): number | undefined {
+  if (stage.kind !== 'paid' || session.state === 'cancelled' || deps.clock.now() >= session.expires_at) return undefined;
+  return mayTryAnotherCard(stage.payment) ? (stage.payment.attempt ?? 1) : undefined;
+}
+
+/**
  * Pays a session with the shopper's card through the same core authorisation as /v1/authorise. An
  * expired or cancelled session charges nothing; a second submit gets the first payment's result
- * (authorisePayment is idempotent on order_no and the session's fingerprint).
+ * (authorisePayment is idempotent on order_no and the session's fingerprint). `retryOf` is the attempt whose
+ * decline the shopper saw and answers with this card (the card form carries it): only while that attempt is
+ * still the payment's latest does the card become the payment's next attempt, so a double submit of one
+ * form never asks the acquirer twice.
  */
 export async function payCheckout(
   deps: CoreDeps,
@@ -189,7 +203,23 @@ export async function payCheckout(
   order: PaymentOrder,
   card: CardInput,
   browser?: BrowserInfo,
+  retryOf?: number,
 ): Promise<CheckoutStage> {
+  const cmd: AuthoriseCommand = {
+    account,
+    order: { ...order, return_url: hostedUrls(deps.baseUrl, session.merchant_id, session.session_id).result },
+    card,
+    source: 'checkout',
+    fingerprint: session.fingerprint,
+    meta: { checkout_session: session.session_id },
+    ...(browser ? { browser } : {}),
+  };
+  if (retryOf !== undefined) {
+    const stage = await checkoutStage(deps, session);
+    if (stage.kind !== 'paid' || retryableAttempt(deps, session, stage) !== retryOf) return stage;
+    const result = await tryAnotherCard(deps, cmd, stage.payment);
+    return result ? { kind: 'paid', payment: result.payment } : checkoutStage(deps, session);
+  }
   let current = session;
   for (let attempt = 0; attempt < 5; attempt++) {
     const stage = await checkoutStage(deps, current);
@@ -199,15 +229,7 @@ export async function payCheckout(
     if (!reread) return { kind: 'expired' };
     current = reread;
   }
-  const result: PaymentResult = await authorisePayment(deps, {
-    account,
-    order: { ...order, return_url: hostedUrls(deps.baseUrl, session.merchant_id, session.session_id).result },
-    card,
-    source: 'checkout',
-    fingerprint: session.fingerprint,
-    meta: { checkout_session: session.session_id },
-    ...(browser ? { browser } : {}),
-  });
+  const result: PaymentResult = await authorisePayment(deps, cmd);
   return { kind: 'paid', payment: result.payment };
 }
 

@@ -94,9 +94,11 @@ export class AcquirerJournal {
 /** The operation a reference names (claim.ts acquirerReference): the suffix tells it, the rest is the payment. */
 export function referenceKind(reference: string): { op: 'authorise' | 'challenge' | 'capture' | 'void' | 'refund'; transactionId: string } {
   const m = /^(.*)-(3ds|cap|void|\d{2,})$/.exec(reference);
-  if (!m) return { op: 'authorise', transactionId: reference };
+  // a checkout's later attempt (`-a2`) authorises the same payment
+  const payment = (ref: string): string => ref.replace(/-a\d+$/, '');
+  if (!m) return { op: 'authorise', transactionId: payment(reference) };
   const op = m[2] === '3ds' ? 'challenge' : m[2] === 'cap' ? 'capture' : m[2] === 'void' ? 'void' : 'refund';
-  return { op, transactionId: m[1]! };
+  return { op, transactionId: payment(m[1]!) };
 }
 
 /** Thrown when the acquirer cannot say what it did: the outcome is unknown, never "no". */

@@ -63,14 +63,14 @@ export interface AuthoriseCommand {
   browser?: BrowserInfo;
 }
 
-interface ResolvedCard {
+export interface ResolvedCard {
   pan: string;
   summary: CardSummary;
   securityCode?: string;
 }
 
 /** The card to charge: the one sent, or the vault's card behind token_id. */
-async function resolveCard(deps: CoreDeps, cmd: AuthoriseCommand): Promise<ResolvedCard> {
+export async function resolveCard(deps: CoreDeps, cmd: AuthoriseCommand): Promise<ResolvedCard> {
   const now = deps.clock.now();
   if (cmd.card) {
     const c = cmd.card;
@@ -241,7 +241,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
 }
 
 /** Asks the acquirer to authorise the claimed payment under `reference`, and records the outcome. */
-async function askAndSettle(
+export async function askAndSettle(
   deps: CoreDeps,
   account: Account,
   connector: CardConnector,
@@ -280,7 +280,7 @@ async function askAndSettle(
 async function reopen(deps: CoreDeps, account: Account, declined: Payment, cmd: AuthoriseCommand): Promise<PaymentResult | undefined> {
   const card = await resolveCard(deps, cmd);
   const now = deps.clock.now();
-  const reference = acquirerReference.authorise(declined.transaction_id);
+  const reference = acquirerReference.authorise(declined.transaction_id, declined.attempt);
   const claim = newClaim(deps, { op: 'authorise', reference, amount: declined.amount }, now);
   const { never_sent: _n, ...rest } = declined;
   const move = moveTo(rest, S.PENDING, now, { claim, written_by: `${claim.id}:reopen`, result_code: RESULT.PENDING[0] });
@@ -372,7 +372,7 @@ export async function answerChallenge(deps: CoreDeps, account: Account, payment:
     // the code is the intent's plan: a process that takes over a stalled answer sends it again under the same reference
     (p) =>
       waiting(p)
-        ? { intent: { op: 'challenge', reference: acquirerReference.challenge(p.transaction_id), plan: { code: maskCardNumbers(code) } } }
+        ? { intent: { op: 'challenge', reference: acquirerReference.challenge(p.transaction_id, p.attempt), plan: { code: maskCardNumbers(code) } } }
         : { refusal: 'answered' },
     (stale) => resolveStaleClaim(deps, account, stale),
   );

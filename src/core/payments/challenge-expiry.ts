@@ -3,7 +3,8 @@ import { dueQueueJob, type BackgroundJob } from '../jobs/due-queue.js';
 import { resolveStaleClaim } from '../operations/stale-claim.js';
 import { PaymentStatus as S, type Payment } from './payment.js';
 import { acquirerReference, takeClaim } from './claim.js';
-import { settleAuthorisation } from './settle.js';
+import { settleAuthorisation, type PaymentResult } from './settle.js';
+import type { Account } from '../merchants/directory.js';
 import { connectorFor } from './connector.js';
 import { CHALLENGE_EXPIRED } from './recovery.js';
 
@@ -25,34 +26,57 @@ export function challengeExpiryJob(deps: CoreDeps): BackgroundJob {
 
 const waiting = (p: Payment): boolean => p.status === S.PENDING && p.threeds.challenge_pending;
 
+/** The outcome of a challenge the shopper gave up on the challenge page (its cancel button). */
+export const CHALLENGE_ABANDONED = {
+  ...CHALLENGE_EXPIRED,
+  threedsResult: 'authentication not completed (cancelled by the shopper)',
+} as const;
+
 async function failUnansweredChallenge(deps: CoreDeps, m: string, member: string): Promise<boolean> {
   const p = await deps.store.getPayment(m, member);
   const account = p && deps.merchants.find(m, p.account_id);
   if (p && account && waiting(p)) {
-    const taken = await takeClaim<'moved'>(
-      deps,
-      m,
-      member,
-      (cur) =>
-        waiting(cur)
-          ? { intent: { op: 'challenge_expiry', reference: acquirerReference.challenge(cur.transaction_id) } }
-          : { refusal: 'moved' },
-      (stale) => resolveStaleClaim(deps, account, stale),
-      0,
-    );
-    if (taken.kind === 'busy') return false; // an answer holds it: the next run looks again
-    if (taken.kind === 'claimed') {
-      const status = await connectorFor(deps, account).status(taken.payment.claim!.reference);
-      const outcome =
-        status?.op === 'authorise' && status.outcome.kind !== 'challenge'
-          ? status.outcome
-          : { ...CHALLENGE_EXPIRED, connectorRef: taken.payment.connector_ref ?? '' };
-      const result = await settleAuthorisation(deps, account, taken.payment, outcome, 'threeds');
-      if (result.payment.threeds.challenge_pending) return false;
+    const failed = await failChallenge(deps, account, p, CHALLENGE_EXPIRED, 0);
+    if (failed === 'busy') return false; // an answer holds it: the next run looks again
+    if (failed) {
+      if (failed.payment.threeds.challenge_pending) return false;
       await deps.store.commit({ merchantId: m, due: [{ queue: 'threeds_challenge', member, at: null }] });
-      return !result.replayed;
+      return !failed.replayed;
     }
   }
   await deps.store.commit({ merchantId: m, due: [{ queue: 'threeds_challenge', member, at: null }] });
   return false;
+}
+
+/**
+ * Ends a challenge without the shopper's answer (expired, or abandoned on the challenge page) under the
+ * payment's claim: 4300 with its notification, unless the acquirer recorded an answer meanwhile (then that
+ * answer is recorded). undefined: the challenge was no longer waiting; 'busy': another flow holds the claim.
+ */
+export async function failChallenge(
+  deps: CoreDeps,
+  account: Account,
+  p: Payment,
+  why: typeof CHALLENGE_EXPIRED | typeof CHALLENGE_ABANDONED,
+  waitMs?: number,
+): Promise<PaymentResult | 'busy' | undefined> {
+  const taken = await takeClaim<'moved'>(
+    deps,
+    p.merchant_id,
+    p.transaction_id,
+    (cur) =>
+      waiting(cur)
+        ? { intent: { op: 'challenge_expiry', reference: acquirerReference.challenge(cur.transaction_id, cur.attempt) } }
+        : { refusal: 'moved' },
+    (stale) => resolveStaleClaim(deps, account, stale),
+    waitMs,
+  );
+  if (taken.kind === 'busy') return 'busy';
+  if (taken.kind !== 'claimed') return undefined;
+  const status = await connectorFor(deps, account).status(taken.payment.claim!.reference);
+  const outcome =
+    status?.op === 'authorise' && status.outcome.kind !== 'challenge'
+      ? status.outcome
+      : { ...why, connectorRef: taken.payment.connector_ref ?? '' };
+  return settleAuthorisation(deps, account, taken.payment, outcome, 'threeds');
 }

@@ -14,10 +14,14 @@ import { pause } from '../kernel/clock.js';
  */
 export type { ClaimOp, PaymentClaim };
 
-/** References derived from the operation, not the attempt: a retry is the same operation to the acquirer. */
+/**
+ * References derived from the operation, not the attempt: a retry is the same operation to the acquirer. A
+ * hosted checkout's second card after a decline (payments/retry.ts) is another authorisation, so its attempt
+ * number (2, 3, ...) is part of its references; the first attempt's references carry none.
+ */
 export const acquirerReference = {
-  authorise: (transactionId: string): string => transactionId,
-  challenge: (transactionId: string): string => `${transactionId}-3ds`,
+  authorise: (transactionId: string, attempt = 1): string => (attempt > 1 ? `${transactionId}-a${attempt}` : transactionId),
+  challenge: (transactionId: string, attempt = 1): string => `${acquirerReference.authorise(transactionId, attempt)}-3ds`,
   capture: (transactionId: string): string => `${transactionId}-cap`,
   /** cancel, expiry, a review's rejection and a skipped charge all void the one authorisation */
   void: (transactionId: string): string => `${transactionId}-void`,

@@ -116,6 +116,11 @@ export interface Payment {
    * the request reached it): nothing was charged, and the merchant's retry of the same order re-opens it
    */
   never_sent?: true;
+  /**
+   * the authorisation attempt the payment stands at: absent for the first; 2, 3, ... when the shopper of a hosted
+   * checkout tried another card after a decline (payments/retry.ts), each under references of its own
+   */
+  attempt?: number;
   note: string;
   website: string;
   notify_url: string;

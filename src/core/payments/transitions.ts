@@ -11,7 +11,8 @@ const TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
   [S.CAPTURED]: [S.PARTLY_REFUNDED, S.REFUNDED],
   [S.PARTLY_REFUNDED]: [S.PARTLY_REFUNDED, S.REFUNDED],
   [S.REFUNDED]: [],
-  // only an authorisation the acquirer never saw (never_sent), re-opened by the merchant's retry of the order
+  // an authorisation the acquirer never saw (never_sent), re-opened by the merchant's retry of the order; and a
+  // hosted checkout's decline, re-opened by the shopper's next card while the session is open (retry.ts)
   [S.DECLINED]: [S.PENDING],
   [S.CANCELLED]: [],
   [S.REJECTED]: [],

@@ -120,6 +120,25 @@ export const PAGES: PageSpec[] = [
       formPost,
     ),
   }),
+  hosted({
+    method: 'post',
+    path: `${challenge}/cancel`,
+    operationId: 'challengeCancel',
+    summary: 'Cancel the challenge',
+    description:
+      'The shopper gives up on the challenge: the payment fails (4300, threeds_result "authentication not completed (cancelled by the shopper)") with its notification, and the result follows as after an answer.',
+    responses: all(
+      {
+        200: page('The result page, sending the shopper to the return address'),
+        303: seeOther(
+          'A checkout payment: the shopper goes to the checkout’s return address (or back to the challenge while an answer holds it)',
+        ),
+        404: merged(page('No pending challenge under that address (a notice page)'), undecodable),
+        503: errorResponse(503, ERROR_TEXT[503]!),
+      },
+      formPost,
+    ),
+  }),
   ...(['get', 'post'] as const).map((method) =>
     hosted({
       method,

@@ -8,6 +8,7 @@ import { clientMessages, formatAmount, formatTime, t } from '../../i18n/index.js
 import { parseItems } from '../schemas/payment-request.js';
 import { BROWSER_FIELDS, type CardFormErrors } from '../schemas/card-form.js';
 import { displayName, preparePage } from './pages.js';
+import { BRAND_MARKS } from './brand-marks.js';
 
 const s = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -36,6 +37,8 @@ export function renderCard(
   values: Record<string, string>,
   errors: CardFormErrors,
   status = 200,
+  /** the attempt whose decline this page answers with another card (the form carries it back) */
+  retryOf?: number,
 ): void {
   preparePage(res, deps, account, lang);
   const brands = acceptedBrands(account.card_brands).map((code) => ({ code, name: BRAND_NAMES[code] }));
@@ -46,7 +49,8 @@ export function renderCard(
     urls: hostedUrls(deps.baseUrl, session.merchant_id, session.session_id),
     values,
     errors: texts,
-    brands,
+    brands: brands.map((b) => ({ ...b, mark: BRAND_MARKS[b.code] })),
+    retryOf: retryOf === undefined ? '' : String(retryOf),
     brandsJson: JSON.stringify(account.card_brands.length > 0 ? brands.map((b) => b.code) : []),
     messagesJson: JSON.stringify(clientMessages(lang)),
     cscHint: t(lang, 'card.csc_hint'),

@@ -65,8 +65,22 @@ export function preparePage(res: Response, deps: CoreDeps, account: Account | un
     logoUrl: logo ? deps.baseUrl + logo.path : '',
     brandName: account ? displayName(account) : '',
     parentOrigin: '',
+    ...trustLine(res, account, lang),
   });
   hostedPageHeaders(res, deps.baseUrl, account);
+}
+
+/**
+ * The footer's trust line: who is paid and who runs the page (OPERATOR_NAME), and the encryption claimed only
+ * when this request did come over https (req.secure: behind a proxy, TRUST_PROXY decides whether its
+ * X-Forwarded-Proto is believed).
+ */
+function trustLine(res: Response, account: Account | undefined, lang: string): { trustText: string; tlsText: string } {
+  const operator = String(res.app.locals.operatorName ?? '');
+  const trustText = account
+    ? t(lang, 'page.trust', { merchant: displayName(account), operator })
+    : t(lang, 'page.trust_operator', { operator });
+  return { trustText, tlsText: res.req.secure ? t(lang, 'page.tls') : '' };
 }
 
 export interface NoticeOptions {

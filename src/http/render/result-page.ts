@@ -35,6 +35,11 @@ export interface ResultPageOptions {
   parentOrigin: string | undefined;
   /** the shopper's language (pages.ts shopperLang) */
   lang: string;
+  /**
+   * the card page, when the session takes another card after this decline: the page offers it first and
+   * sends nobody anywhere by itself (the merchant gets the final result once; "return" still carries this one)
+   */
+  retryUrl?: string;
 }
 
 /**
@@ -54,6 +59,7 @@ export function renderResult(deps: CoreDeps, res: Response, account: Account, re
     result,
     resultJson: JSON.stringify(result),
     redirectUrl: o.redirectTo ? resultRedirect(o.redirectTo, result) : '',
+    retryUrl: o.retryUrl ?? '',
     parentOrigin: o.parentOrigin ?? '',
   });
 }

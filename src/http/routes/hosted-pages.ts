@@ -3,7 +3,7 @@ import type { CoreDeps } from '../../core/ports/deps.js';
 import type { Account } from '../../core/merchants/directory.js';
 import { GatewayError } from '../../core/kernel/errors.js';
 import { expiryPassed } from '../../core/kernel/cards.js';
-import { cancelCheckout, checkoutStage, payCheckout, type CheckoutStage } from '../../core/checkout/hosted.js';
+import { cancelCheckout, checkoutStage, payCheckout, retryableAttempt, type CheckoutStage } from '../../core/checkout/hosted.js';
 import { hostedUrls, type CheckoutSession } from '../../core/checkout/session.js';
 import { cancelledResult, parentOrigin, paymentResult } from '../../core/checkout/result.js';
 import { issuerUrl } from '../../core/payments/settle.js';
@@ -52,7 +52,9 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     const found = await sessionOf(deps, req, res);
     if (!found) return;
     const stage = await checkoutStage(deps, found.session);
-    if (stage.kind !== 'open') return followStage(deps, req, res, found.account, found.session, stage);
+    // after a decline the card page takes another card while the session is open ("try another card")
+    const retry = retryableAttempt(deps, found.session, stage);
+    if (stage.kind !== 'open' && retry === undefined) return followStage(deps, req, res, found.account, found.session, stage);
     const r = found.session.request;
     const lang = shopperLang(req, r);
     renderCard(
@@ -63,6 +65,8 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
       lang,
       { cardholder: [s(r.first_name), s(r.last_name)].filter(Boolean).join(' ') },
       {},
+      200,
+      retry,
     );
   });
 
@@ -73,8 +77,12 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     const lang = shopperLang(req, session.request);
     // an expired, paid or cancelled session answers its own page, whatever card was typed
     const current = await checkoutStage(deps, session);
-    if (current.kind !== 'open') return followStage(deps, req, res, account, session, current);
     const body = req.body as Record<string, unknown>;
+    // another card after a decline: only for the attempt whose decline the form was shown with (a double
+    // submit of the first card's form, which carries none, answers the first payment)
+    const open = retryableAttempt(deps, session, current);
+    const retry = open !== undefined && s(body.attempt) === String(open) ? open : undefined;
+    if (current.kind !== 'open' && retry === undefined) return followStage(deps, req, res, account, session, current);
     // the re-shown form keeps name and expiry; the security code never, and the number only while it is
     // itself at fault (not a valid card number), so a real card number never comes back in a page
     const kept = {
@@ -85,12 +93,12 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     };
     const read = readCardForm(body);
     if (!read.ok)
-      return renderCard(deps, res, account, session, lang, read.errors.card ? { ...kept, card: s(body.card) } : kept, read.errors, 422);
+      return renderCard(deps, res, account, session, lang, read.errors.card ? { ...kept, card: s(body.card) } : kept, read.errors, 422, retry);
     const card = read.form;
     const refusal = brandRefusal(card.card, account.card_brands);
-    if (refusal) return renderCard(deps, res, account, session, lang, kept, { card: refusal }, 422);
+    if (refusal) return renderCard(deps, res, account, session, lang, kept, { card: refusal }, 422, retry);
     if (expiryPassed(card.expiration_month, card.expiration_year, deps.clock.now())) {
-      return renderCard(deps, res, account, session, lang, kept, { expiration_year: { key: 'error.expired' } }, 422);
+      return renderCard(deps, res, account, session, lang, kept, { expiration_year: { key: 'error.expired' } }, 422, retry);
     }
     const stored = safeParseRequest(checkoutSchema, session.request);
     if (!stored.success) {
@@ -111,6 +119,7 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
           securityCode: card.security_code,
         },
         readBrowserData(body, { userAgent: req.get('user-agent'), accept: req.get('accept') }),
+        retry,
       );
     } catch (err) {
       // another request paid this order_no between the stage check and the payment: nothing was charged here
@@ -121,7 +130,7 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
       if (err instanceof GatewayError && err.code === 'OUTCOME_UNKNOWN')
         return followStage(deps, req, res, account, session, await checkoutStage(deps, session));
       if (err instanceof GatewayError && err.status === 400) {
-        return renderCard(deps, res, account, session, lang, kept, { card: { key: 'error.card_refused' } }, 422);
+        return renderCard(deps, res, account, session, lang, kept, { card: { key: 'error.card_refused' } }, 422, retry);
       }
       throw err;
     }
@@ -165,6 +174,7 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     if (stage.kind !== 'paid' || stage.payment.threeds.challenge_pending) return followStage(deps, req, res, account, session, stage);
     return renderResult(deps, res, account, paymentResult(account, stage.payment), {
       payment: stage.payment,
+      ...(retryableAttempt(deps, session, stage) !== undefined ? { retryUrl: hostedUrls(deps.baseUrl, session.merchant_id, session.session_id).card } : {}),
       redirectTo: session.return_url,
       parentOrigin: parentOrigin(account, session.return_url),
       lang: shopperLang(req, session.request),

@@ -6,6 +6,7 @@ import type { Payment } from '../../core/payments/payment.js';
 import { formatAmount } from '../../i18n/index.js';
 import { answerChallenge } from '../../core/payments/authorise.js';
 import { handOffChallenge } from '../../core/payments/challenge-handoff.js';
+import { CHALLENGE_ABANDONED, failChallenge } from '../../core/payments/challenge-expiry.js';
 import { paymentResult, parentOrigin } from '../../core/checkout/result.js';
 import { httpUrl } from '../schemas/common.js';
 import { returnUrlAllowed } from '../../core/merchants/return-origins.js';
@@ -95,7 +96,9 @@ export function threedsRouter(deps: CoreDeps): Router {
       parentOrigin: parentOrigin(account, p.return_url ?? '') ?? '',
       merchantName: displayName(account),
       amount: formatAmount(lang, p.amount, p.currency),
-      card: p.card?.masked ?? '',
+      // the last 4 only: the page is the issuer's, and the shopper knows the card by its end
+      cardLast4: p.card?.last4 ?? '',
+      cardBrand: p.card?.brand ?? '',
       action: req.originalUrl.split('?')[0],
       returnUrl: appendedReturn(account, p.return_url, req.query.return_url),
       notifyUrl: await appendedNotify(deps, p.notify_url, req.query.notify_url),
@@ -135,5 +138,22 @@ export function threedsRouter(deps: CoreDeps): Router {
   };
   router.get(`${path}/return`, returned);
   router.post(`${path}/return`, returned);
+
+  // the shopper gives up on the challenge: it fails now (4300) as an unanswered one does at its expiry
+  router.post(`${path}/cancel`, async (req, res) => {
+    const found = await challengedPayment(deps, req);
+    if (!found) return renderNotice(res, deps, undefined, shopperLang(req), NOTICES.unknown);
+    const { payment, account } = found;
+    const failed = await failChallenge(deps, account, payment, CHALLENGE_ABANDONED);
+    const current =
+      failed && failed !== 'busy'
+        ? failed.payment
+        : ((await deps.store.getPayment(payment.merchant_id, payment.transaction_id)) ?? payment);
+    // an answer holds the payment still: the challenge page shows where it stands
+    if (current.threeds.challenge_pending) return res.redirect(303, req.originalUrl.split('?')[0]!.replace(/\/cancel$/, ''));
+    // a direct payment's shopper goes on to the return address the challenge page carried, as after an answer
+    const returnUrl = appendedReturn(account, current.return_url, (req.body as Record<string, unknown>).return_url);
+    await finish(deps, req, res, account, returnUrl ? { ...current, return_url: returnUrl } : current);
+  });
   return router;
 }
