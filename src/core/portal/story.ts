@@ -1,21 +1,48 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Payment } from '../payments/payment.js';
+import type { Payment, PaymentStatus } from '../payments/payment.js';
 import type { OutboxRecord } from '../notifications/outbox.js';
 import type { AuditRecord } from './audit.js';
-import { STATUS_TEXT } from '../payments/transitions.js';
-import { formatAmount } from '../kernel/money.js';
 
-/** One line of a payment's history. */
-export interface StoryEvent {
+/** One delivery attempt as kept on the notification: when, the HTTP status if one came, the error if it failed. */
+export interface DeliveryTry {
   at: number;
-  kind: 'created' | 'status' | 'refund' | 'notification' | 'delivery' | 'action';
-  text: string;
+  status?: number;
+  error?: string;
 }
 
-/** Everything the payment page shows: the payment, its notifications and attempts, the portal actions, its history. */
+/**
+ * A notification's deliveries folded into one line: a merchant whose endpoint is down for a day and a half
+ * sees how many attempts, the first and the last, and when the next comes, not one line per failed attempt.
+ */
+export interface DeliverySummary {
+  notify_id: string;
+  notify_type: string;
+  notify_url: string;
+  /** pending: not tried yet; retrying: tried, failed, tried again later; delivered; failed: the retries stopped */
+  state: 'pending' | 'retrying' | 'delivered' | 'failed';
+  attempts: number;
+  /** the oldest attempt kept (the record keeps the latest 20; `attempts` counts all) */
+  first?: DeliveryTry;
+  last?: DeliveryTry;
+  next_retry_at?: number;
+  /** the attempts kept, oldest first */
+  tries: DeliveryTry[];
+}
+
+/** One line of a payment's history: what happened, as data; the page words it in the reader's language. */
+export type StoryEvent =
+  | { at: number; kind: 'created'; source: Payment['source']; amount: number; currency: string }
+  | { at: number; kind: 'status'; from: PaymentStatus; to: PaymentStatus }
+  | { at: number; kind: 'refund'; reference: string; amount: number; currency: string }
+  | { at: number; kind: 'queued'; notify_type: string; notify_id: string }
+  | { at: number; kind: 'delivery'; delivery: DeliverySummary }
+  | { at: number; kind: 'action'; email: string; action: string; ok: boolean; result: string };
+
+/** Everything the payment page shows: the payment, its notifications and their deliveries, the portal actions, its history. */
 export interface PaymentStory {
   payment: Payment;
   notifications: OutboxRecord[];
+  deliveries: DeliverySummary[];
   actions: AuditRecord[];
   history: StoryEvent[];
 }
@@ -31,36 +58,47 @@ export async function paymentStory(deps: CoreDeps, merchantId: string, transacti
     deps.store.auditOf(merchantId, transactionId, 100),
   ]);
   const notifications = outbox.filter((n) => n.fields.transaction_id === undefined || n.fields.transaction_id === transactionId);
-  return { payment, notifications, actions, history: historyOf(payment, notifications, actions) };
+  return {
+    payment,
+    notifications,
+    deliveries: notifications.map(summariseDelivery),
+    actions,
+    history: historyOf(payment, notifications, actions),
+  };
+}
+
+/** One notification's attempts as one summary: count, first and last attempt, the next retry while one is due. */
+export function summariseDelivery(n: OutboxRecord): DeliverySummary {
+  const tries = n.tries ?? [];
+  const first = tries[0];
+  const last = tries.at(-1) ?? (n.attempts > 0 && n.last_error ? { at: n.next_attempt_at, error: n.last_error } : undefined);
+  const state = n.status === 'delivered' ? 'delivered' : n.status === 'failed' ? 'failed' : n.attempts > 0 ? 'retrying' : 'pending';
+  return {
+    notify_id: n.notify_id,
+    notify_type: n.notify_type,
+    notify_url: n.notify_url,
+    state,
+    attempts: n.attempts,
+    ...(first ? { first } : {}),
+    ...(last ? { last } : {}),
+    ...(n.status === 'pending' ? { next_retry_at: n.next_attempt_at } : {}),
+    tries,
+  };
 }
 
 export function historyOf(p: Payment, notifications: OutboxRecord[], actions: AuditRecord[]): StoryEvent[] {
-  const events: StoryEvent[] = [
-    { at: p.created_at, kind: 'created', text: `payment received (${p.source}), ${formatAmount(p.amount)} ${p.currency}` },
-  ];
-  for (const h of p.history ?? [])
-    events.push({ at: h.at, kind: 'status', text: `${STATUS_TEXT[h.from]} → ${STATUS_TEXT[h.to]} (${h.to})` });
+  const events: StoryEvent[] = [{ at: p.created_at, kind: 'created', source: p.source, amount: p.amount, currency: p.currency }];
+  for (const h of p.history ?? []) events.push({ at: h.at, kind: 'status', from: h.from, to: h.to });
   for (const r of p.refunds) {
-    events.push({
-      at: r.refund_date,
-      kind: 'refund',
-      text: `refund ${r.refund_reference_id} of ${formatAmount(r.refund_amount)} ${p.currency}`,
-    });
+    events.push({ at: r.refund_date, kind: 'refund', reference: r.refund_reference_id, amount: r.refund_amount, currency: p.currency });
   }
   for (const n of notifications) {
-    events.push({ at: n.created_at, kind: 'notification', text: `${n.notify_type} notification ${n.notify_id} queued` });
-    for (const t of n.tries ?? []) {
-      const how = t.error ? `failed: ${t.error}` : `delivered (HTTP ${t.status})`;
-      events.push({ at: t.at, kind: 'delivery', text: `${n.notify_type} notification ${how}` });
-    }
+    events.push({ at: n.created_at, kind: 'queued', notify_type: n.notify_type, notify_id: n.notify_id });
+    // every attempt folded into one line, at the last attempt: a day of retries is one line, not thirty
+    const delivery = summariseDelivery(n);
+    if (delivery.attempts > 0) events.push({ at: n.delivered_at ?? delivery.last?.at ?? n.created_at, kind: 'delivery', delivery });
   }
-  for (const a of actions) {
-    events.push({
-      at: a.at,
-      kind: 'action',
-      text: `${a.email}: ${a.action.replace('_', ' ')} — ${a.ok ? 'done' : 'refused'} (${a.result})`,
-    });
-  }
+  for (const a of actions) events.push({ at: a.at, kind: 'action', email: a.email, action: a.action, ok: a.ok, result: a.result });
   // stable sort: events at the same instant keep the order they happened in (creation, move, notification)
   return events.sort((a, b) => a.at - b.at);
 }

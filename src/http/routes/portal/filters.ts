@@ -9,10 +9,10 @@ export type ReadFilter =
   | { ok: true; filter: PaymentFilter; cursor: SearchCursor | undefined; values: Record<string, string> }
   | { ok: false; errors: Record<string, string>; values: Record<string, string> };
 
-/** The query's filters, as given (to refill the form and build links). */
+/** The query's filters, as given (to refill the form and build links); the page's language is no filter. */
 function queryValues(req: Request): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.query)) if (typeof v === 'string' && k !== 'after') out[k] = v;
+  for (const [k, v] of Object.entries(req.query)) if (typeof v === 'string' && k !== 'after' && k !== 'lang') out[k] = v;
   return out;
 }
 

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { CoreDeps } from '../../../core/ports/deps.js';
 import { portalHeaders, requirePortalSession } from '../../middleware/portal.js';
+import { portalLanguage } from '../../middleware/portal-language.js';
 import { portalLoginRouter } from './login.js';
 import { portalPaymentsRouter } from './payments.js';
 import { portalPaymentRouter } from './payment.js';
@@ -11,7 +12,7 @@ import { portalOtherRouter } from './other.js';
 /** The merchant portal (DESIGN 11) at /portal: sign-in is open, every other page needs a session. */
 export function portalRouter(deps: CoreDeps): Router {
   const router = Router();
-  router.use('/portal', portalHeaders);
+  router.use('/portal', portalHeaders, portalLanguage(deps));
   router.use(portalLoginRouter(deps));
   router.use('/portal', requirePortalSession(deps));
   router.use(portalPaymentsRouter(deps));

@@ -8,10 +8,12 @@ import { GatewayError } from '../../../core/kernel/errors.js';
 import { LOGIN_COOKIE, SESSION_COOKIE, readCookie, setPortalCookie } from '../../middleware/portal.js';
 import { renderPortal } from '../../render/portal.js';
 import { fieldErrors, loginForm } from '../../schemas/portal.js';
-import { portalTranslator } from '../../portal/messages.js';
+import { portalT, type PortalMessageKey } from '../../../i18n/portal.js';
 import { clientAddress } from '../../client-address.js';
 
-const t = portalTranslator();
+/** A message in the page's language (portal-language.ts chose it). */
+const t = (res: Response, key: PortalMessageKey, params?: Record<string, string | number>): string =>
+  portalT(res.locals.portalLang as string, key, params);
 
 function showLogin(deps: CoreDeps, req: Request, res: Response, status: number, locals: Record<string, unknown>): void {
   const token = randomBytes(24).toString('base64url');
@@ -31,7 +33,7 @@ export function portalLoginRouter(deps: CoreDeps): Router {
   const router = Router();
 
   router.get('/portal/login', (req, res) => {
-    showLogin(deps, req, res, 200, req.query.expired ? { notice: { ok: false, text: t('login.expired') } } : {});
+    showLogin(deps, req, res, 200, req.query.expired ? { notice: { ok: false, text: t(res, 'login.expired') } } : {});
   });
 
   router.post('/portal/login', async (req, res) => {
@@ -39,7 +41,7 @@ export function portalLoginRouter(deps: CoreDeps): Router {
     const values = { email: typeof body.email === 'string' ? body.email : '' };
     if (!sameToken(readCookie(req, LOGIN_COOKIE), body._csrf)) {
       deps.log.warn({ ip: clientAddress(req) }, 'portal sign-in without its CSRF token');
-      return showLogin(deps, req, res, 403, { values, errors: { form: t('login.form_expired') } });
+      return showLogin(deps, req, res, 403, { values, errors: { form: t(res, 'login.form_expired') } });
     }
     const parsed = loginForm.safeParse(body);
     if (!parsed.success) return showLogin(deps, req, res, 400, { values, errors: fieldErrors(parsed.error) });
@@ -52,9 +54,9 @@ export function portalLoginRouter(deps: CoreDeps): Router {
     if (result.reason === 'throttled') {
       res.setHeader('Retry-After', String(result.retryAfter));
       const minutes = Math.max(1, Math.ceil(result.retryAfter / 60));
-      return showLogin(deps, req, res, 429, { values, errors: { form: t('login.throttled', { minutes }) } });
+      return showLogin(deps, req, res, 429, { values, errors: { form: t(res, 'login.throttled', { minutes }) } });
     }
-    return showLogin(deps, req, res, 401, { values, errors: { form: t('login.wrong') } });
+    return showLogin(deps, req, res, 401, { values, errors: { form: t(res, 'login.wrong') } });
   });
 
   // signing out twice (a double click) answers what the first did: the sign-in page

@@ -8,11 +8,12 @@ import { GatewayError } from '../../../core/kernel/errors.js';
 import { sessionOf } from '../../middleware/portal.js';
 import { renderPortal } from '../../render/portal.js';
 import { fieldErrors, passwordForm } from '../../schemas/portal.js';
-import { portalTranslator } from '../../portal/messages.js';
+import { portalT } from '../../../i18n/portal.js';
 import { clientAddress } from '../../client-address.js';
 import { actOnce, takeNotice } from '../../../core/portal/forms.js';
 
-const t = portalTranslator();
+/** The notice a password change leaves: a message key, worded in the language of the page that shows it. */
+const PASSWORD_CHANGED = 'password.changed';
 const REFUNDS_SHOWN = 100;
 const q = (v: unknown): string => (typeof v === 'string' ? v.trim().slice(0, 64) : '');
 
@@ -106,7 +107,9 @@ export function portalOtherRouter(deps: CoreDeps): Router {
   });
 
   router.get('/portal/account/password', async (req, res) => {
-    renderPortal(res, deps.timezone, 'password', { active: 'password', notice: await takeNotice(deps, sessionOf(res), req.originalUrl) });
+    const notice = await takeNotice(deps, sessionOf(res), req.originalUrl);
+    const text = notice?.ok && notice.result === PASSWORD_CHANGED ? portalT(res.locals.portalLang as string, PASSWORD_CHANGED) : undefined;
+    renderPortal(res, deps.timezone, 'password', { active: 'password', notice: notice && text ? { ...notice, text } : notice });
   });
 
   router.post('/portal/account/password', async (req, res) => {
@@ -117,7 +120,7 @@ export function portalOtherRouter(deps: CoreDeps): Router {
     try {
       const outcome = await actOnce(deps, session, (req.body as Record<string, unknown>)._csrf, req.path, async () => {
         await changePassword(deps, session, parsed.data.current_password, parsed.data.new_password, clientAddress(req) ?? '');
-        return { location: '/portal/account/password', notice: { ok: true, result: t('password.changed') } };
+        return { location: '/portal/account/password', notice: { ok: true, result: PASSWORD_CHANGED } };
       });
       res.redirect(303, outcome.location);
     } catch (err) {

@@ -130,7 +130,7 @@ describe('when an admin acts on payments in the portal', () => {
     expect(cap.status).toBe(303);
     const afterCapture = await agent.get(cap.headers.location!);
     expect(afterCapture.text).toContain('Done: V0000:Success');
-    expect(afterCapture.text).toMatch(/id="amount-captured">6\.00 USD/);
+    expect(afterCapture.text).toMatch(/id="amount-captured">\$6\.00</);
     const refund = await postForm(agent, pageOf(a.transaction_id), `/portal/payments/${a.transaction_id}/refund`, {
       refund_amount: '2.5',
       refund_reason: 'returned item',
@@ -153,7 +153,9 @@ describe('when an admin acts on payments in the portal', () => {
     // the notifications of each action were queued like the API's; deliver them (the first attempt fails)
     await jobOf(gw, 'notification-delivery').runOnce();
     const page = await agent.get(pageOf(a.transaction_id));
-    expect(page.text).toContain('answered HTTP 500');
+    // the failed attempt is summed up on its notification: its outcome and the retry to come
+    expect(page.text).toMatch(/class="last-attempt"><bdi dir="ltr">[^<]+<\/bdi> · HTTP 500</);
+    expect(page.text).toMatch(/class="next-retry"><bdi dir="ltr">\d{4}-/);
     const notifyIds = [...page.text.matchAll(/name="notify_id" value="([^"]+)"/g)].map((m) => m[1]!);
     expect(notifyIds.length).toBeGreaterThanOrEqual(3); // payment, capture, refund
     const resend = await postForm(agent, pageOf(a.transaction_id), `/portal/payments/${a.transaction_id}/resend`, {
@@ -163,14 +165,14 @@ describe('when an admin acts on payments in the portal', () => {
     expect((await gw.deps.store.getOutbox(MERCHANT_ID, notifyIds[0]!))?.status).toBe('pending');
     await jobOf(gw, 'notification-delivery').runOnce();
     const story = (await agent.get(pageOf(a.transaction_id))).text;
-    expect(story).toMatch(/delivered \(HTTP 200\)/);
+    expect(story).toMatch(/Notification delivered: [^<]*\(HTTP 200; attempts: 2\)/);
     // every action is recorded with the user and shown; the history has the status moves in order
     for (const what of ['capture 10.01', 'capture 6.00', 'refund 2.50 returned item', 'resend']) {
       expect(story).toContain(`${PORTAL.admin.email} · ${what}`);
     }
     const history = /<ol class="log" id="history">([\s\S]*?)<\/ol>/.exec(story)![1]!;
-    expect(history.indexOf('authorised → captured')).toBeGreaterThan(0);
-    expect(history.indexOf('captured → partly refunded')).toBeGreaterThan(history.indexOf('authorised → captured'));
+    expect(history.indexOf('Authorised → Captured')).toBeGreaterThan(0);
+    expect(history.indexOf('Captured → Partly refunded')).toBeGreaterThan(history.indexOf('Authorised → Captured'));
     const audit = await gw.deps.store.auditOf(MERCHANT_ID, undefined, 50);
     expect(audit.map((r) => r.action).sort()).toEqual(['cancel', 'capture', 'capture', 'refund', 'resend']);
     expect(audit.every((r) => r.email === PORTAL.admin.email)).toBe(true);
