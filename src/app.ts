@@ -35,7 +35,6 @@ import { frontDoorRouter } from './http/routes/front-door.js';
 import { pageAssetsRouter } from './http/routes/page-assets.js';
 import { portalRouter } from './http/routes/portal/index.js';
 import { connectorWebhooksRouter } from './http/routes/connector-webhooks.js';
-import { testClocksRouter } from './http/routes/test-clocks.js';
 
 /** EJS pages and the pages' own scripts and styles (next to src/ and dist/ alike). */
 const VIEWS_DIR = fileURLToPath(new URL('../views', import.meta.url));
@@ -150,7 +149,6 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
     payoutRouter(deps),
     optimiseRouter(deps),
     checkoutRouter(deps),
-    testClocksRouter(deps),
   ];
   // the API's fixed POST routes skip the router's walk (http/post-dispatch.ts), with the same middlewares in
   // the same order as below, where everything else still goes; another spelling of their paths (/V1/CAPTURE,

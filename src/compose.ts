@@ -22,7 +22,6 @@ import { noMetrics } from './core/ports/metrics.js';
 import { meteredJob } from './core/jobs/metered.js';
 import { PrometheusMetrics } from './metrics/prometheus.js';
 import { recoveryJob } from './core/jobs/recovery.js';
-import { testClockJob } from './core/jobs/test-clocks.js';
 
 /**
  * The store the configuration asks for: Redis when REDIS_URL is set, else the embedded in-memory store.
@@ -120,7 +119,6 @@ export function backgroundJobs(deps: CoreDeps, _config: Config): BackgroundJob[]
     payoutLifecycleJob(deps),
     challengeExpiryJob(deps),
     recoveryJob(deps),
-    testClockJob(deps),
   ];
   return jobs.map((job) => meteredJob(job, deps.metrics));
 }

@@ -11,7 +11,6 @@ import { assertNotifyUrl } from '../notifications/target.js';
 import { returnUrlAllowed } from '../merchants/return-origins.js';
 import { firstOfOrder, orderForms, paymentOfOrder } from '../payments/order-lookup.js';
 import { loadingFormFields } from './form.js';
-import { paymentDepsOnClock } from '../clocks/clocks.js';
 import { formSignature, hostedUrls, SETTLED_SESSION_TTL_MS, type CheckoutSession } from './session.js';
 
 export interface NewCheckout {
@@ -230,10 +229,7 @@ export async function payCheckout(
     if (!reread) return { kind: 'expired' };
     current = reread;
   }
-  // a session opened on a test clock pays in the clock's time and queues (DESIGN 14)
-  const clockId = session.request.test_clock_id;
-  const payDeps = typeof clockId === 'string' && clockId !== '' ? await paymentDepsOnClock(deps, account, clockId) : deps;
-  const result: PaymentResult = await authorisePayment(payDeps, cmd);
+  const result: PaymentResult = await authorisePayment(deps, cmd);
   return { kind: 'paid', payment: result.payment };
 }
 

@@ -25,10 +25,6 @@ const SIGNED: ReadonlyMap<string, readonly string[]> = new Map<string, readonly 
   ['/v1/payout', REQUEST_SIGNATURE_FIELDS.payout],
   ['/v1/payout/query', REQUEST_SIGNATURE_FIELDS.payoutQuery],
   ['/v1/optimise', REQUEST_SIGNATURE_FIELDS.optimise],
-  ['/v1/testClock', REQUEST_SIGNATURE_FIELDS.testClock],
-  ['/v1/testClockAdvance', REQUEST_SIGNATURE_FIELDS.testClockAdvance],
-  ['/v1/retrievalTestClock', REQUEST_SIGNATURE_FIELDS.retrievalTestClock],
-  ['/v1/testClockDelete', REQUEST_SIGNATURE_FIELDS.testClockDelete],
 ]);
 
 /** True for a merchant call signed by DESIGN 2 (the paths signedValuesFor knows), without building its values. */

@@ -178,7 +178,6 @@ const TAGS = [
   ['Subscriptions', 'Recurring contracts created with a payment'],
   ['Notifications', 'The gateway’s signed posts to notify_url'],
   ['Payouts', 'Payments to beneficiaries from the account’s deposit balance'],
-  ['Test clocks', 'Time-driven behaviour tested without waiting, per clock, on sandbox accounts'],
   ['Hosted pages', 'Pages for shoppers: card form, 3-D Secure challenge, result, and their files'],
   ['Operating', 'Health, metrics and this document'],
   ['Merchant portal', 'Pages for the merchant’s people, behind a session cookie'],

@@ -33,6 +33,19 @@ function gateway(code: 'stripe' | 'adyen', name: string): { gw: TestGateway; clo
   return { gw, clock };
 }
 
+/** A direct payment on the 3-D Secure test card: the answer, its issuer_url and its transaction. */
+async function challenged(gw: TestGateway): Promise<{ res: request.Response; issuer: URL; transactionId: string }> {
+  const res = await request(gw.app)
+    .post('/v1/authorise')
+    .set('Content-Type', 'application/x-www-form-urlencoded')
+    .send(JSON.stringify(authoriseBody({ card: '4000002500003155', open3d: 'do3DS' })));
+  return {
+    res,
+    issuer: new URL(/<issuer_url>([^<]+)<\/issuer_url>/.exec(res.text)![1]!.replace(/&amp;/g, '&')),
+    transactionId: /<transaction_id>([^<]+)</.exec(res.text)![1]!,
+  };
+}
+
 const payment = (gw: TestGateway, orderNo: string) => gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, orderNo);
 
 describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', (code) => {
@@ -82,13 +95,8 @@ describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', 
   it('when the acquirer asks for 3-D Secure, then the payment waits on the challenge page and the acquirer’s result settles it', async () => {
     const { gw } = gateway(code, '3ds');
     try {
-      const res = await request(gw.app)
-        .post('/v1/authorise')
-        .set('Content-Type', 'application/x-www-form-urlencoded')
-        .send(JSON.stringify(authoriseBody({ card: '4000002500003155', open3d: 'do3DS' })));
+      const { res, issuer, transactionId } = await challenged(gw);
       expect(res.text).toMatch(/<order_status>2<\/order_status>/);
-      const issuer = new URL(/<issuer_url>([^<]+)<\/issuer_url>/.exec(res.text)![1]!.replace(/&amp;/g, '&'));
-      const transactionId = /<transaction_id>([^<]+)</.exec(res.text)![1]!;
       // the shopper passes the acquirer's challenge; the acquirer's return data is the answer
       let answer = '';
       if (code === 'stripe') stripe.finishChallenge(stripe.intentFor(transactionId)!.id, true);
@@ -106,15 +114,10 @@ describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', 
   it('when the acquirer runs its own 3-D Secure page, then /v1/authorise answers issuer_url on the gateway, which hands the shopper over, and the return settles the payment once', async () => {
     const { gw } = gateway(code, '3ds-handoff');
     try {
-      const res = await request(gw.app)
-        .post('/v1/authorise')
-        .set('Content-Type', 'application/x-www-form-urlencoded')
-        .send(JSON.stringify(authoriseBody({ card: '4000002500003155', open3d: 'do3DS' })));
+      const { res, issuer, transactionId } = await challenged(gw);
       // DESIGN 5: pending (2) with issuer_url, the gateway's hosted challenge page (a GET address)
       expect(res.text).toMatch(/<order_status>2<\/order_status>/);
-      const issuer = new URL(/<issuer_url>([^<]+)<\/issuer_url>/.exec(res.text)![1]!.replace(/&amp;/g, '&'));
       expect(issuer.origin).toBe('http://gateway.test');
-      const transactionId = /<transaction_id>([^<]+)</.exec(res.text)![1]!;
       // the hosted challenge page hands the shopper to the acquirer's own page
       const handOff = await request(gw.app).get(issuer.pathname);
       expect(handOff.status).toBe(303);
@@ -146,12 +149,7 @@ describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', 
   it('when the shopper fails the acquirer’s own challenge, then the return records 3-D Secure failed (4300)', async () => {
     const { gw } = gateway(code, '3ds-handoff-fail');
     try {
-      const res = await request(gw.app)
-        .post('/v1/authorise')
-        .set('Content-Type', 'application/x-www-form-urlencoded')
-        .send(JSON.stringify(authoriseBody({ card: '4000002500003155', open3d: 'do3DS' })));
-      const issuer = new URL(/<issuer_url>([^<]+)<\/issuer_url>/.exec(res.text)![1]!.replace(/&amp;/g, '&'));
-      const transactionId = /<transaction_id>([^<]+)</.exec(res.text)![1]!;
+      const { issuer, transactionId } = await challenged(gw);
       const handOff = await request(gw.app).get(issuer.pathname);
       const failed = await fetch(handOff.headers.location!, {
         method: 'POST',
