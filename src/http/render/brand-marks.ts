@@ -3,10 +3,11 @@ import type { CardBrandCode } from '../../core/merchants/branding.js';
 /**
  * The card page's brand marks: small inline SVGs drawn for this project (simple shapes and wordmarks, no
  * third-party logo files), 40 x 26, each on its own card-shaped ground so it reads in light and dark alike.
- * Decorative (aria-hidden): the list item carries the brand's name as text. Built once, at import.
+ * Decorative (aria-hidden): the list item carries the brand's name as text. Drawn left to right on right-to-left
+ * pages too (direction). Built once, at import.
  */
 const card = (ground: string, body: string): string =>
-  `<svg class="mark-svg" viewBox="0 0 40 26" width="40" height="26" aria-hidden="true" focusable="false">` +
+  `<svg class="mark-svg" viewBox="0 0 40 26" width="40" height="26" direction="ltr" aria-hidden="true" focusable="false">` +
   `<rect x="0.5" y="0.5" width="39" height="25" rx="4" fill="${ground}" stroke="#c9cfdd"/>${body}</svg>`;
 
 const word = (text: string, fill: string, size: number, extra = ''): string =>
