@@ -35,6 +35,7 @@ import { frontDoorRouter } from './http/routes/front-door.js';
 import { pageAssetsRouter } from './http/routes/page-assets.js';
 import { portalRouter } from './http/routes/portal/index.js';
 import { connectorWebhooksRouter } from './http/routes/connector-webhooks.js';
+import { disputesRouter } from './http/routes/disputes.js';
 
 /** EJS pages and the pages' own scripts and styles (next to src/ and dist/ alike). */
 const VIEWS_DIR = fileURLToPath(new URL('../views', import.meta.url));
@@ -147,6 +148,7 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
     subscriptionsRouter(deps),
     notificationsRouter(deps),
     payoutRouter(deps),
+    disputesRouter(deps),
     optimiseRouter(deps),
     checkoutRouter(deps),
   ];

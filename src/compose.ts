@@ -22,6 +22,7 @@ import { noMetrics } from './core/ports/metrics.js';
 import { meteredJob } from './core/jobs/metered.js';
 import { PrometheusMetrics } from './metrics/prometheus.js';
 import { recoveryJob } from './core/jobs/recovery.js';
+import { disputeStepsJob } from './core/disputes/steps.js';
 
 /**
  * The store the configuration asks for: Redis when REDIS_URL is set, else the embedded in-memory store.
@@ -119,6 +120,7 @@ export function backgroundJobs(deps: CoreDeps, _config: Config): BackgroundJob[]
     payoutLifecycleJob(deps),
     challengeExpiryJob(deps),
     recoveryJob(deps),
+    disputeStepsJob(deps),
   ];
   return jobs.map((job) => meteredJob(job, deps.metrics));
 }

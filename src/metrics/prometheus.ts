@@ -26,6 +26,7 @@ export class PrometheusMetrics implements GatewayMetrics {
   private readonly payments: Counter<'source' | 'status'>;
   private readonly deliveries: Counter<'result'>;
   private readonly jobs: Counter<'job' | 'result'>;
+  private readonly disputes: Counter<'reason' | 'status'>;
 
   constructor(sources: Sources) {
     const registers = [this.registry];
@@ -58,6 +59,12 @@ export class PrometheusMetrics implements GatewayMetrics {
       name: 'gateway_job_runs_total',
       help: 'Background job runs, by job and result (ok, partial: some items failed and were put back, error)',
       labelNames: ['job', 'result'],
+      registers,
+    });
+    this.disputes = new Counter({
+      name: 'gateway_disputes_total',
+      help: 'Dispute status changes (opening included), by dispute_reason and the dispute_status reached',
+      labelNames: ['reason', 'status'],
       registers,
     });
     new Gauge({
@@ -110,6 +117,10 @@ export class PrometheusMetrics implements GatewayMetrics {
 
   jobRun(job: string, result: 'ok' | 'partial' | 'error'): void {
     this.jobs.inc({ job, result });
+  }
+
+  disputeMoved(reason: string, status: string): void {
+    this.disputes.inc({ reason, status });
   }
 
   /** One answered HTTP request; `route` is the matched pattern, never the raw path. */

@@ -14,6 +14,7 @@ import type { VaultRecord } from '../core/payments/vault.js';
 import type { DepositBalance, Payout } from '../core/payouts/payout.js';
 import type { CheckoutSession } from '../core/checkout/session.js';
 import type { AcquirerLedger } from '../core/ports/acquirer-ledger.js';
+import type { DisputeRecord } from '../core/disputes/dispute-record.js';
 import type { Condition, KvStore, Versioned, Write } from './kv.js';
 
 /**
@@ -59,6 +60,11 @@ export const keys = {
   approvals: (m: string, account: string) => `gw:{${m}}:approvals:${account}`,
   /** an account's transaction ids scored by creation time (portal search, newest payments) */
   paymentsByTime: (m: string, account: string) => `gw:{${m}}:pay-by-time:${account}`,
+  dispute: (m: string, id: string) => `gw:{${m}}:dispute:${id}`,
+  /** an account's dispute ids scored by opening time (the dispute search) */
+  disputesByTime: (m: string, account: string) => `gw:{${m}}:disputes:${account}`,
+  /** an account's open dispute ids scored by due date (the portal's list) */
+  openDisputes: (m: string, account: string) => `gw:{${m}}:disputes-open:${account}`,
   portalSession: (m: string, id: string) => `gw:{${m}}:portal-session:${id}`,
   /** portal actions (JSON members scored by time): per subject, and the merchant's all together */
   audit: (m: string, subject: string | undefined) => (subject === undefined ? `gw:{${m}}:audit` : `gw:{${m}}:audit:${subject}`),
@@ -211,6 +217,19 @@ export class KvGatewayStore implements GatewayStore {
       conditions.push({ key, version: expected });
       writes.push({ op: 'put', key, data: encode(next) });
     }
+    for (const { next, expected } of change.disputes ?? []) {
+      const key = keys.dispute(m, next.dispute_id);
+      conditions.push({ key, version: expected });
+      writes.push({ op: 'put', key, data: encode(next) });
+      if (expected === 0)
+        writes.push({ op: 'zadd', key: keys.disputesByTime(m, next.account_id), score: next.opened_at, member: next.dispute_id });
+      const open = keys.openDisputes(m, next.account_id);
+      writes.push(
+        next.closed_at === null
+          ? { op: 'zadd', key: open, score: next.due_at, member: next.dispute_id }
+          : { op: 'zrem', key: open, member: next.dispute_id },
+      );
+    }
     for (const { id, next, expected, ttlMs } of change.portalSessions ?? []) {
       const key = keys.portalSession(m, id);
       if (expected >= 0) conditions.push({ key, version: expected });
@@ -242,6 +261,22 @@ export class KvGatewayStore implements GatewayStore {
   async paymentsByTime(m: string, account: string, from: number, to: number, limit: number): Promise<PaymentIndexEntry[]> {
     const hits = await this.kv.range(keys.paymentsByTime(m, account), from, to, limit, true);
     return hits.map((h) => ({ transactionId: h.member, at: h.score }));
+  }
+
+  async getDispute(m: string, id: string): Promise<DisputeRecord | undefined> {
+    return decode<DisputeRecord>(await this.kv.get(keys.dispute(m, id)));
+  }
+
+  async getDisputes(m: string, ids: readonly string[]): Promise<(DisputeRecord | undefined)[]> {
+    return (await this.kv.getMany(ids.map((id) => keys.dispute(m, id)))).map((v) => decode<DisputeRecord>(v));
+  }
+
+  async disputesByTime(m: string, account: string, from: number, to: number, limit: number): Promise<string[]> {
+    return (await this.kv.range(keys.disputesByTime(m, account), from, to, limit, true)).map((h) => h.member);
+  }
+
+  async openDisputes(m: string, account: string, limit: number): Promise<string[]> {
+    return (await this.kv.range(keys.openDisputes(m, account), -Infinity, Infinity, limit)).map((h) => h.member);
   }
 
   async getPortalSession(m: string, id: string): Promise<PortalSession | undefined> {

@@ -10,6 +10,10 @@ export const CARDS = {
   expiredCard: '4000000000000069',
   processingError: '4000000000000119',
   challenge: '4000002500003155',
+  /** approved, then disputed when captured (DESIGN 13): fraudulent, product_not_received, general (an inquiry) */
+  disputeFraud: '4000000000000259',
+  disputeNotReceived: '4000000000002685',
+  disputeInquiry: '4000000000001976',
 } as const;
 
 export const ALL_TEST_CARDS: string[] = Object.values(CARDS);

@@ -13,7 +13,8 @@ export function jobOf(
     | 'subscription-charges'
     | 'threeds-challenge-expiry'
     | 'pending-resolve'
-    | 'auth-expiry',
+    | 'auth-expiry'
+    | 'dispute-steps',
 ): BackgroundJob {
   const job = backgroundJobs(gw.deps, gw.config).find((j) => j.name === name);
   if (!job) throw new Error(`no background job ${name}`);

@@ -1,12 +1,15 @@
 import type { IdGenerator } from '../kernel/clock.js';
 import { fromAcquirerAmount } from '../kernel/money.js';
 import type { AcquirerLedger } from '../ports/acquirer-ledger.js';
+import type { DisputeEvidence, DisputeReason } from '../disputes/dispute-record.js';
 import type {
+  AcquirerDispute,
   AcquirerStatus,
   AuthorisationOutcome,
   CardAuthorisation,
   CardConnector,
   DeclineReason,
+  DisputeOperations,
   OperationOutcome,
 } from '../ports/card-connector.js';
 
@@ -19,6 +22,26 @@ const DECLINES: Record<string, DeclineReason> = {
 const PROCESSING_ERROR = '4000000000000119';
 const CHALLENGE = '4000002500003155';
 export const SANDBOX_CHALLENGE_CODE = '123456';
+
+/**
+ * Dispute test cards (DESIGN 7 and 13): approved, then disputed as soon as the payment is captured. The
+ * authorisation's reference carries the dispute to come (its prefix), so a capture costs nothing more to
+ * tell: `watches` reads the prefix, `since` answers the one dispute.
+ */
+const DISPUTE_CARDS: Record<string, { prefix: string; reason: DisputeReason; inquiry: boolean }> = {
+  '4000000000000259': { prefix: 'sbxdf', reason: 'fraudulent', inquiry: false },
+  '4000000000002685': { prefix: 'sbxdp', reason: 'product_not_received', inquiry: false },
+  '4000000000001976': { prefix: 'sbxdg', reason: 'general', inquiry: true },
+};
+const DISPUTE_BY_PREFIX = new Map(Object.values(DISPUTE_CARDS).map((c) => [c.prefix, c]));
+const disputePlanOf = (connectorRef: string) => DISPUTE_BY_PREFIX.get(connectorRef.slice(0, connectorRef.indexOf('_')));
+
+/** The sandbox's decision on evidence (DESIGN 13): won if it holds `winning_evidence`, lost if `losing_evidence`, else won. */
+export function sandboxDecision(evidence: DisputeEvidence): 'won' | 'lost' {
+  const text = Object.values(evidence).join('\n');
+  if (text.includes('winning_evidence')) return 'won';
+  return text.includes('losing_evidence') ? 'lost' : 'won';
+}
 
 /**
  * Operation failures on demand (docs/operations.md): a capture or refund of an amount whose cents are 13
@@ -80,7 +103,7 @@ export class SandboxConnector implements CardConnector {
   }
 
   private decide(req: CardAuthorisation): AuthorisationOutcome {
-    const ref = this.ids.opaque(failsFor(req.amount, req.currency) ? VOID_FAILS : 'sbx');
+    const ref = this.ids.opaque(failsFor(req.amount, req.currency) ? VOID_FAILS : (DISPUTE_CARDS[req.pan]?.prefix ?? 'sbx'));
     if (req.pan === PROCESSING_ERROR) return { kind: 'error', message: 'sandbox: processing error' };
     const decline = DECLINES[req.pan];
     const mpiDone = Boolean(req.mpi?.cavv || req.mpi?.eci);
@@ -134,6 +157,39 @@ export class SandboxConnector implements CardConnector {
     }));
   }
 
+  /**
+   * The sandbox's disputes: one per payment of a dispute test card, named `<connectorRef>_dp01`. Its decision
+   * is kept in the ledger when the evidence or the acceptance arrives (the first one wins); the gateway reads
+   * it when its decision step falls due, 1 day after the evidence.
+   */
+  readonly disputes: DisputeOperations = {
+    watches: (connectorRef) => disputePlanOf(connectorRef) !== undefined,
+    since: async (connectorRef): Promise<AcquirerDispute[]> => {
+      const plan = disputePlanOf(connectorRef);
+      if (!plan) return [];
+      const disputeRef = `${connectorRef}_dp01`;
+      const decided = await this.ledger.ledgerLookup(decisionKey(disputeRef));
+      const status = decided === 'won' || decided === 'lost' ? decided : plan.inquiry ? 'inquiry' : 'needs_response';
+      return [{ disputeRef, reason: plan.reason, status }];
+    },
+    submitEvidence: async (disputeRef, evidence, reference) => {
+      const outcome = await this.once({ op: 'evidence', connectorRef: disputeRef }, reference, (): OperationOutcome => ({
+        ok: true,
+        connectorRef: disputeRef,
+      }));
+      if (outcome.ok) await this.ledger.ledgerRecord(decisionKey(disputeRef), sandboxDecision(evidence));
+      return outcome;
+    },
+    accept: async (disputeRef, reference) => {
+      const outcome = await this.once({ op: 'accept', connectorRef: disputeRef }, reference, (): OperationOutcome => ({
+        ok: true,
+        connectorRef: disputeRef,
+      }));
+      if (outcome.ok) await this.ledger.ledgerRecord(decisionKey(disputeRef), 'lost');
+      return outcome;
+    },
+  };
+
   async status(reference: string): Promise<AcquirerStatus> {
     const kept = await this.ledger.ledgerLookup(reference);
     if (!kept) return undefined;
@@ -150,6 +206,9 @@ export class SandboxConnector implements CardConnector {
       : { op: 'capture', outcome: captureOutcome(marker, reference, record.connectorRef), ...asked(record) };
   }
 }
+
+/** The ledger key of a dispute's decision: `won` or `lost`, the first written wins. */
+const decisionKey = (disputeRef: string): string => `${disputeRef}#decision`;
 
 /** What the sandbox keeps of a capture under its reference: the request; the outcome is its marker's. */
 interface CaptureRecord {

@@ -1,7 +1,17 @@
 // A leaf file (imports nothing of the core), so that ports/store.ts can name the record without a circle.
 
 export type NotifyType =
-  'payment' | 'threeds' | 'review' | 'capture' | 'cancel' | 'refund' | 'expire' | 'subscription_charge' | 'subscription_cancel' | 'payout';
+  | 'payment'
+  | 'threeds'
+  | 'review'
+  | 'capture'
+  | 'cancel'
+  | 'refund'
+  | 'expire'
+  | 'subscription_charge'
+  | 'subscription_cancel'
+  | 'payout'
+  | 'dispute';
 
 /** A notification waiting for delivery (the outbox); written in the same atomic step as the outcome. */
 export interface OutboxRecord {

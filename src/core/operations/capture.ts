@@ -5,6 +5,7 @@ import { acquirerReference } from '../payments/claim.js';
 import { RESULT } from '../kernel/result-codes.js';
 import type { OrderRef, PaymentOperation, Planned } from './operation.js';
 import { closedStatusFailure } from './status-failures.js';
+import { disputeWatchOnCapture } from '../disputes/watch.js';
 
 /** Capture once, any amount up to the authorised one; the rest of the authorisation is released. */
 export const captureOperation: PaymentOperation<OrderRef, { amount: number }> = {
@@ -28,12 +29,14 @@ export const captureOperation: PaymentOperation<OrderRef, { amount: number }> = 
   intent: (p, plan) => ({ reference: acquirerReference.capture(p.transaction_id), amount: plan.amount }),
   execute: (connector, p, plan, reference) =>
     connector.capture(p.connector_ref ?? '', acquirerAmount(plan.amount, p.currency), p.currency, reference),
-  apply({ now }, p, plan) {
+  apply({ deps, account, now }, p, plan) {
     const move = moveTo(p, S.CAPTURED, now, { captured: plan.amount, result_code: RESULT.SUCCESS[0] });
     if (!move.ok) throw new Error('capture planned on a payment that cannot be captured');
     return {
       next: move.payment,
-      change: { due: [{ queue: 'auth_expiry', member: p.transaction_id, at: null }] },
+      change: {
+        due: [{ queue: 'auth_expiry', member: p.transaction_id, at: null }, ...disputeWatchOnCapture(deps, account, move.payment, now)],
+      },
       notification: { capture_amount: formatAmount(plan.amount) },
     };
   },

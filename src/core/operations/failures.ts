@@ -19,6 +19,8 @@ export const ORDER_OUTCOME = {
   NOT_CAPTURED: ['V2008', 'Transaction has not been captured'],
   FULLY_REFUNDED: ['V2009', 'Transaction has been refunded in full'],
   CAPTURED_NOT_CANCELLABLE: ['V2010', 'Transaction has been captured; refund it instead'],
+  /** the text is followed by the open dispute's dispute_id (the failure's detail) */
+  DISPUTED: ['V2011', 'Transaction has an open dispute; no refund until it is closed'],
   CAPTURE_EXCEEDS_AUTHORISED: ['V3001', 'Capture amount exceeds the authorised amount'],
   REFUND_EXCEEDS_CAPTURED: ['V3002', 'Refund amount exceeds the amount left to refund'],
   ZERO_AMOUNT: ['V3003', 'Amount must be greater than zero'],

@@ -6,6 +6,7 @@ import type { Account } from '../merchants/directory.js';
 import type { OrderRef, PaymentOperation, Planned } from './operation.js';
 import { outcomeText } from './failures.js';
 import { closedStatusFailure } from './status-failures.js';
+import { isOpenDispute } from '../disputes/dispute-record.js';
 
 export interface RefundOrder extends OrderRef {
   refund_amount: number;
@@ -61,6 +62,9 @@ export const refundOperation: PaymentOperation<RefundOrder, RefundPlan> = {
     // first: a repeat answers which refund it repeats, even when that refund left nothing to refund
     const repeated = repeatedRefund(p, order, account, now);
     if (repeated) return { ok: false, failure: 'DUPLICATE_REFUND', detail: repeated.refund_reference_id };
+    // DESIGN 13: no refund while a dispute is open (the card holder's bank is taking the money back already)
+    const disputed = p.disputes?.find((d) => isOpenDispute(d.status));
+    if (disputed) return { ok: false, failure: 'DISPUTED', detail: disputed.dispute_id };
     if (p.status === S.REFUNDED) return { ok: false, failure: 'FULLY_REFUNDED' };
     if (p.status !== S.CAPTURED && p.status !== S.PARTLY_REFUNDED) {
       return { ok: false, failure: closedStatusFailure(p.status) ?? 'NOT_CAPTURED' };

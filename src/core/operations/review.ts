@@ -8,6 +8,7 @@ import { contractOnApproval } from '../subscriptions/contract.js';
 import type { OrderRef, PaymentOperation, Planned } from './operation.js';
 import { dropOwnCard } from './cancel.js';
 import { closedStatusFailure } from './status-failures.js';
+import { disputeWatchOnCapture } from '../disputes/watch.js';
 
 export interface ReviewOrder extends OrderRef {
   /** `1` approves the held payment, `0` rejects it */
@@ -57,6 +58,7 @@ export const reviewOperation: PaymentOperation<ReviewOrder, ReviewPlan> = {
     if (!move.ok) throw new Error('review planned on a payment not held');
     let next = move.payment;
     if (!plan.capture) change.due = [{ queue: 'auth_expiry', member: next.transaction_id, at: next.auth_expires_at! }];
+    else change.due = disputeWatchOnCapture(deps, account, next, now);
     const made = contractOnApproval(next, deps.ids.recurringId, now);
     if (made) {
       next = made.payment;

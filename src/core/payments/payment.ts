@@ -3,6 +3,7 @@
 import type { Minor } from '../kernel/money.js';
 import type { CardSummary } from '../kernel/cards.js';
 import type { SubscriptionTerms } from '../subscriptions/contract-record.js';
+import type { DisputeSummary } from '../disputes/dispute-record.js';
 
 export type { CardSummary };
 
@@ -140,6 +141,8 @@ export interface Payment {
   written_by?: string;
   /** every status change made by the transition table, oldest first */
   history?: { at: number; from: PaymentStatus; to: PaymentStatus }[];
+  /** its disputes (DESIGN 13), oldest first, each with its status: refunds are refused while one is open */
+  disputes?: DisputeSummary[];
   /** extra per-source data (checkout session id, contract charge number, ...) */
   meta?: Record<string, string>;
   /** 3-D Secure 2 browser data of the hosted card page (never card data) */

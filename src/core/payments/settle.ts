@@ -14,6 +14,7 @@ import { RESULT, type ResultKey } from '../kernel/result-codes.js';
 import { paymentNotification } from '../notifications/outbox.js';
 import { contractOnApproval } from '../subscriptions/contract.js';
 import { approvalCounters, recordSettled } from './measure.js';
+import { disputeWatchOnCapture } from '../disputes/watch.js';
 
 export interface PaymentResult {
   payment: Payment;
@@ -142,6 +143,7 @@ export async function settleAuthorisation(
     const approved = status === S.AUTHORISED || status === S.CAPTURED;
     if (status === S.AUTHORISED || status === S.HELD)
       change.due!.push({ queue: 'auth_expiry', member: next.transaction_id, at: next.auth_expires_at! });
+    if (status === S.CAPTURED) change.due!.push(...disputeWatchOnCapture(deps, account, next, now));
     const made = approved ? contractOnApproval(next, deps.ids.recurringId, now) : undefined;
     if (made) {
       next = made.payment;

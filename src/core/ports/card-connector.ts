@@ -1,4 +1,5 @@
 import type { BrowserInfo } from '../payments/payment.js';
+import type { DisputeEvidence, DisputeReason } from '../disputes/dispute-record.js';
 
 export type { BrowserInfo };
 
@@ -90,6 +91,40 @@ export interface CardConnector {
    * shopper back (CardAuthorisation.returnUrl). The sandbox's challenge is the gateway's own page.
    */
   readonly ownChallengePage?: boolean;
+  /** Disputes (DESIGN 13); absent where the connector does not offer them (the gateway then opens none itself). */
+  readonly disputes?: DisputeOperations;
+}
+
+/**
+ * A dispute as the acquirer reports it. `status` is the acquirer's view where it has one: an opened dispute
+ * (`inquiry` or `needs_response`), or its decision (`won`, `lost`) once it has made one.
+ */
+export interface AcquirerDispute {
+  /** the acquirer's own name of the dispute */
+  disputeRef: string;
+  reason: DisputeReason;
+  status: 'inquiry' | 'needs_response' | 'won' | 'lost';
+  /** the currency's own minor units, as every amount at the connector boundary; absent: the captured amount */
+  amount?: number;
+}
+
+/**
+ * The dispute operations of DESIGN 13. A connector that learns of disputes by its acquirer's webhooks
+ * reports them to the core (disputes/report.ts, reportAcquirerDispute) and may answer `since` with nothing;
+ * the sandbox, which has no webhooks, is asked.
+ */
+export interface DisputeOperations {
+  /**
+   * True when a payment captured under `connectorRef` may be disputed and the gateway should ask `since`
+   * after its capture (the sandbox's dispute test cards). Cheap and local: asked on every capture.
+   */
+  watches(connectorRef: string): boolean;
+  /** The disputes the acquirer has on the payment authorised under `connectorRef`, opened since `since` (ms). */
+  since(connectorRef: string, since: number): Promise<AcquirerDispute[]>;
+  /** Sends the evidence of a dispute under `reference` (the same reference again answers the first result). */
+  submitEvidence(disputeRef: string, evidence: DisputeEvidence, reference: string): Promise<OperationOutcome>;
+  /** Accepts a dispute (the merchant gives the amount up) under `reference`. */
+  accept(disputeRef: string, reference: string): Promise<OperationOutcome>;
 }
 
 /** The account a connector serves: its merchant (the sandbox's ledger scope) and its own settings. */

@@ -10,6 +10,8 @@ export interface GatewayMetrics {
   notificationAttempt(result: 'delivered' | 'failed' | 'gave_up'): void;
   /** one run of a background job ended: ok, partial (some items failed and were put back) or error */
   jobRun(job: string, result: 'ok' | 'partial' | 'error'): void;
+  /** a dispute reached a status (opened included): its dispute_reason and dispute_status (DESIGN 13) */
+  disputeMoved(reason: string, status: string): void;
 }
 
 /** Metrics switched off (METRICS_ALLOW=off): every report is dropped. */
@@ -17,4 +19,5 @@ export const noMetrics: GatewayMetrics = {
   paymentSettled: () => undefined,
   notificationAttempt: () => undefined,
   jobRun: () => undefined,
+  disputeMoved: () => undefined,
 };

@@ -8,9 +8,10 @@ import type { DepositBalance, Payout } from '../payouts/payout.js';
 import type { CheckoutSession } from '../checkout/session.js';
 import type { AuditRecord, LoginFailures, PortalPassword, PortalSession, ThrottleScope } from '../portal/portal-records.js';
 import type { PortalFlash, PortalFormRecord } from '../portal/form-records.js';
+import type { DisputeRecord } from '../disputes/dispute-record.js';
 
 /** Queues of work due at a time, per merchant: the sweeps and schedulers read them. */
-export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox' | 'payout' | 'threeds_challenge' | 'pending_resolve';
+export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox' | 'payout' | 'threeds_challenge' | 'pending_resolve' | 'dispute';
 
 /** Everything one atomic step writes. All records belong to one merchant (one Redis Cluster slot). */
 export interface ChangeSet {
@@ -43,6 +44,8 @@ export interface ChangeSet {
   payouts?: { next: Payout; expected: number }[];
   /** deposit balances with the version read (0 to create from the opening balance) */
   balances?: { next: DepositBalance; expected: number }[];
+  /** disputes, with the version read (0 to create: also indexed per account by opening time); open ones indexed by due date */
+  disputes?: { next: DisputeRecord; expected: number }[];
   /** portal sessions by id (next null ends it; expected -1: whatever its version) */
   portalSessions?: { id: string; next: PortalSession | null; expected: number; ttlMs: number }[];
   /** portal actions, indexed by their subject and per merchant */
@@ -115,6 +118,12 @@ export interface GatewayStore extends AcquirerLedger {
   authorisationCounts(merchantId: string, accountId: string): Promise<Map<string, { tried: number; approved: number }>>;
   /** Payments of an account created with from <= time <= to, newest first (ties: higher id first), at most limit. */
   paymentsByTime(merchantId: string, accountId: string, from: number, to: number, limit: number): Promise<PaymentIndexEntry[]>;
+  getDispute(merchantId: string, disputeId: string): Promise<DisputeRecord | undefined>;
+  getDisputes(merchantId: string, disputeIds: readonly string[]): Promise<(DisputeRecord | undefined)[]>;
+  /** Dispute ids of an account opened from..to (inclusive), newest first, at most limit. */
+  disputesByTime(merchantId: string, accountId: string, from: number, to: number, limit: number): Promise<string[]>;
+  /** Dispute ids of an account's open disputes, earliest due_date first, at most limit. */
+  openDisputes(merchantId: string, accountId: string, limit: number): Promise<string[]>;
   getPortalSession(merchantId: string, id: string): Promise<PortalSession | undefined>;
   /** Portal actions on one subject (or the merchant's, subject undefined), newest first. */
   auditOf(merchantId: string, subject: string | undefined, limit: number): Promise<AuditRecord[]>;

@@ -31,6 +31,8 @@ interface OrderLine {
   transaction_date: string;
   transaction_id: string;
   website: string;
+  /** the status of the payment's latest dispute (DESIGN 13), '' when it has none */
+  dispute_status: string;
 }
 
 function line(p: Payment, timezone: string): OrderLine {
@@ -44,6 +46,7 @@ function line(p: Payment, timezone: string): OrderLine {
     transaction_date: compactDate(p.created_at, timezone),
     transaction_id: p.transaction_id,
     website: p.website,
+    dispute_status: p.disputes?.[p.disputes.length - 1]?.status ?? '',
   };
 }
 
@@ -57,6 +60,7 @@ const unknown = (orderNo: string, transactionId: string): OrderLine => ({
   transaction_date: '',
   transaction_id: transactionId,
   website: '',
+  dispute_status: '',
 });
 
 /**

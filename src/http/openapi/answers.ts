@@ -104,6 +104,9 @@ export const retrievalTransAnswerSchema = z.object({
       reference_no: z.string(),
       transaction_date: s('YYYYMMDDhhmmss'),
       website: z.string(),
+      dispute_status: z
+        .enum(['', 'inquiry', 'needs_response', 'under_review', 'won', 'lost'])
+        .meta({ description: 'the status of the payment’s latest dispute; empty when it has none (DESIGN 13)' }),
     }),
   ),
   antifraud_provider: z.string(),
@@ -181,6 +184,58 @@ export const optimiseAnswerSchema = z.object({
       reasons: z.array(z.string()),
     }),
   ),
+});
+
+/** A dispute's fields (DESIGN 13), as the dispute calls answer them and the `dispute` notification sends them. */
+const disputeFields = {
+  dispute_id: s('<transaction_id>-D<NN>'),
+  transaction_id: z.string(),
+  order_no: z.string(),
+  dispute_amount: amount,
+  currency: z.string(),
+  dispute_reason: z.enum(['fraudulent', 'product_not_received', 'duplicate', 'subscription_canceled', 'credit_not_processed', 'general']),
+  dispute_status: z.enum(['inquiry', 'needs_response', 'under_review', 'won', 'lost']),
+  opened_date: s('YYYYMMDDhhmmss in GATEWAY_TIMEZONE'),
+  due_date: s('YYYYMMDDhhmmss: the last moment for evidence (7 days after opening in the sandbox)'),
+  closed_date: s('YYYYMMDDhhmmss, empty while open'),
+  evidence_submitted_date: s('YYYYMMDDhhmmss when evidence was sent (submit 1), else empty'),
+  product_description: s('evidence as last saved or sent, card numbers masked'),
+  customer_communication: z.string(),
+  shipping_tracking: z.string(),
+  uncategorized_text: z.string(),
+};
+
+/** /v1/retrievalDispute: the disputes found, newest first. */
+export const retrievalDisputeAnswerSchema = z.object({ ...head, has_more: status01, dispute_orders: z.array(z.object(disputeFields)) });
+
+/** /v1/disputeEvidence and /v1/disputeAccept: return_status 0 with return_message saying why for a refusal. */
+export const disputeCallAnswerSchema = z.object({
+  ...head,
+  ...Object.fromEntries(Object.entries(disputeFields).map(([k, v]) => [k, k === 'dispute_id' ? v : v.optional()])),
+});
+
+/** /v1/retrievalCards (DESIGN 15): a shopper's saved cards, newest first (expired ones too). */
+export const retrievalCardsAnswerSchema = z.object({
+  ...head,
+  return_status: z.literal('1'),
+  shopper_id: z.string(),
+  cards: z.array(
+    z.object({
+      card_id: s('names the card in /v1/deleteCard'),
+      brand: s('VISA, MASTERCARD, AMEX, DISCOVER, DINERS, JCB, UNIONPAY, MAESTRO'),
+      card_last4: s('the last 4 digits'),
+      expiry: s('MM/YYYY'),
+      created_date: s('YYYYMMDDhhmmss in GATEWAY_TIMEZONE: when the shopper saved it'),
+    }),
+  ),
+});
+
+/** /v1/deleteCard (DESIGN 15): the card removed. */
+export const deleteCardAnswerSchema = z.object({
+  ...head,
+  return_status: z.literal('1'),
+  shopper_id: z.string(),
+  card_id: z.string(),
 });
 
 export const checkoutJsonAnswerSchema = z.object({

@@ -28,6 +28,7 @@ describe('meteredJob', () => {
       paymentSettled: () => undefined,
       notificationAttempt: () => undefined,
       jobRun: (job, result) => reported.push(`${job}:${result}`),
+      disputeMoved: () => undefined,
     };
     const job = meteredJob(scriptedJob([{ handled: 3, failed: 0 }, { handled: 2, failed: 1 }, 'throw']), metrics);
     expect(await job.runOnce()).toBe(3);

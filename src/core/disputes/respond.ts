@@ -1,0 +1,142 @@
+import type { CoreDeps } from '../ports/deps.js';
+import type { Account } from '../merchants/directory.js';
+import type { OperationOutcome } from '../ports/card-connector.js';
+import { pause } from '../kernel/clock.js';
+import { maskCardNumbers } from '../kernel/cards.js';
+import { connectorFor } from '../payments/connector.js';
+import { EVIDENCE_FIELDS, isOpenDispute, type DisputeEvidence, type DisputeRecord } from './dispute-record.js';
+import { pathTo } from './transitions.js';
+import { commitDisputeChange, type DisputeChange } from './write.js';
+import { closingDue } from './report.js';
+import { DECISION_DELAY_MS, disputeReference, disputeStep } from './rules.js';
+
+/** The answer of an evidence or accept call: the dispute as it now is, or a refusal saying why (return_status 0). */
+export type DisputeAnswer = { ok: true; dispute: DisputeRecord } | { ok: false; message: string; dispute?: DisputeRecord };
+
+const ATTEMPTS = 32;
+/** How long a call waits for another flow's claim on the payment (a capture, a refund) before it refuses. */
+const BUSY_WAIT_MS = 50;
+const BUSY_TRIES = 40;
+
+/** The account's dispute, or undefined (another account's counts as none). */
+export async function findDispute(deps: Pick<CoreDeps, 'store'>, account: Account, disputeId: string): Promise<DisputeRecord | undefined> {
+  const d = await deps.store.getDispute(account.merchant_id, disputeId);
+  return d && d.account_id === account.account_id ? d : undefined;
+}
+
+/** Why evidence or an acceptance is refused on the dispute as it is at `now`; undefined when it may be sent. */
+function refusal(d: DisputeRecord, now: number, act: 'evidence' | 'accept'): string | undefined {
+  if (!isOpenDispute(d.status)) return `dispute_id: the dispute is closed (${d.status}); nothing can be sent any more`;
+  if (d.status === 'under_review') return 'dispute_id: evidence was already submitted; the dispute is under review';
+  if (act === 'evidence' && now > d.due_at) return 'dispute_id: the due_date for evidence has passed';
+  return undefined;
+}
+
+/** Card numbers typed into evidence are masked before it is kept, notified or sent (DESIGN 9). */
+function masked(evidence: DisputeEvidence): DisputeEvidence {
+  const out = { ...evidence };
+  for (const f of EVIDENCE_FIELDS) out[f] = maskCardNumbers(out[f]);
+  return out;
+}
+
+/**
+ * Runs one answer to a dispute: reads it and its payment, checks it may still be answered, asks the acquirer
+ * (once per dispute and act: the same reference again gets its first answer), and commits the change with
+ * everything it moves. A lost race reads again; a payment held by another flow is waited for a moment.
+ */
+async function answerDispute(
+  deps: CoreDeps,
+  account: Account,
+  disputeId: string,
+  act: 'evidence' | 'accept',
+  now: number,
+  build: (d: DisputeRecord) => DisputeChange,
+  send: ((d: DisputeRecord) => Promise<OperationOutcome>) | undefined,
+  alreadyDone: (d: DisputeRecord) => boolean,
+): Promise<DisputeAnswer> {
+  let sent = false;
+  let busy = 0;
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const d = await findDispute(deps, account, disputeId);
+    if (!d) return { ok: false, message: 'dispute_id: no dispute of this account has this dispute_id' };
+    // a copy of this call (a retry, a double click) that lost the race to the first one answers like it
+    if (sent && alreadyDone(d)) return { ok: true, dispute: d };
+    const why = refusal(d, now, act);
+    if (why) return { ok: false, message: why, dispute: d };
+    const payment = await deps.store.getPayment(account.merchant_id, d.transaction_id);
+    if (!payment) return { ok: false, message: 'dispute_id: the disputed payment is not found', dispute: d };
+    if (send && !sent) {
+      let outcome: OperationOutcome;
+      try {
+        outcome = await send(d);
+      } catch (err) {
+        outcome = { ok: false, message: (err as Error).message };
+      }
+      if (!outcome.ok) return { ok: false, message: `the acquirer refused it: ${outcome.message}`, dispute: d };
+      sent = true;
+    }
+    const change = build(d);
+    const verdict = await commitDisputeChange(deps, account, payment, change, now);
+    if (verdict === 'applied') return { ok: true, dispute: { ...change.steps[change.steps.length - 1]!, version: d.version + 1 } };
+    if (verdict === 'busy' && ++busy > BUSY_TRIES)
+      return { ok: false, message: 'dispute_id: the payment is busy with another operation; try again', dispute: d };
+    await pause(deps.clock, verdict === 'busy' ? BUSY_WAIT_MS : 2, 4);
+  }
+  return { ok: false, message: 'dispute_id: the dispute is busy; try again' };
+}
+
+/**
+ * /v1/disputeEvidence (DESIGN 13): `submit` false keeps a draft (no status change, nothing sent); true sends
+ * the evidence to the acquirer and puts the dispute under review (an inquiry through needs_response), its
+ * escalation and deadline dropped, and the acquirer's decision asked for a day later
+ * (an acquirer that reports decisions by webhook answers nothing then). Refused after due_date, under review, and on a closed dispute.
+ */
+export async function submitDisputeEvidence(
+  deps: CoreDeps,
+  account: Account,
+  disputeId: string,
+  evidence: DisputeEvidence,
+  submit: boolean,
+  now: number,
+): Promise<DisputeAnswer> {
+  const kept = masked(evidence);
+  const connector = connectorFor(deps, account);
+  const ops = connector.disputes;
+  if (submit && !ops)
+    return { ok: false, message: `dispute_id: the connector ${connector.displayName} takes no evidence through the gateway` };
+  return answerDispute(
+    deps,
+    account,
+    disputeId,
+    'evidence',
+    now,
+    (d) => {
+      const withEvidence: DisputeRecord = { ...d, evidence: kept };
+      if (!submit) return { before: d, steps: [withEvidence] };
+      const steps = pathTo({ ...withEvidence, evidence_submitted_at: now }, 'under_review', now, 'evidence')!;
+      const due = closingDue(d.dispute_id).filter((x) => !x.member.startsWith('decide:'));
+      return {
+        before: d,
+        steps,
+        due: [...due, { queue: 'dispute', member: disputeStep.decide(d.dispute_id), at: now + DECISION_DELAY_MS }],
+      };
+    },
+    submit ? (d) => ops!.submitEvidence(d.acquirer_ref, kept, disputeReference.evidence(d.dispute_id)) : undefined,
+    (d) => d.status === 'under_review',
+  );
+}
+
+/** /v1/disputeAccept (DESIGN 13): the merchant gives the amount up; the dispute is lost at once. */
+export async function acceptDispute(deps: CoreDeps, account: Account, disputeId: string, now: number): Promise<DisputeAnswer> {
+  const ops = connectorFor(deps, account).disputes;
+  return answerDispute(
+    deps,
+    account,
+    disputeId,
+    'accept',
+    now,
+    (d) => ({ before: d, steps: pathTo(d, 'lost', now, 'accepted')!, due: closingDue(d.dispute_id) }),
+    ops ? (d) => ops.accept(d.acquirer_ref, disputeReference.accept(d.dispute_id)) : undefined,
+    (d) => d.status === 'lost' && d.history.some((h) => h.cause === 'accepted'),
+  );
+}

@@ -1,0 +1,39 @@
+import type { Minor } from '../kernel/money.js';
+
+/** The last moment for evidence: 7 days after opening (the sandbox's window, DESIGN 13). */
+export const RESPONSE_WINDOW_MS = 7 * 86_400_000;
+/** An inquiry escalates to needs_response this long after it opened, unless evidence arrived first. */
+export const INQUIRY_ESCALATION_MS = 86_400_000;
+/** The sandbox decides a dispute under review this long after its evidence arrived. */
+export const DECISION_DELAY_MS = 86_400_000;
+/**
+ * The dispute fee: 15.00 in the payment's currency, in the gateway's hundredths (so 15 JPY, 15.000 KWD at the
+ * acquirer's own minor units: kernel/money.ts acquirerAmount).
+ */
+export const DISPUTE_FEE: Minor = 1500;
+
+/** The due-queue members of a dispute's time-driven steps (the queue `dispute`): `<step>:<id>`. */
+export const disputeStep = {
+  /** ask the connector for disputes on a payment just captured */
+  open: (transactionId: string) => `open:${transactionId}`,
+  escalate: (disputeId: string) => `escalate:${disputeId}`,
+  deadline: (disputeId: string) => `deadline:${disputeId}`,
+  decide: (disputeId: string) => `decide:${disputeId}`,
+};
+
+/** The step and its subject of a member, or undefined for a member this version does not know. */
+export function parseDisputeStep(member: string): { step: keyof typeof disputeStep; subject: string } | undefined {
+  const at = member.indexOf(':');
+  const step = member.slice(0, at);
+  if (at < 0 || !(step in disputeStep)) return undefined;
+  return { step: step as keyof typeof disputeStep, subject: member.slice(at + 1) };
+}
+
+/** `<transaction_id>-D<NN>`, NN from 01 per payment. */
+export const disputeIdOf = (transactionId: string, n: number): string => `${transactionId}-D${String(n).padStart(2, '0')}`;
+
+/** The acquirer references of a dispute's evidence and acceptance: one per dispute, so a retry acts once. */
+export const disputeReference = {
+  evidence: (disputeId: string) => `${disputeId}-evidence`,
+  accept: (disputeId: string) => `${disputeId}-accept`,
+};

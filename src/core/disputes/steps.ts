@@ -1,0 +1,130 @@
+import type { CoreDeps } from '../ports/deps.js';
+import type { ChangeSet } from '../ports/store.js';
+import { dueQueueJob, type BackgroundJob } from '../jobs/due-queue.js';
+import { connectorFor } from '../payments/connector.js';
+import type { Payment } from '../payments/payment.js';
+import { PaymentStatus as S } from '../payments/payment.js';
+import { pathTo } from './transitions.js';
+import { commitDisputeChange, type DisputeChange } from './write.js';
+import { closingDue, reportAcquirerDispute } from './report.js';
+import { parseDisputeStep } from './rules.js';
+import type { DisputeRecord } from './dispute-record.js';
+
+/** A step that must wait (the payment is held by another flow's claim) is tried again this much later. */
+const BUSY_RETRY_MS = 1_000;
+
+const dropMember = (merchantId: string, member: string): ChangeSet => ({ merchantId, due: [{ queue: 'dispute', member, at: null }] });
+
+/** When the payment was captured: where the acquirer's disputes on it can start. */
+function capturedAt(p: Payment): number {
+  const move = p.history?.find((h) => h.to === S.CAPTURED);
+  return move?.at ?? p.updated_at;
+}
+
+/**
+ * One time-driven step of the dispute lifecycle (DESIGN 13), a member of the due queue `dispute`, run at `now`
+ * (the live job's clock, or a test clock's time: the same code either way). Returns true when it acted.
+ * - `open:<transaction_id>`: a payment just captured whose connector watches it: its disputes are asked for
+ *   and each one opened (reportAcquirerDispute);
+ * - `escalate:<dispute_id>`: an inquiry still unanswered a day after it opened becomes needs_response;
+ * - `deadline:<dispute_id>`: due_date passed without evidence: lost;
+ * - `decide:<dispute_id>`: a day after the evidence, the acquirer's decision (won or lost) is recorded.
+ * Each moves the dispute through the transition table in one versioned commit that also drops the member,
+ * so two processes running the same step act once.
+ */
+export async function runDisputeStep(deps: CoreDeps, merchantId: string, member: string, now: number): Promise<boolean> {
+  const parsed = parseDisputeStep(member);
+  if (!parsed) {
+    deps.log.warn({ merchant_id: merchantId, member }, 'unknown dispute step dropped');
+    await deps.store.commit(dropMember(merchantId, member));
+    return false;
+  }
+  if (parsed.step === 'open') return openStep(deps, merchantId, member, parsed.subject, now);
+  const dispute = await deps.store.getDispute(merchantId, parsed.subject);
+  const payment = dispute && (await deps.store.getPayment(merchantId, dispute.transaction_id));
+  const account = dispute && deps.merchants.find(merchantId, dispute.account_id);
+  if (!dispute || !payment || !account) {
+    await deps.store.commit(dropMember(merchantId, member));
+    return false;
+  }
+  let change: DisputeChange | undefined;
+  if (parsed.step === 'escalate' && dispute.status === 'inquiry') {
+    change = { before: dispute, steps: pathTo(dispute, 'needs_response', now, 'escalated')!, due: [] };
+  } else if (parsed.step === 'deadline' && dispute.evidence_submitted_at === null && now >= dispute.due_at) {
+    const steps =
+      dispute.status === 'inquiry' || dispute.status === 'needs_response' ? pathTo(dispute, 'lost', now, 'deadline') : undefined;
+    if (steps) change = { before: dispute, steps, due: closingDue(dispute.dispute_id) };
+  } else if (parsed.step === 'decide' && dispute.status === 'under_review') {
+    return decideStep(deps, merchantId, member, dispute, payment, now);
+  }
+  if (!change) {
+    // nothing to do any more (answered, escalated or closed meanwhile): the member is spent
+    await deps.store.commit(dropMember(merchantId, member));
+    return false;
+  }
+  change.due = [...(change.due ?? []), { queue: 'dispute', member, at: null }];
+  const verdict = await commitDisputeChange(deps, account, payment, change, now);
+  if (verdict === 'busy') await deps.store.commit({ merchantId, due: [{ queue: 'dispute', member, at: now + BUSY_RETRY_MS }] });
+  // conflict: another process moved it; the member is still due and the next run reads it again
+  return verdict === 'applied';
+}
+
+/** `open:<transaction_id>`: asks the payment's connector for its disputes and opens each new one. */
+async function openStep(deps: CoreDeps, merchantId: string, member: string, transactionId: string, now: number): Promise<boolean> {
+  const payment = await deps.store.getPayment(merchantId, transactionId);
+  const account = payment && deps.merchants.find(merchantId, payment.account_id);
+  const ops = account && connectorFor(deps, account).disputes;
+  if (!payment || !account || !ops || !payment.connector_ref) {
+    await deps.store.commit(dropMember(merchantId, member));
+    return false;
+  }
+  let acted = false;
+  for (const report of await ops.since(payment.connector_ref, capturedAt(payment))) {
+    const result = await reportAcquirerDispute(deps, account, transactionId, report, now);
+    if (result.kind === 'busy') {
+      await deps.store.commit({ merchantId, due: [{ queue: 'dispute', member, at: now + BUSY_RETRY_MS }] });
+      return acted;
+    }
+    if (result.kind === 'opened' || result.kind === 'moved') acted = true;
+  }
+  await deps.store.commit(dropMember(merchantId, member));
+  return acted;
+}
+
+/** `decide:<dispute_id>`: the acquirer's decision on evidence, read from the connector and recorded. */
+async function decideStep(
+  deps: CoreDeps,
+  merchantId: string,
+  member: string,
+  dispute: DisputeRecord,
+  payment: Payment,
+  now: number,
+): Promise<boolean> {
+  const account = deps.merchants.find(merchantId, dispute.account_id)!;
+  const ops = connectorFor(deps, account).disputes;
+  const reports = ops && payment.connector_ref ? await ops.since(payment.connector_ref, dispute.opened_at) : [];
+  const report = reports.find((r) => r.disputeRef === dispute.acquirer_ref && (r.status === 'won' || r.status === 'lost'));
+  if (!report) {
+    // not decided by this connector's answer: its webhook will report the decision (reportAcquirerDispute)
+    await deps.store.commit(dropMember(merchantId, member));
+    return false;
+  }
+  const result = await reportAcquirerDispute(deps, account, payment.transaction_id, report, now);
+  if (result.kind === 'busy') {
+    await deps.store.commit({ merchantId, due: [{ queue: 'dispute', member, at: now + BUSY_RETRY_MS }] });
+    return false;
+  }
+  await deps.store.commit(dropMember(merchantId, member));
+  return result.kind === 'moved';
+}
+
+/** The live job of the dispute steps: the queue's members due at the clock's now. */
+export function disputeStepsJob(deps: CoreDeps): BackgroundJob {
+  return dueQueueJob(deps, {
+    name: 'dispute-steps',
+    intervalMs: 1_000,
+    queue: 'dispute',
+    batch: 50,
+    handle: (merchantId, member) => runDisputeStep(deps, merchantId, member, deps.clock.now()),
+  });
+}

@@ -1,0 +1,344 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/core/kernel/clock.js';
+import { redisWorld } from '../../support/redis-world.js';
+import { ACCOUNT_ID, AUTO_ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, type TestGateway } from '../../support/gateway.js';
+import { jobOf } from '../../support/jobs.js';
+import { NotificationReceiver, type ReceivedNotification } from '../../support/receiver.js';
+import { sign } from '../../support/sign.js';
+import { pay, postBatch, postQuery, ref, type Paid } from '../../support/operations.js';
+import { payoutMerchants } from '../../support/payout.js';
+import { CARDS } from '../../support/cards.js';
+import { answerSigned, disputeCall } from '../../support/disputes.js';
+
+const world = redisWorld('disputes');
+const DAY = 86_400_000;
+/** the opening deposit balances (hundredths): USD 1,000.00 and JPY 100,000 */
+const OPENING = { USD: 100_000, JPY: 10_000_000 };
+
+function gatewayAt(name: string, clock = new ManualClock()): { gw: TestGateway; clock: ManualClock } {
+  const merchants = payoutMerchants(OPENING);
+  // the auto-capture account routes to the sandbox too, with a balance of its own
+  const auto = merchants.merchants[0]!.accounts[1]! as unknown as Record<string, unknown>;
+  auto.deposit_balance = { USD: 100_000 };
+  return { gw: world.gateway(name, clock, { merchants }), clock };
+}
+
+async function receiver(): Promise<NotificationReceiver> {
+  const r = await new NotificationReceiver().start();
+  world.receivers.push(r);
+  return r;
+}
+
+/** A payment with a dispute test card, captured: the sandbox disputes it at once. */
+async function disputedPayment(gw: TestGateway, card: string, notifyUrl: string, extra: Record<string, unknown> = {}): Promise<Paid> {
+  const paid = await pay(gw.app, { card, notify_url: notifyUrl, ...extra });
+  const captured = await postBatch(gw.app, 'capture', [ref(paid)]);
+  expect(captured.body.capture_orders[0].capture_status).toBe('1');
+  return paid;
+}
+
+async function runSteps(gw: TestGateway): Promise<number> {
+  return jobOf(gw, 'dispute-steps').runOnce();
+}
+
+async function deliver(gw: TestGateway): Promise<void> {
+  const job = jobOf(gw, 'notification-delivery');
+  await job.runOnce();
+  await job.idle?.();
+}
+
+async function balance(gw: TestGateway, currency = 'USD', account = ACCOUNT_ID): Promise<number> {
+  const b = await gw.deps.store.getBalance(MERCHANT_ID, account, currency);
+  return b ? b.available : (OPENING as Record<string, number>)[currency]!;
+}
+
+async function disputesOf(gw: TestGateway, paid: Paid): Promise<Record<string, string>[]> {
+  const res = await disputeCall(gw.app, 'retrievalDispute', { transaction_id: paid.transaction_id });
+  expect(res.status).toBe(200);
+  expect(answerSigned(res.body)).toBe(true);
+  return res.body.dispute_orders as Record<string, string>[];
+}
+
+/** The lifecycle's order: deliveries run side by side, so notifications arrive in any order. */
+const LIFECYCLE = ['inquiry', 'needs_response', 'under_review', 'won', 'lost'];
+
+/**
+ * The dispute notifications received, each checked (encryption_data by DESIGN 2, X-Signature by DESIGN 8),
+ * in the lifecycle's order (each status is reached once).
+ */
+function disputeNotes(r: NotificationReceiver): Record<string, string>[] {
+  const notes = r.received.filter((n) => n.fields.notify_type === 'dispute');
+  for (const n of notes) expectSigned(n);
+  return notes.map((n) => n.fields).sort((a, b) => LIFECYCLE.indexOf(a.dispute_status!) - LIFECYCLE.indexOf(b.dispute_status!));
+}
+
+function expectSigned(n: ReceivedNotification): void {
+  const f = n.fields;
+  expect(f.encryption_data).toBe(sign([f.merchant_id, f.account_id, f.notify_type, f.notify_id, f.order_no], SIGN_KEY));
+  const [t, v1] = String(n.headers['x-signature'])
+    .split(',')
+    .map((p) => p.split('=')[1]);
+  expect(v1).toBe(createHmac('sha256', SIGN_KEY).update(`${t}.${n.rawBody}`).digest('hex'));
+}
+
+const evidence = (text: string, submit: '0' | '1') => ({
+  product_description: 'A blue T-shirt, size M',
+  customer_communication: 'The shopper thanked us on 21 November',
+  shipping_tracking: 'TRACK-0001',
+  uncategorized_text: text,
+  submit,
+});
+
+describe('a dispute won by evidence', () => {
+  it('when a fraudulent-card payment is captured and winning evidence is sent, then it opens, is debited with the fee, goes under review and is won a day later with the amount credited back, each step notified and signed', async () => {
+    const { gw, clock } = gatewayAt('dispute-won');
+    const r = await receiver();
+    const paid = await disputedPayment(gw, CARDS.disputeFraud, r.url);
+    expect(await runSteps(gw)).toBe(1);
+
+    const [opened] = await disputesOf(gw, paid);
+    expect(opened).toMatchObject({
+      dispute_id: `${paid.transaction_id}-D01`,
+      transaction_id: paid.transaction_id,
+      order_no: paid.order_no,
+      dispute_amount: '10.00',
+      currency: 'USD',
+      dispute_reason: 'fraudulent',
+      dispute_status: 'needs_response',
+      closed_date: '',
+    });
+    expect(opened!.due_date).toBe('20261128100000');
+    // the amount and the 15.00 fee, in the same commit as the opening
+    expect(await balance(gw)).toBe(OPENING.USD - 1000 - 1500);
+    const query = await postQuery(gw.app, '/v1/retrievalTrans', { transaction_id: paid.transaction_id });
+    expect(query.body.orders_list[0].dispute_status).toBe('needs_response');
+
+    const draft = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: opened!.dispute_id, ...evidence('draft notes', '0') });
+    expect(draft.body).toMatchObject({ return_status: '1', dispute_status: 'needs_response', uncategorized_text: 'draft notes' });
+    expect(answerSigned(draft.body)).toBe(true);
+
+    clock.advance(3_600_000);
+    const sent = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: opened!.dispute_id, ...evidence('winning_evidence', '1') });
+    expect(sent.body).toMatchObject({ return_status: '1', dispute_status: 'under_review', evidence_submitted_date: '20261121110000' });
+
+    clock.advance(DAY - 1);
+    expect(await runSteps(gw)).toBe(0);
+    clock.advance(1);
+    expect(await runSteps(gw)).toBe(1);
+    const [won] = await disputesOf(gw, paid);
+    expect(won).toMatchObject({ dispute_status: 'won', closed_date: '20261122110000' });
+    expect(await balance(gw)).toBe(OPENING.USD - 1500);
+
+    await deliver(gw);
+    const notes = disputeNotes(r);
+    expect(notes.map((n) => n.dispute_status)).toEqual(['needs_response', 'under_review', 'won']);
+    expect(notes[2]).toMatchObject({
+      order_no: paid.order_no,
+      dispute_id: opened!.dispute_id,
+      dispute_amount: '10.00',
+      dispute_reason: 'fraudulent',
+    });
+
+    const late = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: opened!.dispute_id, ...evidence('more', '1') });
+    expect(late.body.return_status).toBe('0');
+    expect(late.body.return_message).toMatch(/closed \(won\)/);
+    expect(answerSigned(late.body)).toBe(true);
+    // closed: the payment may be refunded again
+    const refund = await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '10.00', refund_reason: 'goodwill' })]);
+    expect(refund.body.refund_orders[0].refund_status).toBe('1');
+  });
+});
+
+describe('a dispute lost by evidence, and refunds while it is open', () => {
+  it('when a payment is disputed, then a refund is a per-order failure naming the dispute, and losing evidence loses it a day later with nothing credited', async () => {
+    const { gw, clock } = gatewayAt('dispute-lost');
+    const r = await receiver();
+    const paid = await disputedPayment(gw, CARDS.disputeNotReceived, r.url);
+    await runSteps(gw);
+    const [d] = await disputesOf(gw, paid);
+    expect(d!.dispute_reason).toBe('product_not_received');
+
+    const refund = await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '1.00', refund_reason: 'sorry' })]);
+    expect(refund.body.return_status).toBe('1');
+    expect(refund.body.refund_orders[0]).toMatchObject({
+      refund_status: '0',
+      refund_message: `V2011:Transaction has an open dispute; no refund until it is closed: ${d!.dispute_id}`,
+    });
+    expect((await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id))!.refunded).toBe(0);
+
+    await disputeCall(gw.app, 'disputeEvidence', { dispute_id: d!.dispute_id, ...evidence('losing_evidence', '1') });
+    const underReview = await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '1.00', refund_reason: 'sorry again' })]);
+    expect(underReview.body.refund_orders[0].refund_message).toMatch(/^V2011:/);
+    clock.advance(DAY);
+    await runSteps(gw);
+    const [lost] = await disputesOf(gw, paid);
+    expect(lost!.dispute_status).toBe('lost');
+    expect(await balance(gw)).toBe(OPENING.USD - 1000 - 1500);
+    await deliver(gw);
+    expect(disputeNotes(r).map((n) => n.dispute_status)).toEqual(['needs_response', 'under_review', 'lost']);
+  });
+});
+
+describe('an accepted dispute', () => {
+  it('when the merchant accepts, then the dispute is lost at once, notified, and a second accept or evidence is refused as closed', async () => {
+    const { gw } = gatewayAt('dispute-accepted');
+    const r = await receiver();
+    const paid = await disputedPayment(gw, CARDS.disputeNotReceived, r.url);
+    await runSteps(gw);
+    const [d] = await disputesOf(gw, paid);
+    const accepted = await disputeCall(gw.app, 'disputeAccept', { dispute_id: d!.dispute_id });
+    expect(accepted.body).toMatchObject({ return_status: '1', dispute_status: 'lost' });
+    expect(accepted.body.closed_date).not.toBe('');
+    expect(answerSigned(accepted.body)).toBe(true);
+    const again = await disputeCall(gw.app, 'disputeAccept', { dispute_id: d!.dispute_id });
+    expect(again.body).toMatchObject({ return_status: '0', dispute_status: 'lost' });
+    expect(again.body.return_message).toMatch(/closed \(lost\)/);
+    await deliver(gw);
+    expect(disputeNotes(r).map((n) => n.dispute_status)).toEqual(['needs_response', 'lost']);
+    expect(await balance(gw)).toBe(OPENING.USD - 1000 - 1500);
+  });
+});
+
+describe('an inquiry', () => {
+  it('when a general-card payment is disputed, then it opens as an inquiry and escalates to needs_response a day later', async () => {
+    const { gw, clock } = gatewayAt('dispute-inquiry');
+    const r = await receiver();
+    const paid = await disputedPayment(gw, CARDS.disputeInquiry, r.url);
+    await runSteps(gw);
+    expect((await disputesOf(gw, paid))[0]).toMatchObject({ dispute_reason: 'general', dispute_status: 'inquiry' });
+    clock.advance(DAY - 1);
+    await runSteps(gw);
+    expect((await disputesOf(gw, paid))[0]!.dispute_status).toBe('inquiry');
+    clock.advance(1);
+    expect(await runSteps(gw)).toBe(1);
+    expect((await disputesOf(gw, paid))[0]!.dispute_status).toBe('needs_response');
+    await deliver(gw);
+    expect(disputeNotes(r).map((n) => n.dispute_status)).toEqual(['inquiry', 'needs_response']);
+  });
+
+  it('when an inquiry is answered with evidence before it escalates, then it goes through needs_response to under_review at once and never escalates', async () => {
+    const { gw, clock } = gatewayAt('dispute-inquiry-answered');
+    const r = await receiver();
+    const paid = await disputedPayment(gw, CARDS.disputeInquiry, r.url);
+    await runSteps(gw);
+    const [d] = await disputesOf(gw, paid);
+    const sent = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: d!.dispute_id, ...evidence('receipt', '1') });
+    expect(sent.body.dispute_status).toBe('under_review');
+    clock.advance(DAY);
+    await runSteps(gw);
+    expect((await disputesOf(gw, paid))[0]!.dispute_status).toBe('won');
+    await deliver(gw);
+    expect(disputeNotes(r).map((n) => n.dispute_status)).toEqual(['inquiry', 'needs_response', 'under_review', 'won']);
+  });
+});
+
+describe('the deadline', () => {
+  it('when due_date passes without evidence, then evidence is refused and the deadline step loses the dispute', async () => {
+    const { gw, clock } = gatewayAt('dispute-deadline');
+    const r = await receiver();
+    const paid = await disputedPayment(gw, CARDS.disputeFraud, r.url);
+    await runSteps(gw);
+    const [d] = await disputesOf(gw, paid);
+    clock.advance(7 * DAY + 1);
+    const late = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: d!.dispute_id, ...evidence('too late', '1') });
+    expect(late.body).toMatchObject({ return_status: '0', dispute_status: 'needs_response' });
+    expect(late.body.return_message).toMatch(/due_date for evidence has passed/);
+    expect(await runSteps(gw)).toBe(1);
+    const [lost] = await disputesOf(gw, paid);
+    expect(lost).toMatchObject({ dispute_status: 'lost', closed_date: '20261128100000' });
+    await deliver(gw);
+    expect(disputeNotes(r).map((n) => n.dispute_status)).toEqual(['needs_response', 'lost']);
+  });
+});
+
+describe('money in other currencies and auto capture', () => {
+  it('when a JPY payment is disputed, then the fee is 15 JPY (1500 hundredths) beside the amount', async () => {
+    const { gw } = gatewayAt('dispute-jpy');
+    const r = await receiver();
+    await disputedPayment(gw, CARDS.disputeFraud, r.url, { currency: 'JPY', amount: '1000' });
+    await runSteps(gw);
+    expect(await balance(gw, 'JPY')).toBe(OPENING.JPY - 100_000 - 1500);
+  });
+
+  it('when an auto-capture account approves a dispute card, then the dispute opens from the authorisation’s capture', async () => {
+    const { gw } = gatewayAt('dispute-auto');
+    const paid = await pay(gw.app, { card: CARDS.disputeFraud }, true);
+    expect(await runSteps(gw)).toBe(1);
+    const p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
+    expect(p!.disputes).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response' }]);
+    expect(await balance(gw, 'USD', AUTO_ACCOUNT_ID)).toBe(100_000 - 2500);
+  });
+
+  it('when an ordinary card is captured, then no dispute step is queued', async () => {
+    const { gw } = gatewayAt('dispute-none');
+    const paid = await pay(gw.app, {});
+    await postBatch(gw.app, 'capture', [ref(paid)]);
+    expect(await gw.deps.store.dueCount(MERCHANT_ID, 'dispute')).toBe(0);
+    const query = await postQuery(gw.app, '/v1/retrievalTrans', { transaction_id: paid.transaction_id });
+    expect(query.body.orders_list[0].dispute_status).toBe('');
+  });
+});
+
+describe('bad input and unknown disputes', () => {
+  it('when evidence is too long, submit is not 0 or 1, or dispute_id is missing, then the answer is a 400 naming the field', async () => {
+    const { gw } = gatewayAt('dispute-bad-input');
+    const long = await disputeCall(gw.app, 'disputeEvidence', {
+      dispute_id: 'X-D01',
+      shipping_tracking: 'x'.repeat(20_001),
+      submit: '1',
+    });
+    expect(long.status).toBe(400);
+    expect(long.body).toMatchObject({ field: 'shipping_tracking', return_status: '0' });
+    const flag = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: 'X-D01', submit: 'yes' });
+    expect(flag.status).toBe(400);
+    expect(flag.body.field).toBe('submit');
+    const missing = await disputeCall(gw.app, 'disputeAccept', {});
+    expect(missing.status).toBe(400);
+    expect(missing.body.field).toBe('dispute_id');
+    const unknown = await disputeCall(gw.app, 'disputeAccept', { dispute_id: 'NOPE-D01' });
+    expect(unknown.status).toBe(200);
+    expect(unknown.body).toMatchObject({ return_status: '0', dispute_id: 'NOPE-D01' });
+    expect(answerSigned(unknown.body)).toBe(true);
+    const badSig = await disputeCall(gw.app, 'disputeAccept', { dispute_id: 'NOPE-D01' }, 'wrong-key');
+    expect(badSig.status).toBe(401);
+  });
+
+  it('when evidence of exactly 20,000 characters holds a card number, then it is accepted and kept masked', async () => {
+    const { gw } = gatewayAt('dispute-evidence-masked');
+    const r = await receiver();
+    const paid = await disputedPayment(gw, CARDS.disputeFraud, r.url);
+    await runSteps(gw);
+    const [d] = await disputesOf(gw, paid);
+    const text = `paid with 4242424242424242 ${'x'.repeat(20_000 - 27)}`;
+    expect(text).toHaveLength(20_000);
+    const saved = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: d!.dispute_id, uncategorized_text: text, submit: 0 });
+    expect(saved.body.return_status).toBe('1');
+    expect(saved.body.uncategorized_text).not.toContain('4242424242424242');
+    expect(saved.body.uncategorized_text).toContain('424242***4242');
+  });
+});
+
+describe('two processes at once', () => {
+  it('when two gateways run the dispute steps and send the same evidence at the same moment, then the dispute opens once, is debited once and goes under review once', async () => {
+    const clock = new ManualClock();
+    const { gw: a } = gatewayAt('dispute-race-a', clock);
+    const { gw: b } = gatewayAt('dispute-race-b', clock);
+    const r = await receiver();
+    const paid = await disputedPayment(a, CARDS.disputeFraud, r.url);
+    const opened = await Promise.all([runSteps(a), runSteps(b)]);
+    expect(opened[0]! + opened[1]!).toBe(1);
+    expect(await balance(a)).toBe(OPENING.USD - 2500);
+    const [d] = await disputesOf(a, paid);
+    const sent = await Promise.all(
+      [a, b].map((gw) => disputeCall(gw.app, 'disputeEvidence', { dispute_id: d!.dispute_id, ...evidence('winning_evidence', '1') })),
+    );
+    for (const s of sent) expect(s.body).toMatchObject({ return_status: '1', dispute_status: 'under_review' });
+    clock.advance(DAY);
+    const decided = await Promise.all([runSteps(a), runSteps(b)]);
+    expect(decided[0]! + decided[1]!).toBe(1);
+    expect(await balance(a)).toBe(OPENING.USD - 1500);
+    await deliver(a);
+    expect(disputeNotes(r).map((n) => n.dispute_status)).toEqual(['needs_response', 'under_review', 'won']);
+  });
+});
