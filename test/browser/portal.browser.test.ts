@@ -95,6 +95,18 @@ const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSH
 /** How far the page scrolls sideways beyond the viewport (0 when it fits). */
 const sideways = (page: Page) => page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth);
 
+/** Panels and tables that stick out of the page's column (a table wider than its place, in either direction). */
+const outOfColumn = (page: Page) =>
+  page.evaluate(() => {
+    const main = document.querySelector('main')!.getBoundingClientRect();
+    return [...document.querySelectorAll('main .panel, main table')]
+      .filter((el) => {
+        const box = el.getBoundingClientRect();
+        return box.left < main.left - 0.5 || box.right > main.right + 0.5;
+      })
+      .map((el) => `${el.tagName.toLowerCase()}.${el.className}`);
+  });
+
 /** The payment's status as the merchant's /v1/retrievalTrans tells it. */
 async function apiStatus(p: Paid): Promise<string> {
   const res = await postQuery(gw.app, '/v1/retrievalTrans', { transaction_id: p.transaction_id });
@@ -298,10 +310,12 @@ describe('when the list and a payment are looked at on every screen', () => {
           await page.waitForURL(`${gateway}/portal/payments`);
           const suffix = `${screen}-${colorScheme}${locale === 'ar' ? '-ar' : ''}`;
           expect(await sideways(page)).toBeLessThanOrEqual(0);
+          expect(await outOfColumn(page), suffix).toEqual([]);
           await expectAccessible(page);
           if (locale !== 'ar' || (screen === 'desktop' && colorScheme === 'light')) await shot(page, `payments-${suffix}`);
           await page.goto(`${gateway}/portal/payments/${story.transaction_id}`);
           expect(await sideways(page)).toBeLessThanOrEqual(0);
+          expect(await outOfColumn(page), suffix).toEqual([]);
           await expectAccessible(page);
           if (locale !== 'ar' || (screen === 'desktop' && colorScheme === 'light')) await shot(page, `payment-${suffix}`);
         }
