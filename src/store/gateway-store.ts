@@ -188,6 +188,7 @@ export class KvGatewayStore implements GatewayStore {
       writes.push(d.at === null ? { op: 'zrem', key, member: d.member } : { op: 'zadd', key, score: d.at, member: d.member });
     }
     for (const c of change.counters ?? []) writes.push({ op: 'hincr', key: keys.approvals(m, c.accountId), fields: c.fields, by: 1 });
+    for (const r of change.acquirerRecords ?? []) writes.push({ op: 'once', key: keys.acquirerOf(m, r.reference), data: r.data });
     for (const r of change.refunds ?? []) {
       writes.push({
         op: 'zadd',

@@ -21,7 +21,12 @@ export type Write =
   | { op: 'zadd'; key: string; score: number; member: string }
   | { op: 'zrem'; key: string; member: string }
   /** add `by` to each named field of a hash of counters (created as needed) */
-  | { op: 'hincr'; key: string; fields: readonly string[]; by: number };
+  | { op: 'hincr'; key: string; fields: readonly string[]; by: number }
+  /**
+   * a write-once record (what putOnce writes) made by this commit: when the key already holds one, the whole
+   * commit is a conflict on this key and writes nothing
+   */
+  | { op: 'once'; key: string; data: string };
 
 export interface ScoredMember {
   member: string;

@@ -48,6 +48,7 @@ export class MemoryKv implements KvStore {
       if ((this.live(c.key)?.version ?? 0) !== c.version) return { ok: false, conflict: c.key };
     }
     this.check(writes);
+    for (const w of writes) if (w.op === 'once' && this.live(w.key)) return { ok: false, conflict: w.key };
     for (const w of writes) {
       switch (w.op) {
         case 'put': {
@@ -72,6 +73,9 @@ export class MemoryKv implements KvStore {
           break;
         case 'hincr':
           this.addCounters(w.key, w.fields, w.by);
+          break;
+        case 'once':
+          this.records.set(w.key, { version: 1, data: w.data, expiresAt: 0 });
           break;
       }
     }
@@ -113,6 +117,10 @@ export class MemoryKv implements KvStore {
         case 'hincr':
           if (!Number.isSafeInteger(w.by)) throw refused(`not an integer: ${w.by}`);
           need(w.key, 'hash');
+          break;
+        case 'once':
+          // a write-once record is a plain string on Redis: a key of another kind is refused there
+          if (this.sets.has(w.key) || this.hashes.has(w.key)) throw refused(`WRONGTYPE ${w.key} is not a write-once record`);
           break;
       }
     }

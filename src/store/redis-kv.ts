@@ -15,7 +15,8 @@ import type { CommitResult, Condition, KvStore, ScoredMember, Versioned, Write }
  * fails answers `!` and the error; the commits before and after it are not affected. A write-once record
  * (putOnce) is an entry of its own, `n`: a plain string set if absent (SET NX GET), which answers {earlier
  * data} when the key already held one; or `N` with a second key, the record's former key, whose record (if
- * any) answers first and leaves the new key unwritten.
+ * any) answers first and leaves the new key unwritten. `o` makes a write-once record as part of a commit:
+ * the commit fails as a conflict on that key when it already holds a record.
  *
  * All or nothing: Redis does not undo a script's writes when a later command fails, so a commit first checks
  * everything that could make one of its writes fail (every number and opcode, the kind of every key a write
@@ -120,6 +121,16 @@ local function apply(kb, t, s)
       end
       sa = sa + 1
       i = i + 1
+    elseif op == 'o' then
+      -- a write-once record this commit makes: one already there (or a key of another kind) fails the whole
+      -- commit as a conflict on it, before any write; what the checks noted is then not so
+      if once(key) or (known[key] and known[key] ~= 'none') then
+        known = {}
+        return key
+      end
+      known[key] = false
+      sa = sa + 1
+      i = i + 1
     elseif op == 'h' then
       local by, n = int(t[i + 1]), int(t[i + 2])
       local k0 = known[key]
@@ -191,6 +202,10 @@ local function apply(kb, t, s)
         end
       end
       if earlier then answer = {earlier} end
+      i = i + 1
+    elseif op == 'o' then
+      s = s + 1
+      redis.call('SET', key, ARGV[s])
       i = i + 1
     else
       local by = tonumber(t[i + 1])
@@ -336,6 +351,10 @@ function commitArgs(conditions: readonly Condition[], writes: readonly Write[]):
       case 'hincr':
         control += ` h ${w.by} ${w.fields.length}`;
         for (const f of w.fields) strings.push(f);
+        break;
+      case 'once':
+        control += ' o';
+        strings.push(w.data);
         break;
     }
   }

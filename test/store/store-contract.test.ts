@@ -237,6 +237,50 @@ describe.each([
     expect(await kv.getOnce(k2)).toBe(answers[0]);
   });
 
+  it('when a commit makes a write-once record, then it is written with the commit, and one already there fails the whole commit', async () => {
+    const kv = make();
+    const rec = key('once-commit');
+    const a = key('once-commit-a');
+    const q = key('once-commit-q');
+    const made: Write[] = [
+      { op: 'put', key: a, data: 'outcome' },
+      { op: 'once', key: rec, data: 'approved' },
+      { op: 'zadd', key: q, score: 1, member: 'm' },
+    ];
+    expect(await kv.commit([{ key: a, version: 0 }], made)).toEqual({ ok: true });
+    expect(await kv.getOnce(rec)).toBe('approved');
+    expect(await kv.get(a)).toEqual({ version: 1, data: 'outcome' });
+    // a second commit making the same record: nothing of it is written, the record keeps the first data
+    const again: Write[] = [
+      { op: 'put', key: a, data: 'other outcome' },
+      { op: 'zadd', key: q, score: 2, member: 'm2' },
+      { op: 'once', key: rec, data: 'declined' },
+    ];
+    expect(await kv.commit([{ key: a, version: 1 }], again)).toEqual({ ok: false, conflict: rec });
+    expect(await kv.getOnce(rec)).toBe('approved');
+    expect(await kv.get(a)).toEqual({ version: 1, data: 'outcome' });
+    expect(await kv.count(q)).toBe(1);
+    // a record putOnce made counts the same
+    const first = key('once-commit-first');
+    await kv.putOnce(first, 'kept');
+    expect(await kv.commit([], [{ op: 'once', key: first, data: 'late' }])).toEqual({ ok: false, conflict: first });
+    expect(await kv.getOnce(first)).toBe('kept');
+    // a key of another kind is refused, nothing written
+    const other = key('once-commit-zset');
+    await kv.commit([], [{ op: 'zadd', key: other, score: 1, member: 'x' }]);
+    const b = key('once-commit-b');
+    await expect(
+      kv.commit(
+        [],
+        [
+          { op: 'put', key: b, data: 'x' },
+          { op: 'once', key: other, data: 'y' },
+        ],
+      ),
+    ).rejects.toThrow();
+    expect(await kv.get(b)).toBeUndefined();
+  });
+
   it('when a window counter is counted, then it counts up', async () => {
     const kv = make();
     const k = key('win');

@@ -237,7 +237,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
   if (risk.action === 'REJECT') {
     return settleAuthorisation(deps, account, payment, { kind: 'rejected' }, 'payment');
   }
-  return askAndSettle(deps, account, connector, payment, claim.reference, card, cmd);
+  return askAndSettle(deps, account, connector, payment, claim.reference, card, cmd, true);
 }
 
 /** Asks the acquirer to authorise the claimed payment under `reference`, and records the outcome. */
@@ -249,24 +249,31 @@ export async function askAndSettle(
   reference: string,
   card: ResolvedCard,
   cmd: AuthoriseCommand,
+  /** the payment was created under this claim just now: nothing can be kept under its reference yet */
+  fresh = false,
 ): Promise<PaymentResult> {
   const { order } = cmd;
-  const ask = () =>
-    connector.authorise({
-      reference,
-      pan: card.pan,
-      expMonth: card.summary.exp_month,
-      expYear: card.summary.exp_year,
-      ...(card.securityCode ? { securityCode: card.securityCode } : {}),
-      amount: acquirerAmount(order.amount, order.currency),
-      currency: order.currency,
-      threeDS: order.open3d,
-      ...(account.capture_mode === 'auto' && payment.risk.action !== 'REVIEW' ? { capture: true } : {}),
-      ...(order.mpi ? { mpi: order.mpi } : {}),
-      ...(cmd.browser ? { browser: cmd.browser } : {}),
-      ...(connector.ownChallengePage && payment.threeds.challenge_secret ? { returnUrl: challengeReturnUrl(deps.baseUrl, payment) } : {}),
-    });
-  const outcome = await askOnce(connector, reference, ask);
+  const request = (): CardAuthorisation => ({
+    reference,
+    pan: card.pan,
+    expMonth: card.summary.exp_month,
+    expYear: card.summary.exp_year,
+    ...(card.securityCode ? { securityCode: card.securityCode } : {}),
+    amount: acquirerAmount(order.amount, order.currency),
+    currency: order.currency,
+    threeDS: order.open3d,
+    ...(account.capture_mode === 'auto' && payment.risk.action !== 'REVIEW' ? { capture: true } : {}),
+    ...(order.mpi ? { mpi: order.mpi } : {}),
+    ...(cmd.browser ? { browser: cmd.browser } : {}),
+    ...(connector.ownChallengePage && payment.threeds.challenge_secret ? { returnUrl: challengeReturnUrl(deps.baseUrl, payment) } : {}),
+  });
+  if (fresh && connector.authoriseInCommit) {
+    // an acquirer in the gateway's store (the sandbox): its record is written with the outcome, in one
+    // commit. A decision that failed left nothing anywhere: the acquirer is then asked as any other
+    const decided = await connector.authoriseInCommit(request()).catch(() => undefined);
+    if (decided) return settleAuthorisation(deps, account, payment, decided.outcome, 'payment', decided.record);
+  }
+  const outcome = await askOnce(connector, reference, () => connector.authorise(request()));
   if (outcome.kind === 'unknown') throw outcomeUnknown(deps, payment);
   return settleAuthorisation(deps, account, payment, outcome, 'payment');
 }
@@ -372,7 +379,13 @@ export async function answerChallenge(deps: CoreDeps, account: Account, payment:
     // the code is the intent's plan: a process that takes over a stalled answer sends it again under the same reference
     (p) =>
       waiting(p)
-        ? { intent: { op: 'challenge', reference: acquirerReference.challenge(p.transaction_id, p.attempt), plan: { code: maskCardNumbers(code) } } }
+        ? {
+            intent: {
+              op: 'challenge',
+              reference: acquirerReference.challenge(p.transaction_id, p.attempt),
+              plan: { code: maskCardNumbers(code) },
+            },
+          }
         : { refusal: 'answered' },
     (stale) => resolveStaleClaim(deps, account, stale),
   );

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../kernel/errors.js';
+import { outcomeUnknown } from './ask.js';
 import { acquirerReference, commitMarked, outcomeMark, resolveDue, withoutClaim } from './claim.js';
 import { connectorFor } from './connector.js';
 import type { CoreDeps } from '../ports/deps.js';
@@ -109,10 +110,13 @@ export async function settleAuthorisation(
   payment: Payment,
   outcome: SettleOutcome,
   notifyType: NotifyType,
+  /** the acquirer's record of this outcome, written in the same commit (CardConnector.authoriseInCommit) */
+  acquirerRecord?: { reference: string; data: string },
 ): Promise<PaymentResult> {
   const now = deps.clock.now();
   const m = account.merchant_id;
   const change: ChangeSet = { merchantId: m, due: payment.claim ? [resolveDue(payment.transaction_id, null)] : [] };
+  if (acquirerRecord) change.acquirerRecords = [acquirerRecord];
   const mark = payment.claim ? outcomeMark(payment.claim) : `${deps.ids.opaque('settle')}:done`;
   let next: Payment;
   let contract: Contract | undefined;
@@ -175,7 +179,12 @@ export async function settleAuthorisation(
   }
   if (verdict === 'conflict') {
     const current = (await deps.store.getPayment(m, payment.transaction_id)) ?? payment;
-    if (outcome.kind === 'approved') await releaseLateApproval(deps, account, current, outcome.connectorRef);
+    if (acquirerRecord) {
+      // the acquirer's record was not written either: it did nothing. Were the payment still as read, the
+      // conflict was a record already under the reference (which this claim cannot have made): the outcome is
+      // the acquirer's, left to recovery, which reads it
+      if (current.version === payment.version) throw outcomeUnknown(deps, payment);
+    } else if (outcome.kind === 'approved') await releaseLateApproval(deps, account, current, outcome.connectorRef);
     const currentContract = current.recurring_id ? await deps.store.getContract(m, current.recurring_id) : undefined;
     return { payment: current, contract: currentContract, replayed: true };
   }

@@ -76,6 +76,16 @@ export interface CardConnector {
   refund(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome>;
   /** What the acquirer did under a reference: how the gateway resolves an outcome it did not record. */
   status(reference: string): Promise<AcquirerStatus>;
+  /**
+   * An acquirer whose records live in the gateway's own store (the sandbox) may decide an authorisation
+   * without writing anything: its record (what a call of `authorise` would have kept under the reference)
+   * is then written in the same commit as the payment's outcome (ChangeSet.acquirerRecords). DESIGN 10 holds:
+   * the claim is durable before it is asked, and the acquirer's record and the outcome become durable in one
+   * step, so neither is ever kept without the other. undefined: this connector cannot; call `authorise`.
+   */
+  authoriseInCommit?(
+    req: CardAuthorisation,
+  ): Promise<{ outcome: AuthorisationOutcome; record: { reference: string; data: string } } | undefined>;
   /** This connector for one merchant's payments, where it keeps something per merchant (the sandbox's ledger). */
   forMerchant?(merchantId: string): CardConnector;
   /**

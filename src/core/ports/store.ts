@@ -34,6 +34,12 @@ export interface ChangeSet {
   unusedOrders?: { accountId: string; orderNo: string }[];
   /** add (at = time) or remove (at = null) a member of a due queue */
   due?: { queue: DueQueue; member: string; at: number | null }[];
+  /**
+   * records of the sandbox acquirer's ledger (AcquirerLedger, in the merchant's slot) made in this step: an
+   * authorisation the sandbox decided without writing (CardConnector.authoriseInCommit) is recorded at the
+   * acquirer and at the gateway together. One already there under the reference fails the whole commit.
+   */
+  acquirerRecords?: { reference: string; data: string }[];
   /** approval counters of an account (what /v1/optimise reads), counted in the same step as the outcome */
   counters?: { accountId: string; fields: readonly string[] }[];
   /** accepted refunds, indexed per account by refund date and by refund_reference_id */
