@@ -40,15 +40,20 @@ export function mayTryAnotherCard(p: Payment): boolean {
  */
 export async function tryAnotherCard(deps: CoreDeps, cmd: AuthoriseCommand, declined: Payment): Promise<PaymentResult | undefined> {
   const { account, order } = cmd;
-  if (!cmd.card) throw new GatewayError('INVALID_FIELD', 'card: another attempt needs a card', 'card');
   if (!mayTryAnotherCard(declined)) return undefined;
   const card = await resolveCard(deps, cmd);
   const now = deps.clock.now();
   const attempt = (declined.attempt ?? 1) + 1;
   const reference = acquirerReference.authorise(declined.transaction_id, attempt);
   const claim = newClaim(deps, { op: 'authorise', reference, amount: declined.amount }, now);
-  const keepCard = order.token_flag === 'YES' || order.subscription !== undefined;
+  // a card typed is kept as the first attempt's would have been; a vault card (a saved card's token) is charged as it is
+  const keepCard = cmd.card !== undefined && (order.token_flag === 'YES' || order.subscription !== undefined);
   const vaultToken = keepCard ? deps.ids.token() : undefined;
+  const vault: Partial<Payment> = vaultToken
+    ? { vault_token: vaultToken, vault_created: true, token_id: order.token_flag === 'YES' ? vaultToken : undefined }
+    : cmd.card
+      ? { vault_token: undefined, vault_created: undefined, token_id: undefined }
+      : { vault_token: order.token_id, vault_created: undefined, token_id: order.token_id };
   const risk = assessRisk(
     {
       amount: order.amount,
@@ -71,7 +76,7 @@ export async function tryAnotherCard(deps: CoreDeps, cmd: AuthoriseCommand, decl
     risk,
     connector_ref: undefined,
     threeds: { mode: order.open3d, challenge_pending: false, result: '' },
-    ...(vaultToken ? { vault_token: vaultToken, vault_created: true, token_id: order.token_flag === 'YES' ? vaultToken : undefined } : {}),
+    ...vault,
     ...(cmd.browser ? { device: cmd.browser } : {}),
   });
   if (!move.ok) return undefined;

@@ -120,6 +120,18 @@ describe('when a card is declined on the hosted card page', () => {
     expect((await paymentOf(s.orderNo))!.version).toBe(approved!.version);
   });
 
+  it('then an order that keeps its card (token_flag YES) keeps the card that was approved, not the declined one', async () => {
+    const s = await openSession({ token_flag: 'YES' });
+    await request(gw.app).post(s.pay).type('form').send(cardForm(CARDS.declined));
+    expect((await paymentOf(s.orderNo))!.token_id).toBeUndefined();
+    await request(gw.app).post(s.pay).type('form').send(cardForm(CARDS.approvedMastercard, { attempt: '1' }));
+    const approved = await paymentOf(s.orderNo);
+    expect(approved).toMatchObject({ status: '3000', attempt: 2, vault_created: true });
+    expect(approved!.token_id).toBe(approved!.vault_token);
+    const kept = await gw.deps.store.getCard(MERCHANT_ID, approved!.token_id!);
+    expect(kept!.card.last4).toBe(CARDS.approvedMastercard.slice(-4));
+  });
+
   it('then a second submit of the declined form (no attempt, or an old one) answers the decline and asks the acquirer nothing', async () => {
     const s = await openSession();
     await request(gw.app).post(s.pay).type('form').send(cardForm(CARDS.declined));
