@@ -205,6 +205,8 @@ export function processConnector(inner: CardConnector, proc: SimProcess, plan: F
   return {
     code: inner.code,
     displayName: inner.displayName,
+    ...(inner.repeatIsStatus ? { repeatIsStatus: true } : {}),
+    ...(inner.ownChallengePage ? { ownChallengePage: true } : {}),
     authorise: (req) => call('authorise', req.reference, () => inner.authorise(req)),
     completeChallenge: (ref, code, reference) => call('completeChallenge', reference, () => inner.completeChallenge(ref, code, reference)),
     capture: (ref, amount, currency, reference) => call('capture', reference, () => inner.capture(ref, amount, currency, reference)),

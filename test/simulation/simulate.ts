@@ -1,5 +1,8 @@
 import type { KvStore } from '../../src/store/kv.js';
-import { World } from './world.js';
+import { World, type SimAcquirer } from './world.js';
+import { applyAcquirerEvent } from '../../src/core/connectors/acquirer-events.js';
+import { AcquirerJournal } from '../../src/core/connectors/journal.js';
+import { referenceKind } from '../../src/core/connectors/journal.js';
 import { randomFault, randomStep, type Sent, type Trace } from './steps.js';
 import { violations } from './invariants.js';
 import { MERCHANT_ID } from '../support/gateway.js';
@@ -17,8 +20,8 @@ export interface RunOptions {
   badWrites: boolean;
   /** commits lost with their primary before a replica confirmed them (the in-memory store rolled back) */
   lostCommits: boolean;
-  /** a Stripe stub's address: the run's accounts go to the Stripe connector there (test/support/acquirers) */
-  stripeBase?: string;
+  /** a real acquirer's stub: the run's accounts go to its connector there (test/support/acquirers) */
+  acquirer?: SimAcquirer;
 }
 
 /**
@@ -26,7 +29,7 @@ export interface RunOptions {
  * then recovery to quiescence, then the invariants. Everything random comes from the seed.
  */
 export async function simulate(seed: number, kv: KvStore, options: RunOptions): Promise<RunResult> {
-  const w = new World(seed, kv, options.stripeBase);
+  const w = new World(seed, kv, options.acquirer);
   const trace: Trace = [];
   const sent: Sent = { commands: [], payouts: [], payments: new Set() };
   // a late answer: meanwhile the claim goes stale and another process's recovery resolves it
@@ -70,8 +73,26 @@ async function quiesce(w: World, trace: Trace): Promise<void> {
     if (!claimed && queued.length === 0) return;
     w.clock.advance(Math.max(w.deps.pendingResolveMs, 60_000) + 1_000);
     trace.push(`quiesce: time +${Math.max(w.deps.pendingResolveMs, 60_000) / 1000 + 1}s, recovery`);
+    await acquirerWebhooks(w, trace);
     await w.job('pending-resolve');
     await w.job('subscription-charges');
+  }
+}
+
+/**
+ * The acquirer's webhooks owed so far arrive (Adyen's: what it did that the gateway may not have heard), each
+ * applied through the core as the webhook route applies it, for the account of the payment it names.
+ */
+async function acquirerWebhooks(w: World, trace: Trace): Promise<void> {
+  const events = w.sim?.events?.() ?? [];
+  if (events.length > 0) trace.push(`webhooks: ${events.length} from ${w.sim!.code}`);
+  for (const event of events) {
+    await w.run(async (deps) => {
+      const p = event.reference ? await deps.store.getPayment(MERCHANT_ID, referenceKind(event.reference).transactionId) : undefined;
+      const account = deps.merchants.find(MERCHANT_ID, p?.account_id ?? '') ?? deps.merchants.all()[0]!;
+      const journal = new AcquirerJournal(deps.store.ledgerOf?.(MERCHANT_ID) ?? deps.store, w.sim!.code, () => w.clock.now());
+      return applyAcquirerEvent(deps, account, journal, event);
+    });
   }
 }
 

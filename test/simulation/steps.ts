@@ -184,7 +184,9 @@ export async function randomStep(w: World, sent: Sent, trace: Trace): Promise<vo
   if (roll < 0.42) {
     const p = await somePayment(w, (x) => x.status === S.PENDING && x.threeds.challenge_pending);
     if (!p) return;
-    const code = w.chance(0.75) ? CHALLENGE_CODE : '000000';
+    const passes = w.chance(0.75);
+    // on an acquirer's own challenge page the shopper passes or fails there, and the return carries its answer
+    const code = w.sim?.challengeAnswer ? w.sim.challengeAnswer(p.transaction_id, passes) : passes ? CHALLENGE_CODE : '000000';
     const r = await w.run((deps) => answerChallenge(deps, account(w, p), p, code));
     trace.push(`challenge ${p.transaction_id} ${code} -> ${summary(r)}`);
     return;

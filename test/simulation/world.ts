@@ -10,8 +10,9 @@ import { KvGatewayStore } from '../../src/store/gateway-store.js';
 import { SandboxConnector } from '../../src/core/connectors/sandbox.js';
 import { StripeConnector } from '../../src/core/connectors/stripe/connector.js';
 import { AcquirerJournal } from '../../src/core/connectors/journal.js';
-import type { CardConnector } from '../../src/core/ports/card-connector.js';
-import { STRIPE_ENV, acquirerMerchants } from '../support/acquirers/accounts.js';
+import type { AcquirerStatus, CardConnector } from '../../src/core/ports/card-connector.js';
+import type { AcquirerEvent } from '../../src/core/connectors/acquirer-events.js';
+import { ADYEN_ENV, STRIPE_ENV, acquirerMerchants } from '../support/acquirers/accounts.js';
 import type { NotificationTransport } from '../../src/core/notifications/delivery.js';
 import type { BackgroundJob } from '../../src/core/jobs/due-queue.js';
 import { FaultPlan, ProcessKv, SimProcess, processConnector, type ReferenceLog } from './faults.js';
@@ -41,26 +42,43 @@ export function prng(seed: number): () => number {
   };
 }
 
+/**
+ * A real acquirer's stub the run's accounts are routed to (test/support/acquirers), and what the simulation
+ * needs of it beyond its connector: its own record (the invariants' truth), the shopper's return from its
+ * challenge page, and the webhooks it owes (Adyen, which cannot be asked by reference, tells by them).
+ */
+export interface SimAcquirer {
+  code: 'stripe' | 'adyen';
+  baseUrl: string;
+  /** what the acquirer did under a reference, from its own records; absent: its connector's status reads it */
+  status?: (reference: string) => AcquirerStatus;
+  /** the shopper passes or fails the acquirer's challenge page; answers what the return to the gateway carries */
+  challengeAnswer?: (transactionId: string, passed: boolean) => string;
+  /** the acquirer's webhooks owed since the last call, in the gateway's terms */
+  events?: () => AcquirerEvent[];
+}
+
 const sharedConfigs = new Map<string, Config>();
 /**
- * The test merchants (a manual-capture account and an auto-capture one), as main loads them; with
- * `stripeBase`, both accounts routed to the Stripe connector at that stub (test/support/acquirers).
+ * The test merchants (a manual-capture account and an auto-capture one), as main loads them; with an
+ * acquirer, both accounts routed to its connector at its stub (test/support/acquirers).
  */
-function config(stripeBase?: string): Config {
-  const kept = sharedConfigs.get(stripeBase ?? '');
+function config(acquirer?: SimAcquirer): Config {
+  const key = acquirer ? `${acquirer.code}:${acquirer.baseUrl}` : '';
+  const kept = sharedConfigs.get(key);
   if (kept) return kept;
   const dir = join(tmpdir(), `gw-sim-${process.pid}`);
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, stripeBase ? `merchants-stripe-${sharedConfigs.size}.json` : 'merchants.json');
+  const file = join(dir, acquirer ? `merchants-${acquirer.code}-${sharedConfigs.size}.json` : 'merchants.json');
   // the main account funds payouts from a deposit balance small enough to run out within a run
   const merchants = payoutMerchants({ USD: OPENING_BALANCE });
-  if (stripeBase) {
-    const routed = acquirerMerchants('stripe', stripeBase).merchants[0]!.accounts;
+  if (acquirer) {
+    const routed = acquirerMerchants(acquirer.code, acquirer.baseUrl).merchants[0]!.accounts;
     for (const [i, account] of merchants.merchants[0]!.accounts.entries()) account.routing = routed[i]!.routing;
   }
   writeFileSync(file, JSON.stringify(merchants));
   const loaded = loadConfig({ MERCHANTS_FILE: file, VAULT_KEY: VAULT_KEY_HEX, NOTIFY_ALLOW_PRIVATE: '1', BASE_URL: 'http://gateway.test' });
-  sharedConfigs.set(stripeBase ?? '', loaded);
+  sharedConfigs.set(key, loaded);
   return loaded;
 }
 
@@ -106,7 +124,7 @@ export class World {
   /** every payout request_id the simulation sent */
   readonly payoutRequests = new Set<string>();
   /** the acquirer as it is, read without faults */
-  readonly acquirer: CardConnector;
+  readonly acquirer: Pick<CardConnector, 'status'>;
   readonly checkStore: KvGatewayStore;
   node: Node;
   private nodes = 0;
@@ -114,8 +132,8 @@ export class World {
   constructor(
     readonly seed: number,
     private readonly kv: KvStore,
-    /** a Stripe stub's address: the accounts route to the Stripe connector there instead of the sandbox */
-    private readonly stripeBase?: string,
+    /** a real acquirer's stub: the accounts route to its connector there instead of the sandbox */
+    readonly sim?: SimAcquirer,
   ) {
     this.random = prng(seed);
     const ids = countingIds(this.clock);
@@ -129,13 +147,15 @@ export class World {
     };
     this.checkStore = new KvGatewayStore(kv);
     const now = () => this.clock.now();
-    this.acquirer = stripeBase
-      ? new StripeConnector(
-          { secretKey: STRIPE_ENV.STRIPE_KEY_SHOP1, webhookSecret: STRIPE_ENV.STRIPE_WHSEC_SHOP1, apiBase: stripeBase },
-          new AcquirerJournal(this.checkStore.ledgerOf(MERCHANT_ID), 'stripe', now),
-          now,
-        )
-      : new SandboxConnector(this.ids, this.checkStore);
+    this.acquirer = sim?.status
+      ? { status: async (reference) => sim.status!(reference) }
+      : sim
+        ? new StripeConnector(
+            { secretKey: STRIPE_ENV.STRIPE_KEY_SHOP1, webhookSecret: STRIPE_ENV.STRIPE_WHSEC_SHOP1, apiBase: sim.baseUrl },
+            new AcquirerJournal(this.checkStore.ledgerOf(MERCHANT_ID), 'stripe', now),
+            now,
+          )
+        : new SandboxConnector(this.ids, this.checkStore);
     this.node = this.spawn();
   }
 
@@ -143,16 +163,16 @@ export class World {
   spawn(): Node {
     const proc = new SimProcess(`p${this.nodes++}`);
     const store = new KvGatewayStore(new ProcessKv(this.kv, proc, this.plan));
-    const deps = composeCore(config(this.stripeBase), quiet, {
+    const deps = composeCore(config(this.sim), quiet, {
       store,
       clock: this.clock,
       ids: this.ids,
       transport: this.transport(proc),
       wrapConnector: (sandbox) => processConnector(sandbox, proc, this.plan, this.asked),
       wrapAcquirer: (acquirer) => processConnector(acquirer, proc, this.plan, this.asked),
-      env: STRIPE_ENV,
+      env: { ...STRIPE_ENV, ...ADYEN_ENV },
     });
-    const jobs = new Map(backgroundJobs(deps, config(this.stripeBase)).map((j) => [j.name, j]));
+    const jobs = new Map(backgroundJobs(deps, config(this.sim)).map((j) => [j.name, j]));
     return { proc, deps, jobs };
   }
 

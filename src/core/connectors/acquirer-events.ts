@@ -50,7 +50,8 @@ export async function applyAcquirerEvent(
   if (event.object) await journal.object(reference, event.object);
   if (event.answer) {
     const first = await journal.answered(reference, event.answer);
-    if (JSON.stringify(first.outcome) !== JSON.stringify(event.answer.outcome))
+    const afterChallenge = first.op === 'authorise' && first.outcome.kind === 'challenge' && event.alsoChallenge;
+    if (!afterChallenge && JSON.stringify(first.outcome) !== JSON.stringify(event.answer.outcome))
       // the first word stands (a claim may have been settled from it): a later, different one is the operator's
       deps.log.warn(
         { ...fields, reference, first: first.outcome, later: event.answer.outcome },

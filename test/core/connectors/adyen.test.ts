@@ -139,6 +139,14 @@ describe('Adyen connector against the Adyen Checkout stub', () => {
     expect([...stub.payments.values()].filter((p) => p.reference === req.reference)).toHaveLength(1);
   });
 
+  it('when Adyen’s RedirectShopper answer is lost, then status says the challenge (Adyen sends nothing while the shopper is away)', async () => {
+    const adyenTest = connector();
+    const req = card('4000002500003155', { threeDS: 'do3DS' });
+    expect(await adyenTest.authorise(req)).toMatchObject({ kind: 'challenge' });
+    // the wrapper above the connector lost it: the reference's record still says what Adyen answered
+    expect(await adyenTest.status(req.reference)).toMatchObject({ op: 'authorise', outcome: { kind: 'challenge' } });
+  });
+
   it('when Adyen answers 704 (the same Idempotency-Key in progress), then the outcome is unknown, never a refusal', async () => {
     const adyenTest = connector();
     const req = card('4242424242424242');

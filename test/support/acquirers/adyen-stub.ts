@@ -1,6 +1,7 @@
 import adyen from '@adyen/api-library';
 import type { Types } from '@adyen/api-library';
 import { AcquirerStub, type StubAnswer, type StubRequest } from './stub-server.js';
+import type { AcquirerStatus } from '../../../src/core/ports/card-connector.js';
 
 /**
  * A stub of Adyen's Checkout API (v72) for the calls the Adyen connector makes, written from Adyen's API
@@ -18,6 +19,8 @@ interface StubPayment {
   /** where Adyen sends the shopper back after its challenge page (the request's returnUrl) */
   returnUrl: string;
   resultCode: string;
+  /** the payment went through Adyen's challenge page (RedirectShopper) */
+  challenged?: boolean;
   captured: number;
   refunded: number;
   cancelled: boolean;
@@ -97,6 +100,56 @@ export class AdyenStub extends AcquirerStub {
     return item;
   }
 
+  /**
+   * What Adyen did under a gateway reference, from its own records (the simulation's truth: the connector's
+   * status reads only what Adyen told it): the payment's result under its reference (and under `-3ds` once
+   * its challenge ended), a modification under its own.
+   */
+  status(reference: string): AcquirerStatus {
+    const challenge = /^(.*)-3ds$/.exec(reference);
+    const payment = this.paymentFor(challenge ? challenge[1]! : reference);
+    if (payment && (!challenge || payment.challenged)) {
+      const connectorRef = payment.pspReference;
+      const asked = { amount: payment.amount.value, currency: payment.amount.currency };
+      switch (payment.resultCode) {
+        case 'Authorised':
+          return { op: 'authorise', outcome: { kind: 'approved', connectorRef, threedsResult: '' }, ...asked };
+        case 'Refused':
+          return { op: 'authorise', outcome: { kind: 'declined', connectorRef, reason: 'DECLINED', threedsResult: '' }, ...asked };
+        case 'RedirectShopper':
+          return challenge ? undefined : { op: 'authorise', outcome: { kind: 'challenge', connectorRef }, ...asked };
+        default:
+          return { op: 'authorise', outcome: { kind: 'error', message: payment.resultCode }, ...asked };
+      }
+    }
+    const m = this.modifications.find((x) => x.reference === reference);
+    if (!m) return undefined;
+    const outcome = { ok: true as const, connectorRef: m.kind === 'refund' ? m.pspReference : m.paymentPspReference };
+    const amount = m.amount ? { amount: m.amount.value, currency: m.amount.currency } : {};
+    return m.kind === 'cancel' ? { op: 'void', outcome } : { op: m.kind, outcome, ...amount };
+  }
+
+  private readonly notified = new Set<string>();
+
+  /**
+   * The webhooks Adyen owes since the last call: AUTHORISATION for each payment with a final result, CAPTURE,
+   * CANCELLATION and REFUND for each modification, each once (Adyen sends until acknowledged).
+   */
+  pendingNotifications(hmacKey: string): Types.notification.NotificationRequestItem[] {
+    const out: Types.notification.NotificationRequestItem[] = [];
+    const once = (key: string, make: () => Types.notification.NotificationRequestItem) => {
+      if (this.notified.has(key)) return;
+      this.notified.add(key);
+      out.push(make());
+    };
+    for (const p of this.payments.values())
+      if (p.resultCode === 'Authorised' || p.resultCode === 'Refused')
+        once(`auth:${p.pspReference}`, () => this.notification('AUTHORISATION', p.reference, hmacKey, p.resultCode === 'Authorised'));
+    const codes = { capture: 'CAPTURE', cancel: 'CANCELLATION', refund: 'REFUND' } as const;
+    for (const m of this.modifications) once(`mod:${m.pspReference}`, () => this.notification(codes[m.kind], m.reference, hmacKey));
+    return out;
+  }
+
   private psp(): string {
     return `88${String(++this.seq).padStart(14, '0')}`;
   }
@@ -142,6 +195,7 @@ export class AdyenStub extends AcquirerStub {
     const auth = (body.authenticationData as { attemptAuthentication?: string } | undefined)?.attemptAuthentication;
     if (method.number === '4917610000000000' && auth === 'always') {
       payment.resultCode = 'RedirectShopper';
+      payment.challenged = true;
       return {
         status: 200,
         body: {

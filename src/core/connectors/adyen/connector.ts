@@ -109,8 +109,9 @@ export class AdyenConnector implements CardConnector {
     const outcome = paymentOutcome(res, req.reference, threeds);
     if (res.pspReference) await this.journal.object(req.reference, res.pspReference);
     if (!outcome) throw new AcquirerUnreachable('adyen', `payment ${res.resultCode ?? 'without a result'}: its notification decides`);
-    if (outcome.kind !== 'challenge')
-      await this.journal.answered(req.reference, { op: 'authorise', outcome, amount: req.amount, currency: req.currency });
+    // a challenge too: Adyen sends no notification while the shopper has not come back, so a lost RedirectShopper
+    // would leave the payment unknown for good; its result then arrives under the challenge's reference
+    await this.journal.answered(req.reference, { op: 'authorise', outcome, amount: req.amount, currency: req.currency });
     return outcome;
   }
 
