@@ -11,6 +11,7 @@ import type { Contract } from '../core/subscriptions/contract.js';
 import type { IdempotencyRecord } from '../core/idempotency/idempotency-key.js';
 import type { OutboxRecord } from '../core/notifications/outbox.js';
 import type { VaultRecord } from '../core/payments/vault.js';
+import type { SavedCard, ShopperScope } from '../core/saved-cards/saved-card-record.js';
 import type { DepositBalance, Payout } from '../core/payouts/payout.js';
 import type { CheckoutSession } from '../core/checkout/session.js';
 import type { AcquirerLedger } from '../core/ports/acquirer-ledger.js';
@@ -25,6 +26,11 @@ export const keys = {
   payment: (m: string, txn: string) => `gw:{${m}}:pay:${txn}`,
   order: (m: string, account: string, orderNo: string) => `gw:{${m}}:order:${account}:${orderNo}`,
   card: (m: string, token: string) => `gw:{${m}}:card:${token}`,
+  /** a shopper's saved card, named by account, shopper (its hash: KeyNameHash) and card_id */
+  savedCard: (m: string, account: string, shopperHash: string, cardId: string) =>
+    `gw:{${m}}:saved-card:${account}:${shopperHash}:${cardId}`,
+  /** a shopper's card_ids of one account, scored by when each was saved */
+  savedCards: (m: string, account: string, shopperHash: string) => `gw:{${m}}:saved-cards:${account}:${shopperHash}`,
   contract: (m: string, id: string) => `gw:{${m}}:contract:${id}`,
   outbox: (m: string, id: string) => `gw:{${m}}:outbox:${id}`,
   /** notify_ids of one order (scored by creation time), for resend by order_no */
@@ -126,6 +132,11 @@ export class KvGatewayStore implements GatewayStore {
     return keys.idempotency(m, account, this.keyNameHash(`Idempotency-Key\n${key}`));
   }
 
+  /** The hashed name of a shopper in key names: a shopper_id may be an e-mail address. */
+  private shopperName(scope: ShopperScope): string {
+    return this.keyNameHash(`shopper_id\n${scope.shopperId}`);
+  }
+
   async commit(change: ChangeSet): Promise<boolean> {
     const m = change.merchantId;
     const conditions: Condition[] = [];
@@ -145,6 +156,19 @@ export class KvGatewayStore implements GatewayStore {
       writes.push({ op: 'put', key: keys.card(m, card.token), data: JSON.stringify(card) });
     }
     for (const token of change.dropCards ?? []) writes.push({ op: 'del', key: keys.card(m, token) });
+    for (const card of change.savedCards ?? []) {
+      const shopper = this.shopperName({ merchantId: m, accountId: card.account_id, shopperId: card.shopper_id });
+      const key = keys.savedCard(m, card.account_id, shopper, card.card_id);
+      conditions.push({ key, version: 0 });
+      writes.push({ op: 'put', key, data: encode(card) });
+      writes.push({ op: 'zadd', key: keys.savedCards(m, card.account_id, shopper), score: card.created_at, member: card.card_id });
+    }
+    for (const { scope, cardId, expected } of change.dropSavedCards ?? []) {
+      const shopper = this.shopperName(scope);
+      const key = keys.savedCard(m, scope.accountId, shopper, cardId);
+      conditions.push({ key, version: expected });
+      writes.push({ op: 'del', key }, { op: 'zrem', key: keys.savedCards(m, scope.accountId, shopper), member: cardId });
+    }
     for (const { next, expected } of change.contracts ?? []) {
       const key = keys.contract(m, next.recurring_id);
       conditions.push({ key, version: expected });
@@ -340,6 +364,18 @@ export class KvGatewayStore implements GatewayStore {
   async getCard(m: string, token: string): Promise<VaultRecord | undefined> {
     const v = await this.kv.get(keys.card(m, token));
     return v ? (JSON.parse(v.data) as VaultRecord) : undefined;
+  }
+
+  async savedCardsOf(scope: ShopperScope, limit: number): Promise<SavedCard[]> {
+    const m = scope.merchantId;
+    const shopper = this.shopperName(scope);
+    const ids = await this.kv.range(keys.savedCards(m, scope.accountId, shopper), -Infinity, Infinity, limit, true);
+    const found = await this.kv.getMany(ids.map((h) => keys.savedCard(m, scope.accountId, shopper, h.member)));
+    return found.flatMap((v) => decode<SavedCard>(v) ?? []);
+  }
+
+  async getSavedCard(scope: ShopperScope, cardId: string): Promise<SavedCard | undefined> {
+    return decode<SavedCard>(await this.kv.get(keys.savedCard(scope.merchantId, scope.accountId, this.shopperName(scope), cardId)));
   }
 
   async getContract(m: string, id: string): Promise<Contract | undefined> {

@@ -5,6 +5,7 @@ import type { Payment } from '../payments/payment.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import { authorisePayment, type AuthoriseCommand, type CardInput, type PaymentOrder } from '../payments/authorise.js';
 import { mayTryAnotherCard, tryAnotherCard } from '../payments/retry.js';
+import { shopperCommand, type ShopperChoice } from '../saved-cards/saved-cards.js';
 import type { PaymentResult } from '../payments/settle.js';
 import type { BrowserInfo } from '../ports/card-connector.js';
 import { assertNotifyUrl } from '../notifications/target.js';
@@ -22,6 +23,8 @@ export interface NewCheckout {
   returnUrl: string;
   cancelUrl: string;
   sourceIp: string;
+  /** the proven shopper of an account that saves cards (saved-cards.ts provenShopper) */
+  shopperId?: string | undefined;
 }
 
 /**
@@ -126,6 +129,7 @@ function newSession(deps: CoreDeps, c: NewCheckout): CheckoutSession {
     state: 'open',
     created_at: now,
     expires_at: now + c.account.checkout_ttl_minutes * 60_000,
+    ...(c.shopperId ? { shopper_id: c.shopperId } : {}),
   };
 }
 
@@ -201,19 +205,21 @@ export async function payCheckout(
   account: Account,
   session: CheckoutSession,
   order: PaymentOrder,
-  card: CardInput,
+  card: CardInput | undefined,
   browser?: BrowserInfo,
   retryOf?: number,
+  choice?: ShopperChoice,
 ): Promise<CheckoutStage> {
   const cmd: AuthoriseCommand = {
     account,
     order: { ...order, return_url: hostedUrls(deps.baseUrl, session.merchant_id, session.session_id).result },
-    card,
+    ...(card ? { card } : {}),
     source: 'checkout',
     fingerprint: session.fingerprint,
     meta: { checkout_session: session.session_id },
     ...(browser ? { browser } : {}),
   };
+  if (choice) shopperCommand(cmd, choice);
   if (retryOf !== undefined) {
     const stage = await checkoutStage(deps, session);
     if (stage.kind !== 'paid' || retryableAttempt(deps, session, stage) !== retryOf) return stage;

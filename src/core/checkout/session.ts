@@ -22,6 +22,11 @@ export interface CheckoutSession {
   /** the merchant's own addresses, where the result page sends the shopper at the end */
   return_url: string;
   cancel_url: string;
+  /**
+   * the shopper the merchant proved (DESIGN 15: shopper_signature or strict signing) on an account that saves
+   * cards: the card page offers this shopper's saved cards and saving one; absent otherwise
+   */
+  shopper_id?: string;
   /** open: waiting for a card; paying: a card was handed to the core; cancelled: the shopper gave up */
   state: 'open' | 'paying' | 'cancelled';
   created_at: number;

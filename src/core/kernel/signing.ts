@@ -33,6 +33,9 @@ export const REQUEST_SIGNATURE_FIELDS = {
   /** /v1/payout/query names the payout by request_id and/or transaction_id; the absent one signs as '' */
   payoutQuery: ['merchant_id', 'account_id', 'request_id', 'transaction_id'],
   optimise: ['merchant_id', 'account_id', 'request_id', 'currency', 'amount', 'shopper_email'],
+  /** a shopper's saved cards (DESIGN 15) */
+  retrievalCards: ['merchant_id', 'account_id', 'shopper_id'],
+  deleteCard: ['merchant_id', 'account_id', 'shopper_id', 'card_id'],
   /** disputes (DESIGN 13): the search, then evidence and accept */
   retrievalDispute: ['merchant_id', 'account_id'],
   dispute: ['merchant_id', 'account_id', 'dispute_id'],

@@ -86,6 +86,8 @@ const accountSchema = z.object({
   card_brands: z.array(z.enum(CARD_BRANDS)).default([]),
   /** display name, accent colour and logo of the hosted pages */
   branding: brandingSchema.default({}),
+  /** the hosted card page offers proven returning shoppers their saved cards, and saving one (DESIGN 15) */
+  saved_cards: z.boolean().default(false),
 });
 
 /** PHC string of DESIGN 11: scrypt, N = 2^ln (ln 14 to 20), salt and 32-byte hash in unpadded base64. */
@@ -191,6 +193,7 @@ export function demoMerchants(baseUrl: string, portalUser?: { email: string; pas
             currencies: ['USD', 'EUR', 'GBP'],
             routing: { connector_code: 'sandbox' },
             deposit_balance: { USD: 10_000_000, EUR: 10_000_000 },
+            saved_cards: true,
           },
         ],
       },

@@ -18,6 +18,7 @@ import { acquirerAmount } from '../kernel/money.js';
 import { acquirerReference, commitMarked, isStale, newClaim, resolveDue, takeClaim } from './claim.js';
 import { resolveStaleClaim } from '../operations/stale-claim.js';
 import { connectorFor } from './connector.js';
+import type { VaultRecord } from './vault.js';
 import { orderForms, paymentOfOrder } from './order-lookup.js';
 
 export interface CardInput {
@@ -61,6 +62,12 @@ export interface AuthoriseCommand {
   meta?: Record<string, string>;
   /** 3-D Secure 2 browser data (hosted card page): kept on the payment and sent to the connector */
   browser?: BrowserInfo;
+  /** the security code asked again for a saved card (a token payment); sent to the acquirer, never kept */
+  tokenSecurityCode?: string;
+  /** the proven shopper who consented to save the card sent (hosted card page, DESIGN 15) */
+  saveCardFor?: string;
+  /** the shopper's saved card paid (its token is order.token_id): the token is not the payment's token_id */
+  savedCardId?: string;
 }
 
 export interface ResolvedCard {
@@ -89,7 +96,44 @@ export async function resolveCard(deps: CoreDeps, cmd: AuthoriseCommand): Promis
     // sealed under a key no longer configured (or damaged): the merchant's token is unusable, not a server fault
     throw invalidField('token_id', 'the card behind this token can no longer be opened; ask the shopper for the card again');
   }
-  return { pan, summary: rec.card };
+  return cmd.tokenSecurityCode ? { pan, summary: rec.card, securityCode: cmd.tokenSecurityCode } : { pan, summary: rec.card };
+}
+
+/** The vault tokens a payment by card makes: for token_flag or a subscription, and for a card the shopper saves. */
+interface KeptCards {
+  /** the payment's vault fields (vault_token, vault_created, token_id, save_card) */
+  fields: Partial<Payment>;
+  records: VaultRecord[];
+}
+
+/**
+ * What the card sent leaves in the vault, each under a token of its own: the merchant's token (token_flag YES or a
+ * subscription) and the shopper's saved card are dropped apart (one removed from the page, the other still charged).
+ */
+function keptCards(deps: CoreDeps, cmd: AuthoriseCommand, card: ResolvedCard, now: number): KeptCards {
+  const { account, order } = cmd;
+  const fields: Partial<Payment> = {};
+  const records: VaultRecord[] = [];
+  const keep = (token: string) =>
+    records.push(deps.vault.record(token, account.merchant_id, account.account_id, card.pan, card.summary, now));
+  if (!cmd.card) {
+    // a token payment charges the merchant's token (or the saved card's) as it is
+    return {
+      fields: cmd.savedCardId ? { vault_token: order.token_id } : { vault_token: order.token_id, token_id: order.token_id },
+      records,
+    };
+  }
+  if (order.token_flag === 'YES' || order.subscription !== undefined) {
+    const token = deps.ids.token();
+    keep(token);
+    Object.assign(fields, { vault_token: token, vault_created: true }, order.token_flag === 'YES' ? { token_id: token } : {});
+  }
+  if (cmd.saveCardFor) {
+    const token = deps.ids.token();
+    keep(token);
+    fields.save_card = { shopper_id: cmd.saveCardFor, token };
+  }
+  return { fields, records };
 }
 
 /**
@@ -158,8 +202,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
   }
   const card = await resolveCard(deps, cmd);
   const now = deps.clock.now();
-  const keepCard = cmd.card !== undefined && (order.token_flag === 'YES' || order.subscription !== undefined);
-  const vaultToken = keepCard ? deps.ids.token() : cmd.card ? undefined : order.token_id;
+  const kept = keptCards(deps, cmd, card, now);
   const risk = assessRisk(
     {
       amount: order.amount,
@@ -191,9 +234,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
     fingerprint: cmd.fingerprint,
     source: cmd.source,
     card: card.summary,
-    ...(vaultToken ? { vault_token: vaultToken } : {}),
-    ...(keepCard ? { vault_created: true } : {}),
-    ...(order.token_flag === 'YES' || !cmd.card ? { token_id: vaultToken } : {}),
+    ...kept.fields,
     ...(order.subscription ? { subscription: order.subscription } : {}),
     // an acquirer with its own challenge page is told the return address when asked: its secret is made now
     threeds: connector.ownChallengePage
@@ -220,7 +261,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
     {
       merchantId: account.merchant_id,
       payments: [{ next: pending, expected: 0 }],
-      cards: keepCard ? [deps.vault.record(vaultToken!, account.merchant_id, account.account_id, card.pan, card.summary, now)] : [],
+      cards: kept.records,
       due: [resolveDue(transactionId, claim.until)],
     },
     transactionId,
@@ -290,13 +331,22 @@ async function reopen(deps: CoreDeps, account: Account, declined: Payment, cmd: 
   const reference = acquirerReference.authorise(declined.transaction_id, declined.attempt);
   const claim = newClaim(deps, { op: 'authorise', reference, amount: declined.amount }, now);
   const { never_sent: _n, ...rest } = declined;
-  const move = moveTo(rest, S.PENDING, now, { claim, written_by: `${claim.id}:reopen`, result_code: RESULT.PENDING[0] });
+  // the never-sent decline dropped the cards this payment kept (its token, the shopper's saved card): the retry,
+  // which carries the card again, keeps them again, as the first attempt would have on approval
+  const kept = cmd.card ? keptCards(deps, cmd, card, now) : { fields: {}, records: [] };
+  const move = moveTo(rest, S.PENDING, now, {
+    claim,
+    written_by: `${claim.id}:reopen`,
+    result_code: RESULT.PENDING[0],
+    ...kept.fields,
+  });
   if (!move.ok) return undefined;
   const verdict = await commitMarked(
     deps,
     {
       merchantId: declined.merchant_id,
       payments: [{ next: move.payment, expected: declined.version }],
+      cards: kept.records,
       due: [resolveDue(declined.transaction_id, claim.until)],
     },
     declined.transaction_id,

@@ -15,6 +15,7 @@ import { RESULT, type ResultKey } from '../kernel/result-codes.js';
 import { paymentNotification } from '../notifications/outbox.js';
 import { contractOnApproval } from '../subscriptions/contract.js';
 import { approvalCounters, recordSettled } from './measure.js';
+import { savedCardOf } from '../saved-cards/saved-card-record.js';
 import { disputeWatchOnCapture } from '../disputes/watch.js';
 
 export interface PaymentResult {
@@ -161,6 +162,7 @@ export async function settleAuthorisation(
       const { token_id: _t, vault_token: _v, ...rest } = next;
       next = rest as Payment;
     }
+    if (next.save_card && !next.save_card.card_id) next = keepOrDropSavedCard(deps, change, next, approved, now);
     if (payment.threeds.challenge_pending)
       change.due = [...(change.due ?? []), { queue: 'threeds_challenge', member: payment.transaction_id, at: null }];
     change.outbox = paymentNotification(deps, account, notifyType, next).map((o) => ({ next: o, expected: 0 }));
@@ -198,6 +200,22 @@ export async function settleAuthorisation(
   return outcome.kind === 'challenge'
     ? { payment: next, issuerUrl: issuerUrl(deps.baseUrl, next), replayed: false }
     : { payment: next, contract, replayed: false };
+}
+
+/**
+ * The card the shopper asked to save (DESIGN 15): recorded as a saved card when the payment is approved; with
+ * any other outcome (declined, failed, held for review) its vault token is dropped and nothing is saved.
+ */
+function keepOrDropSavedCard(deps: CoreDeps, change: ChangeSet, p: Payment, approved: boolean, now: number): Payment {
+  const save = p.save_card!;
+  if (approved) {
+    const cardId = deps.ids.opaque('card');
+    change.savedCards = [savedCardOf(p, save, cardId, now)];
+    return { ...p, save_card: { ...save, card_id: cardId } };
+  }
+  change.dropCards = [...(change.dropCards ?? []), save.token];
+  const { save_card: _s, ...rest } = p;
+  return rest as Payment;
 }
 
 /** Statuses in which the payment holds its authorisation (or the money captured under it). */

@@ -8,6 +8,7 @@ import type { DepositBalance, Payout } from '../payouts/payout.js';
 import type { CheckoutSession } from '../checkout/session.js';
 import type { AuditRecord, LoginFailures, PortalPassword, PortalSession, ThrottleScope } from '../portal/portal-records.js';
 import type { PortalFlash, PortalFormRecord } from '../portal/form-records.js';
+import type { SavedCard, ShopperScope } from '../saved-cards/saved-card-record.js';
 import type { DisputeRecord } from '../disputes/dispute-record.js';
 
 /** Queues of work due at a time, per merchant: the sweeps and schedulers read them. */
@@ -21,6 +22,10 @@ export interface ChangeSet {
   cards?: VaultRecord[];
   /** vault tokens to delete (a card kept for a payment that then failed) */
   dropCards?: string[];
+  /** shoppers' saved cards to create (indexed per account and shopper by creation time) */
+  savedCards?: SavedCard[];
+  /** saved cards to remove with their index entry, each only while still at the version read */
+  dropSavedCards?: { scope: ShopperScope; cardId: string; expected: number }[];
   contracts?: { next: Contract; expected: number }[];
   /** new notifications, or claimed/updated ones with the version read */
   outbox?: { next: OutboxRecord; expected: number }[];
@@ -87,6 +92,10 @@ export interface GatewayStore extends AcquirerLedger {
   /** Transaction ids of an account's payments created from..to (inclusive), newest first, at most limit. */
   recentPayments(merchantId: string, accountId: string, from: number, to: number, limit: number): Promise<string[]>;
   getCard(merchantId: string, token: string): Promise<VaultRecord | undefined>;
+  /** One shopper's saved cards of one account, newest first, at most limit. */
+  savedCardsOf(scope: ShopperScope, limit: number): Promise<SavedCard[]>;
+  /** A saved card, only under the (merchant, account, shopper) it was saved for. */
+  getSavedCard(scope: ShopperScope, cardId: string): Promise<SavedCard | undefined>;
   getContract(merchantId: string, recurringId: string): Promise<Contract | undefined>;
   getCheckoutSession(merchantId: string, sessionId: string): Promise<CheckoutSession | undefined>;
   getOutbox(merchantId: string, notifyId: string): Promise<OutboxRecord | undefined>;

@@ -25,6 +25,8 @@ const SIGNED: ReadonlyMap<string, readonly string[]> = new Map<string, readonly 
   ['/v1/payout', REQUEST_SIGNATURE_FIELDS.payout],
   ['/v1/payout/query', REQUEST_SIGNATURE_FIELDS.payoutQuery],
   ['/v1/optimise', REQUEST_SIGNATURE_FIELDS.optimise],
+  ['/v1/retrievalCards', REQUEST_SIGNATURE_FIELDS.retrievalCards],
+  ['/v1/deleteCard', REQUEST_SIGNATURE_FIELDS.deleteCard],
   ['/v1/retrievalDispute', REQUEST_SIGNATURE_FIELDS.retrievalDispute],
   ['/v1/disputeEvidence', REQUEST_SIGNATURE_FIELDS.dispute],
   ['/v1/disputeAccept', REQUEST_SIGNATURE_FIELDS.dispute],

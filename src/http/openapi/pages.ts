@@ -65,6 +65,14 @@ export const PAGES: PageSpec[] = [
     ),
   }),
   hosted({
+    method: 'post',
+    path: `${session}/saved-cards/remove`,
+    operationId: 'savedCardRemove',
+    summary: 'Remove a saved card from the card page',
+    description: 'Form field card_id: the session’s proven shopper removes one of its saved cards; back to the card page.',
+    responses: all(stage, formPost),
+  }),
+  hosted({
     method: 'get',
     path: `${session}/cancel`,
     operationId: 'cancelConfirmPage',

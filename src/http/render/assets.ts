@@ -20,6 +20,11 @@ const PUBLIC_FILES: Record<string, { type: 'script' | 'style'; purpose: string }
     type: 'script',
     purpose: 'Card page: card number, expiry and security-code checks, brand detection, error summary, 3-D Secure browser data',
   },
+  'saved-cards.js': {
+    type: 'script',
+    purpose: 'Card page: a saved card chosen asks only for its security code (the new-card fields hidden and disabled)',
+  },
+  'saved-cards.css': { type: 'style', purpose: 'Card page: layout of the saved cards and of the consent to save a card' },
   'frame.js': {
     type: 'script',
     purpose: 'Every hosted page: inside an iFrame, reports its height and readiness to the registered parent origin',

@@ -16,6 +16,9 @@ import { findSession } from './hosted-session.js';
 import { clientAddress } from '../client-address.js';
 import { hiddenInputs } from '../render/hidden-fields.js';
 import { htmlText } from '../render/html-text.js';
+import type { Account } from '../../core/merchants/directory.js';
+import { provenShopper } from '../../core/saved-cards/saved-cards.js';
+import { SHOPPER_ID } from '../schemas/saved-cards.js';
 
 /** Card data never travels through the merchant: the shopper types it on the hosted card page. */
 const CARD_FIELDS = ['card', 'expiration_month', 'expiration_year', 'security_code'] as const;
@@ -33,7 +36,11 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
   // the session keeps the request as sent (the loading form echoes it), card numbers in free text and in
   // undocumented fields masked; copied only to leave out `accept` (a rest copy is made property by property,
   // for every field sent)
-  const request = maskExtraFields(maskFreeText(body.accept === undefined ? body : withoutAccept(body)), checkoutFieldNames);
+  // shopper_signature proves the shopper once, here: it is not kept, nor echoed to the shopper's browser
+  const request = maskExtraFields(
+    maskFreeText(body.accept === undefined && body.shopper_signature === undefined ? body : withoutAccept(body)),
+    checkoutFieldNames,
+  );
   const session = await openCheckout(deps, {
     account,
     order: paymentOrder(input),
@@ -42,6 +49,7 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
     returnUrl: input.return_url,
     cancelUrl: input.cancel_url,
     sourceIp: clientAddress(req) ?? '',
+    shopperId: shopperOf(account, body, input.shopper_id),
   });
   if (req.accepts(['text/html', 'application/json']) === 'application/json') {
     res.json({
@@ -68,7 +76,18 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
 function withoutAccept(body: Record<string, unknown>): Record<string, unknown> {
   const sent = Object.assign(Object.create(null) as Record<string, unknown>, body);
   delete sent.accept;
+  delete sent.shopper_signature;
   return sent;
+}
+
+/**
+ * The shopper whose saved cards the page may offer (DESIGN 15): proven over the shopper_id as sent, kept as the
+ * session keeps the request (card numbers in it masked). An unproven or unprintable shopper_id is ignored.
+ */
+function shopperOf(account: Account, body: Record<string, unknown>, shopperId: string): string | undefined {
+  const sent = typeof body.shopper_id === 'string' ? body.shopper_id : '';
+  if (!SHOPPER_ID.test(sent)) return undefined;
+  return provenShopper(account, sent, body.shopper_signature) && shopperId;
 }
 
 /** Browsers send every line break of a form value as CRLF: compare values with line breaks alike. */

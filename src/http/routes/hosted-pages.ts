@@ -15,6 +15,9 @@ import { displayName, NOTICES, preparePage, renderNotice, shopperLang } from '..
 import { renderResult } from '../render/result-page.js';
 import { renderCard } from '../render/card-page.js';
 import { findSession } from './hosted-session.js';
+import { prepareSavedCards } from '../render/saved-cards.js';
+import { readShopperChoice } from '../schemas/saved-card-form.js';
+import { deleteSavedCard } from '../../core/saved-cards/saved-cards.js';
 
 const s = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -57,6 +60,7 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     if (stage.kind !== 'open' && retry === undefined) return followStage(deps, req, res, found.account, found.session, stage);
     const r = found.session.request;
     const lang = shopperLang(req, r);
+    await prepareSavedCards(deps, res, found.account, found.session, lang);
     renderCard(
       deps,
       res,
@@ -91,13 +95,27 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
       expiration_month: s(body.expiration_month),
       expiration_year: s(body.expiration_year),
     };
-    const read = readCardForm(body);
-    if (!read.ok)
-      return renderCard(deps, res, account, session, lang, read.errors.card ? { ...kept, card: s(body.card) } : kept, read.errors, 422, retry);
-    const card = read.form;
-    const refusal = brandRefusal(card.card, account.card_brands);
+    // a proven shopper's saved card (its security code asked again) or consent to save the card typed (DESIGN 15)
+    await prepareSavedCards(deps, res, account, session, lang, s(body.saved_card));
+    const shopper = await readShopperChoice(deps, account, session, body);
+    if (shopper.kind === 'refused') return renderCard(deps, res, account, session, lang, kept, shopper.errors, 422, retry);
+    const read = shopper.kind === 'saved' ? undefined : readCardForm(body);
+    if (read && !read.ok)
+      return renderCard(
+        deps,
+        res,
+        account,
+        session,
+        lang,
+        read.errors.card ? { ...kept, card: s(body.card) } : kept,
+        read.errors,
+        422,
+        retry,
+      );
+    const card = read?.form;
+    const refusal = card && brandRefusal(card.card, account.card_brands);
     if (refusal) return renderCard(deps, res, account, session, lang, kept, { card: refusal }, 422, retry);
-    if (expiryPassed(card.expiration_month, card.expiration_year, deps.clock.now())) {
+    if (card && expiryPassed(card.expiration_month, card.expiration_year, deps.clock.now())) {
       return renderCard(deps, res, account, session, lang, kept, { expiration_year: { key: 'error.expired' } }, 422, retry);
     }
     const stored = safeParseRequest(checkoutSchema, session.request);
@@ -112,7 +130,7 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
         account,
         session,
         order,
-        {
+        card && {
           pan: card.card,
           expMonth: card.expiration_month,
           expYear: card.expiration_year,
@@ -120,6 +138,7 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
         },
         readBrowserData(body, { userAgent: req.get('user-agent'), accept: req.get('accept') }),
         retry,
+        shopper.kind === 'none' ? undefined : shopper.choice,
       );
     } catch (err) {
       // another request paid this order_no between the stage check and the payment: nothing was charged here
@@ -135,6 +154,20 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
       throw err;
     }
     followStage(deps, req, res, account, session, stage);
+  });
+
+  // the shopper removes one of its saved cards (DESIGN 15); the session's address is the form's capability, as
+  // for the card and cancel forms; a card_id that is not this shopper's removes nothing
+  router.post(`${base}/saved-cards/remove`, async (req, res) => {
+    const found = await sessionOf(deps, req, res);
+    if (!found) return;
+    const { session, account } = found;
+    const stage = await checkoutStage(deps, session);
+    if (stage.kind !== 'open' && retryableAttempt(deps, session, stage) === undefined)
+      return followStage(deps, req, res, account, session, stage);
+    const cardId = s((req.body as Record<string, unknown>).card_id);
+    if (account.saved_cards && session.shopper_id) await deleteSavedCard(deps, account, session.shopper_id, cardId);
+    res.redirect(303, hostedUrls(deps.baseUrl, session.merchant_id, session.session_id).card);
   });
 
   const cancel = async (req: Request, res: Response): Promise<void> => {

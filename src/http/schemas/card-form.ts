@@ -53,7 +53,8 @@ export interface FormProblem {
   key: MessageKey;
   params?: Record<string, string | number>;
 }
-export type CardFormErrors = Partial<Record<CardField, FormProblem>>;
+/** Problems by field: the card form's, and the saved-card part's (views/partials/saved-cards.ejs, DESIGN 15). */
+export type CardFormErrors = Partial<Record<CardField | 'saved_card' | 'saved_security_code', FormProblem>>;
 
 const FIELDS: CardField[] = ['cardholder', 'card', 'expiration_month', 'expiration_year', 'security_code'];
 

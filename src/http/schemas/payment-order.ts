@@ -23,7 +23,9 @@ export function subscriptionTerms(s: SubscriptionRequest): SubscriptionTerms {
 }
 
 /** The order part of a checked payment request, in the core's terms (amounts in minor units). */
-export function paymentOrder(input: Omit<CheckoutRequest, 'return_url' | 'cancel_url' | 'default_lang'>): PaymentOrder {
+export function paymentOrder(
+  input: Omit<CheckoutRequest, 'return_url' | 'cancel_url' | 'default_lang' | 'shopper_signature'>,
+): PaymentOrder {
   const mpi = input.additional_information?.[0]?.mpi_info;
   return {
     order_no: input.order_no,

@@ -447,6 +447,8 @@ export const checkoutSchema = requestObject(
     return_url: optionalUrl,
     cancel_url: optionalUrl,
     default_lang: optionalText(16),
+    /** proves shopper_id (DESIGN 15): SHA-256 of merchant_id + account_id + shopper_id + sign_key; never stored */
+    shopper_signature: optionalText(64),
   },
   (o, ctx) => {
     wholeUnits(o, ctx);

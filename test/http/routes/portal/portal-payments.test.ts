@@ -259,7 +259,7 @@ describe('when a subscription is cancelled in the portal', () => {
     expect(done.status).toBe(303);
     const after = await admin.get(done.headers.location!);
     expect(after.text).toContain('Done: subscription Inactived');
-    expect(after.text).toMatch(/id="contract-status">Inactived</);
+    expect(after.text).toMatch(/id="contract-status">Cancelled <span class="code">\(Inactived\)</);
     expect((await gw.deps.store.getContract(MERCHANT_ID, rid))?.status).toBe('Inactived');
     const outbox = await gw.deps.store.outboxOfOrder(MERCHANT_ID, answer.account_id ?? '1000001001', answer.order_no!, 10);
     expect(outbox.map((o) => o.notify_type)).toContain('subscription_cancel');

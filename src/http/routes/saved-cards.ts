@@ -1,0 +1,38 @@
+import { Router } from 'express';
+import type { CoreDeps } from '../../core/ports/deps.js';
+import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
+import {
+  assertSavedCards,
+  deleteCardAnswer,
+  deleteSavedCard,
+  noSuchCard,
+  savedCardsAnswer,
+  savedCardsOf,
+} from '../../core/saved-cards/saved-cards.js';
+import { authenticate, fieldValues } from '../middleware/authenticate.js';
+import { parseOrThrow } from '../schemas/common.js';
+import { deleteCardSchema, retrievalCardsSchema } from '../schemas/saved-cards.js';
+
+/** POST /v1/retrievalCards and /v1/deleteCard: the merchant lists and removes a shopper's saved cards (JSON). */
+export function savedCardsRouter(deps: CoreDeps): Router {
+  const router = Router();
+  router.post('/v1/retrievalCards', async (req, res) => {
+    const body = req.body as Record<string, unknown>;
+    const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.retrievalCards));
+    const input = parseOrThrow(retrievalCardsSchema, body);
+    assertSavedCards(account);
+    const cards = await savedCardsOf(deps, account, input.shopper_id);
+    res.locals.outcome = { cards: cards.length };
+    res.json(savedCardsAnswer(account, input.shopper_id, cards, deps.timezone));
+  });
+  router.post('/v1/deleteCard', async (req, res) => {
+    const body = req.body as Record<string, unknown>;
+    const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.deleteCard));
+    const input = parseOrThrow(deleteCardSchema, body);
+    assertSavedCards(account);
+    if (!(await deleteSavedCard(deps, account, input.shopper_id, input.card_id))) throw noSuchCard();
+    res.locals.outcome = { card_id: input.card_id };
+    res.json(deleteCardAnswer(account, input.shopper_id, input.card_id));
+  });
+  return router;
+}
