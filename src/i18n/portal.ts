@@ -54,7 +54,8 @@ export const isPortalLanguage = (tag: unknown): tag is string => typeof tag === 
 
 /** A portal message in the language (English for a language the portal does not speak), `{name}` filled. */
 export function portalT(lang: string, key: PortalMessageKey, params: Record<string, string | number> = {}): string {
-  const text: string = PORTAL_CATALOGUES[lang]?.[key] ?? portalEn[key];
+  // a key no catalogue has (a view is not type-checked) shows as itself rather than breaking the page
+  const text: string = PORTAL_CATALOGUES[lang]?.[key] ?? portalEn[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }
 
