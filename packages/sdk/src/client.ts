@@ -1,5 +1,5 @@
 import { parseRespon } from './respon.js';
-import { signRequest, type Endpoint, type SignatureForm } from './signing.js';
+import { shopperSignature, signRequest, type Endpoint, type SignatureForm } from './signing.js';
 import { verifyAnswer } from './verify.js';
 import type * as T from './types.js';
 
@@ -105,7 +105,12 @@ export class GatewayClient {
   }
   /** The hosted checkout for an iFrame or a redirect: {checkout_url, expires_at}. */
   checkout(req: T.CheckoutRequest, opts?: CallOptions): Promise<T.CheckoutAnswer> {
-    return this.call('checkout', req, { ...opts, preferJson: true });
+    const { merchantId, accountId, signKey } = this.options;
+    const proven =
+      req.shopper_id && !req.shopper_signature
+        ? { ...req, shopper_signature: shopperSignature(merchantId, accountId, req.shopper_id, signKey) }
+        : req;
+    return this.call('checkout', proven, { ...opts, preferJson: true });
   }
   capture(orders: T.CaptureOrder[], opts?: CallOptions): Promise<T.CaptureAnswer> {
     return this.call('capture', { capture_orders: orders }, opts);
@@ -139,5 +144,13 @@ export class GatewayClient {
   }
   optimise(req: T.OptimiseRequest, opts?: CallOptions): Promise<T.OptimiseAnswer> {
     return this.call('optimise', req, opts);
+  }
+  /** A shopper's cards saved on the hosted card page (the checkout's shopper_id). */
+  retrievalCards(req: T.RetrievalCardsRequest, opts?: CallOptions): Promise<T.RetrievalCardsAnswer> {
+    return this.call('retrievalCards', req, opts);
+  }
+  /** Removes one of a shopper's saved cards; a card the shopper does not have is a GatewayApiError 404. */
+  deleteCard(req: T.DeleteCardRequest, opts?: CallOptions): Promise<T.DeleteCardAnswer> {
+    return this.call('deleteCard', req, opts);
   }
 }

@@ -14,7 +14,9 @@ export type Endpoint =
   | 'notifications/resend'
   | 'payout'
   | 'payout/query'
-  | 'optimise';
+  | 'optimise'
+  | 'retrievalCards'
+  | 'deleteCard';
 
 export const ENDPOINTS: readonly Endpoint[] = [
   'authorise',
@@ -30,6 +32,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   'payout',
   'payout/query',
   'optimise',
+  'retrievalCards',
+  'deleteCard',
 ];
 
 /** The batch calls sign merchant_id, account_id, then every transaction_id of this array in order. */
@@ -68,6 +72,8 @@ export const REQUEST_FIELDS: Record<Endpoint, readonly string[]> = {
   payout: ['merchant_id', 'account_id', 'request_id', 'payment_currency', 'payment_amount'],
   'payout/query': ['merchant_id', 'account_id', 'request_id', 'transaction_id'],
   optimise: ['merchant_id', 'account_id', 'request_id', 'currency', 'amount', 'shopper_email'],
+  retrievalCards: ['merchant_id', 'account_id', 'shopper_id'],
+  deleteCard: ['merchant_id', 'account_id', 'shopper_id', 'card_id'],
 };
 
 const PAYMENT = ['merchant_id', 'account_id', 'order_no', 'currency', 'amount', 'order_status'] as const;
@@ -88,6 +94,8 @@ export const ANSWER_FIELDS: Record<Endpoint, readonly string[]> = {
   payout: ['merchant_id', 'account_id', 'request_id', 'status'],
   'payout/query': ['merchant_id', 'account_id', 'request_id', 'status'],
   optimise: BATCH,
+  retrievalCards: BATCH,
+  deleteCard: BATCH,
 };
 
 export const NOTIFICATION_FIELDS = ['merchant_id', 'account_id', 'notify_type', 'notify_id', 'order_no'] as const;
@@ -109,6 +117,14 @@ export function signValues(values: readonly unknown[], signKey: string, form: Si
   const hash = createHash('sha256');
   for (const v of values) hash.update(form === 'spaces-removed' ? valueText(v).replaceAll(' ', '') : valueText(v), 'utf8');
   return hash.update(signKey, 'utf8').digest('hex');
+}
+
+/**
+ * shopper_signature of /v1/checkout: proves the merchant's shopper_id, so the hosted card page offers that shopper's
+ * saved cards and saving one. Lower-case hex SHA-256 of merchant_id + account_id + shopper_id + sign_key.
+ */
+export function shopperSignature(merchantId: string, accountId: string, shopperId: string, signKey: string): string {
+  return signValues([merchantId, accountId, shopperId], signKey);
 }
 
 /** The values a request of this call signs, in order (batch calls add every transaction_id of their array). */

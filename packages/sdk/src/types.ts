@@ -32,6 +32,10 @@ export interface CheckoutRequest extends OrderRequest {
   return_url?: string;
   cancel_url?: string;
   default_lang?: string;
+  /** the merchant's own id of a returning shopper: its saved cards are offered on the card page */
+  shopper_id?: string;
+  /** proves shopper_id (shopperSignature); the client fills it in when shopper_id is given without it */
+  shopper_signature?: string;
 }
 
 export interface OrderRef {
@@ -98,6 +102,17 @@ export interface OptimiseRequest extends Extra {
   billing_country: string;
   shopper_email?: string;
   card_bin?: string;
+}
+
+/** A shopper's saved cards (the shopper_id the checkout named). */
+export interface RetrievalCardsRequest extends Extra {
+  shopper_id: string;
+}
+
+/** Removes one of a shopper's saved cards. */
+export interface DeleteCardRequest extends Extra {
+  shopper_id: string;
+  card_id: string;
 }
 
 interface Signed {
@@ -206,6 +221,17 @@ export interface PayoutAnswer extends Signed, Extra {
 export interface OptimiseAnswer extends Processed {
   request_id: string;
   payment_methods: { pm_id: string; apm_type: string; name: string; brands: string[]; score: number; reasons: string[] }[];
+}
+
+/** A shopper's saved cards, newest first (expired ones too): never the number. */
+export interface RetrievalCardsAnswer extends Processed {
+  shopper_id: string;
+  cards: { card_id: string; brand: string; card_last4: string; expiry: string; created_date: string }[];
+}
+
+export interface DeleteCardAnswer extends Processed {
+  shopper_id: string;
+  card_id: string;
 }
 
 /** A JSON error body of the gateway: a stable code and a message naming the field. */
