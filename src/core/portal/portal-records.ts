@@ -18,7 +18,8 @@ export interface PortalSession {
   last_seen: number;
 }
 
-export type AuditAction = 'capture' | 'cancel' | 'refund' | 'resend' | 'subscription_cancel' | 'password_change';
+export type AuditAction =
+  'capture' | 'cancel' | 'refund' | 'resend' | 'subscription_cancel' | 'password_change' | 'dispute_evidence' | 'dispute_accept';
 
 /** What a portal user did, when, to what, and how it ended: shown on the payment's page and kept per merchant. */
 export interface AuditRecord {

@@ -10,9 +10,12 @@ export const MAX_JSON_DEPTH = 32;
 
 const BATCH_PATHS = new Set(['/v1/capture', '/v1/review', '/v1/cancel', '/v1/refund']);
 
+/** Dispute evidence: four fields of up to 20,000 characters each (DESIGN 13), so the batch calls' limit. */
+const EVIDENCE_PATHS = /^\/(?:v1\/disputeEvidence|portal\/disputes\/[^/]+\/evidence)$/;
+
 /** The body limit of a path, in bytes (docs/security.md lists them). */
 export function bodyLimitFor(path: string): number {
-  return BATCH_PATHS.has(path) ? BATCH_BODY_LIMIT : BODY_LIMIT;
+  return BATCH_PATHS.has(path) || EVIDENCE_PATHS.test(path) ? BATCH_BODY_LIMIT : BODY_LIMIT;
 }
 
 const kb = (bytes: number): string => `${bytes / 1024} KB`;

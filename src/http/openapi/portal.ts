@@ -84,6 +84,16 @@ const PORTAL: [PageSpec['method'], string, string, string, Responses][] = [
   ['get', '/portal/subscriptions', 'Subscriptions', 'The merchant’s subscription contracts.', reading()],
   ['post', '/portal/subscriptions/:recurringId/cancel', 'Cancel a subscription (admin)', 'As /v1/cancelsubscription.', acting()],
   ['get', '/portal/payouts', 'Payouts', 'Deposit balances and a payout by request_id.', reading()],
+  ['get', '/portal/disputes', 'Open disputes', 'The merchant’s open disputes, the earliest due date first.', reading()],
+  [
+    'get',
+    '/portal/disputes/:disputeId',
+    'A dispute’s page',
+    'Its facts and story, with the evidence and accept forms for admins.',
+    reading(errorPages([404])),
+  ],
+  ['post', '/portal/disputes/:disputeId/evidence', 'Save or submit evidence (admin)', 'As /v1/disputeEvidence (submit 0 or 1).', acting()],
+  ['post', '/portal/disputes/:disputeId/accept', 'Accept a dispute (admin)', 'As /v1/disputeAccept.', acting()],
   ['get', '/portal/account/password', 'Password change page', 'The signed-in user’s own password.', reading()],
   [
     'post',

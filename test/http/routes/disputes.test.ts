@@ -342,3 +342,25 @@ describe('two processes at once', () => {
     expect(disputeNotes(r).map((n) => n.dispute_status)).toEqual(['needs_response', 'under_review', 'won']);
   });
 });
+
+describe('evidence at its full size', () => {
+  it('when all four evidence fields hold 20,000 characters, then the evidence is taken (a body over a lookup’s 64 KB)', async () => {
+    const { gw } = gatewayAt('dispute-evidence-full');
+    const r = await receiver();
+    const paid = await disputedPayment(gw, CARDS.disputeFraud, r.url);
+    await runSteps(gw);
+    const [d] = await disputesOf(gw, paid);
+    const full = 'é'.repeat(20_000);
+    const res = await disputeCall(gw.app, 'disputeEvidence', {
+      dispute_id: d!.dispute_id,
+      product_description: full,
+      customer_communication: full,
+      shipping_tracking: full,
+      uncategorized_text: full,
+      submit: '0',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.return_status).toBe('1');
+    expect(res.body.shipping_tracking).toHaveLength(20_000);
+  });
+});

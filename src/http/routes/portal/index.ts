@@ -8,6 +8,7 @@ import { portalPaymentRouter } from './payment.js';
 import { portalActionsRouter } from './actions.js';
 import { portalExportRouter } from './export.js';
 import { portalOtherRouter } from './other.js';
+import { portalDisputesRouter } from './disputes.js';
 
 /** The merchant portal (DESIGN 11) at /portal: sign-in is open, every other page needs a session. */
 export function portalRouter(deps: CoreDeps): Router {
@@ -20,5 +21,6 @@ export function portalRouter(deps: CoreDeps): Router {
   router.use(portalPaymentRouter(deps));
   router.use(portalActionsRouter(deps));
   router.use(portalOtherRouter(deps));
+  router.use(portalDisputesRouter(deps));
   return router;
 }

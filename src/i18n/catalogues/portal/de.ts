@@ -250,7 +250,8 @@ export const portalDe: PortalCatalogue = {
   'dispute.customer_communication': 'Kommunikation mit dem Kunden',
   'dispute.shipping_tracking': 'Versand und Sendungsverfolgung',
   'dispute.uncategorized_text': 'Weitere Nachweise',
-  'dispute.submit_hint': 'Ein Entwurf wird gespeichert und kann geändert werden. Eingereichte Nachweise gehen an die Bank des Karteninhabers und können nicht mehr geändert werden.',
+  'dispute.submit_hint':
+    'Ein Entwurf wird gespeichert und kann geändert werden. Eingereichte Nachweise gehen an die Bank des Karteninhabers und können nicht mehr geändert werden.',
   'dispute.save_draft': 'Entwurf speichern',
   'dispute.submit': 'Nachweise einreichen',
   'dispute.accept': 'Rückbuchung akzeptieren',

@@ -251,7 +251,8 @@ export const portalEs: PortalCatalogue = {
   'dispute.customer_communication': 'Comunicación con el cliente',
   'dispute.shipping_tracking': 'Envío y seguimiento',
   'dispute.uncategorized_text': 'Otras pruebas',
-  'dispute.submit_hint': 'El borrador se guarda y se puede cambiar. Las pruebas enviadas van al banco del titular y ya no se pueden cambiar.',
+  'dispute.submit_hint':
+    'El borrador se guarda y se puede cambiar. Las pruebas enviadas van al banco del titular y ya no se pueden cambiar.',
   'dispute.save_draft': 'Guardar borrador',
   'dispute.submit': 'Enviar pruebas',
   'dispute.accept': 'Aceptar la disputa',

@@ -250,7 +250,8 @@ export const portalFr: PortalCatalogue = {
   'dispute.customer_communication': 'Échanges avec le client',
   'dispute.shipping_tracking': 'Expédition et suivi',
   'dispute.uncategorized_text': 'Autres preuves',
-  'dispute.submit_hint': 'Un brouillon est conservé et peut être modifié. Les preuves soumises partent à la banque du porteur et ne peuvent plus être modifiées.',
+  'dispute.submit_hint':
+    'Un brouillon est conservé et peut être modifié. Les preuves soumises partent à la banque du porteur et ne peuvent plus être modifiées.',
   'dispute.save_draft': 'Enregistrer le brouillon',
   'dispute.submit': 'Soumettre les preuves',
   'dispute.accept': 'Accepter le litige',

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Server } from 'node:http';
+import type { Browser, Page } from 'playwright-core';
+import { freePort, startRedis, type RedisServer } from '../support/redis.js';
+import { makeGateway, MERCHANT_ID, type TestGateway } from '../support/gateway.js';
+import { launchBrowser } from '../support/browser.js';
+import { pay, postBatch, ref } from '../support/operations.js';
+import { CARDS } from '../support/cards.js';
+import { jobOf } from '../support/jobs.js';
+import { portalMerchants, PORTAL } from '../support/portal.js';
+import { seriousViolations } from '../support/axe.js';
+
+let redis: RedisServer;
+let gw: TestGateway;
+let server: Server;
+let gateway: string;
+let browser: Browser;
+/** what the browser refused under the pages' CSP: must stay empty */
+const cspViolations: string[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis('disputes-browser');
+  const port = await freePort();
+  gateway = `http://127.0.0.1:${port}`;
+  gw = makeGateway({ name: 'disputes-browser', redisUrl: redis.url, merchants: await portalMerchants(), env: { BASE_URL: gateway } });
+  server = await new Promise<Server>((resolve) => {
+    const s = gw.app.listen(port, '127.0.0.1', () => resolve(s));
+  });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (server) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+  await gw?.close();
+  await redis?.stop();
+});
+
+async function disputedPayment(card: string): Promise<string> {
+  const paid = await pay(gw.app, { card });
+  await postBatch(gw.app, 'capture', [ref(paid)]);
+  await jobOf(gw, 'dispute-steps').runOnce();
+  return `${paid.transaction_id}-D01`;
+}
+
+async function signedInPage(): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy|Refused to/.test(m.text())) cspViolations.push(`${page.url()}: ${m.text()}`);
+  });
+  await page.goto(`${gateway}/portal/login`);
+  await page.locator('#email').fill(PORTAL.admin.email);
+  await page.locator('#password').fill(PORTAL.admin.password);
+  await page.locator('main button[type="submit"]').click();
+  await page.waitForURL(/\/portal\/payments/);
+  return page;
+}
+
+async function expectAccessible(page: Page): Promise<void> {
+  expect(await seriousViolations(page)).toEqual([]);
+  expect(cspViolations).toEqual([]);
+}
+
+describe('disputes in the portal, in Chromium', () => {
+  it('when an admin opens a dispute from the list, saves a draft and submits evidence, then it is under review; another one accepted is lost; every page axe-clean', async () => {
+    const answered = await disputedPayment(CARDS.disputeFraud);
+    const accepted = await disputedPayment(CARDS.disputeNotReceived);
+    const page = await signedInPage();
+
+    await page.getByRole('link', { name: 'Disputes' }).click();
+    await page.waitForURL(/\/portal\/disputes$/);
+    expect(await page.locator('#disputes tbody tr').count()).toBe(2);
+    await expectAccessible(page);
+
+    await page.getByRole('link', { name: answered }).click();
+    await page.waitForURL(new RegExp(`/portal/disputes/${answered}$`));
+    await expectAccessible(page);
+    await page.getByLabel('Product description').fill('Blue T-shirt, size M');
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.waitForURL(new RegExp(`/portal/disputes/${answered}$`));
+    expect(await page.locator('#dispute-status').textContent()).toBe('Needs a response');
+    expect(await page.getByLabel('Product description').inputValue()).toBe('Blue T-shirt, size M');
+    await page.getByLabel('Shipping and tracking').fill('TRACK-0001');
+    await page.getByLabel('Other evidence').fill('winning_evidence: signed delivery receipt');
+    await page.getByRole('button', { name: 'Submit evidence' }).click();
+    await page.waitForURL(new RegExp(`/portal/disputes/${answered}$`));
+    expect(await page.locator('#dispute-status').textContent()).toBe('Under review');
+    expect(await page.locator('[role="status"]').textContent()).toContain('under_review');
+    await expectAccessible(page);
+    expect((await gw.deps.store.getDispute(MERCHANT_ID, answered))!.evidence.shipping_tracking).toBe('TRACK-0001');
+
+    await page.goto(`${gateway}/portal/disputes/${accepted}`);
+    await page.getByRole('button', { name: 'Accept the dispute' }).click();
+    await page.waitForURL(new RegExp(`/portal/disputes/${accepted}$`));
+    expect(await page.locator('#dispute-status').textContent()).toBe('Lost');
+    await expectAccessible(page);
+    expect((await gw.deps.store.getDispute(MERCHANT_ID, accepted))!.status).toBe('lost');
+
+    // neither is listed as open any more needing an answer: the accepted one is gone, the other under review
+    await page.goto(`${gateway}/portal/disputes`);
+    expect(await page.locator('#disputes tbody tr').count()).toBe(1);
+    await expectAccessible(page);
+  });
+});

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../../src/core/kernel/clock.js';
+import { redisWorld } from '../../../support/redis-world.js';
+import { MERCHANT_ID } from '../../../support/gateway.js';
+import { jobOf } from '../../../support/jobs.js';
+import { pay, postBatch, ref } from '../../../support/operations.js';
+import { CARDS } from '../../../support/cards.js';
+import { portalMerchants, PORTAL, postForm, signedIn, tokenOfForm } from '../../../support/portal.js';
+
+const world = redisWorld('portal-disputes');
+const DAY = 86_400_000;
+
+async function disputed(card: string = CARDS.disputeFraud) {
+  const clock = new ManualClock();
+  const gw = world.gateway('portal-disputes', clock, { merchants: await portalMerchants() });
+  const paid = await pay(gw.app, { card });
+  await postBatch(gw.app, 'capture', [ref(paid)]);
+  await jobOf(gw, 'dispute-steps').runOnce();
+  return { gw, clock, paid, disputeId: `${paid.transaction_id}-D01` };
+}
+
+describe('the portal’s disputes', () => {
+  it('when a payment is disputed, then the list shows it by due date with days left, and the payment’s page links it', async () => {
+    const { gw, clock, paid, disputeId } = await disputed();
+    clock.advance(2 * DAY);
+    const second = await pay(gw.app, { card: CARDS.disputeInquiry });
+    await postBatch(gw.app, 'capture', [ref(second)]);
+    await jobOf(gw, 'dispute-steps').runOnce();
+    const viewer = await signedIn(gw.app, PORTAL.viewer);
+    const list = await viewer.get('/portal/disputes');
+    expect(list.status).toBe(200);
+    // the earlier due date first: 5 days left, then 7
+    const first = list.text.indexOf(disputeId);
+    const later = list.text.indexOf(`${second.transaction_id}-D01`);
+    expect(first).toBeGreaterThan(0);
+    expect(later).toBeGreaterThan(first);
+    expect(list.text).toContain('5 days');
+    expect(list.text).toContain('Fraudulent');
+    expect(list.text).toContain('Inquiry');
+    const payment = await viewer.get(`/portal/payments/${paid.transaction_id}`);
+    expect(payment.text).toContain(`href="/portal/disputes/${disputeId}"`);
+  });
+
+  it('when a viewer opens a dispute, then it shows its story and no form, and a forged post is refused', async () => {
+    const { gw, disputeId } = await disputed();
+    const viewer = await signedIn(gw.app, PORTAL.viewer);
+    const page = await viewer.get(`/portal/disputes/${disputeId}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('opened by the card holder’s bank');
+    expect(page.text).not.toContain(`/portal/disputes/${disputeId}/evidence`);
+    expect(page.text).not.toContain(`/portal/disputes/${disputeId}/accept`);
+    const forged = await postForm(viewer, `/portal/disputes/${disputeId}`, `/portal/disputes/${disputeId}/accept`, {});
+    expect(forged.status).toBe(403);
+    expect((await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!.status).toBe('needs_response');
+  });
+
+  it('when an admin saves a draft and then submits, then the dispute goes under review once and both acts are audited', async () => {
+    const { gw, disputeId } = await disputed();
+    const admin = await signedIn(gw.app, PORTAL.admin);
+    const page = `/portal/disputes/${disputeId}`;
+    const draft = await postForm(admin, page, `${page}/evidence`, { product_description: 'Blue T-shirt', submit: '0' });
+    expect(draft.status).toBe(303);
+    const afterDraft = await gw.deps.store.getDispute(MERCHANT_ID, disputeId);
+    expect(afterDraft).toMatchObject({ status: 'needs_response', evidence: { product_description: 'Blue T-shirt' } });
+    const html = (await admin.get(page)).text;
+    const token = tokenOfForm(html, `${page}/evidence`);
+    const send = () =>
+      admin.post(`${page}/evidence`).type('form').send({ _csrf: token, product_description: 'Blue T-shirt', uncategorized_text: 'winning_evidence', submit: '1' });
+    const [a, b] = await Promise.all([send(), send()]);
+    expect([a.status, b.status]).toEqual([303, 303]);
+    const sent = await gw.deps.store.getDispute(MERCHANT_ID, disputeId);
+    expect(sent!.status).toBe('under_review');
+    expect(sent!.history.filter((h) => h.to === 'under_review')).toHaveLength(1);
+    const audit = await gw.deps.store.auditOf(MERCHANT_ID, disputeId, 10);
+    // both at the same moment of the test's clock: compared in any order
+    expect(audit.map((x) => [x.action, x.detail.submit, x.email]).sort()).toEqual([
+      ['dispute_evidence', '0', PORTAL.admin.email],
+      ['dispute_evidence', '1', PORTAL.admin.email],
+    ]);
+    // under review: neither form is offered any more
+    const now = (await admin.get(page)).text;
+    expect(now).not.toContain(`${page}/evidence"`);
+    expect(now).not.toContain(`${page}/accept"`);
+  });
+
+  it('when evidence is too long, then the page comes back with the error tied to its field', async () => {
+    const { gw, disputeId } = await disputed();
+    const admin = await signedIn(gw.app, PORTAL.admin);
+    const page = `/portal/disputes/${disputeId}`;
+    const res = await postForm(admin, page, `${page}/evidence`, { shipping_tracking: 'x'.repeat(20_001), submit: '1' });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('aria-describedby="shipping_tracking-error"');
+    expect((await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!.status).toBe('needs_response');
+  });
+});
