@@ -7,6 +7,7 @@ import { redisWorld } from '../support/redis-world.js';
 import { authoriseBody, MERCHANT_ID, ACCOUNT_ID } from '../support/gateway.js';
 import { jobOf } from '../support/jobs.js';
 import { faultyStore } from '../support/faults.js';
+import { postBatch } from '../support/operations.js';
 
 /**
  * The sandbox keeps its ledger in the gateway's store: an authorisation's record travels in the outcome's
@@ -118,5 +119,53 @@ describe('the sandbox authorisation recorded in the outcome commit', () => {
     clock.advance(2 * MINUTE);
     await jobOf(gw, 'pending-resolve').runOnce();
     expect(await gw.deps.store.getPayment(MERCHANT_ID, planted)).toMatchObject({ status: '4000' });
+  });
+
+  describe('a capture on the sandbox', () => {
+    const captureOf = (txn: string, orderNo: string) => ({ transaction_id: txn, order_no: orderNo, currency: 'USD', amount: '10.00' });
+    const captureCommit = (c: ChangeSet) => (c.payments ?? []).some((p) => p.next.status === '3100' && !p.next.claim);
+
+    it('when an order is captured, then its commit carries the capture marker and the request as the acquirer keeps them', async () => {
+      const { commits, gw } = setup('in-commit-capture');
+      const body = authoriseBody();
+      const paid = xml.parse((await post(gw, body)).text).respon;
+      commits.length = 0;
+      const res = await postBatch(gw.app, 'capture', [captureOf(paid.transaction_id, String(body.order_no))]);
+      expect(res.body.capture_orders[0].capture_status).toBe('1');
+      // the claim, then the outcome with both of the acquirer's records
+      expect(commits).toHaveLength(2);
+      const records = commits[1]!.acquirerRecords!;
+      expect(records.map((r) => r.reference)).toEqual([expect.stringMatching(/#capture$/), `${paid.transaction_id}-cap`]);
+      const sandbox = gw.deps.connectors.get('sandbox')!.forMerchant!(MERCHANT_ID);
+      expect(await sandbox.status(`${paid.transaction_id}-cap`)).toMatchObject({ op: 'capture', outcome: { ok: true }, amount: 1000 });
+    });
+
+    it('when the capture commit fails before it is applied, then the acquirer kept nothing, the order answers V5002 and recovery captures once', async () => {
+      const { clock, faulty, gw } = setup('in-commit-capture-before');
+      const body = authoriseBody();
+      const paid = xml.parse((await post(gw, body)).text).respon;
+      faulty.fail({ when: captureCommit, mode: 'before', times: 4 });
+      const res = await postBatch(gw.app, 'capture', [captureOf(paid.transaction_id, String(body.order_no))]);
+      expect(res.body.capture_orders[0]).toMatchObject({ capture_status: '0', error_message: expect.stringMatching(/^V5002:/) });
+      expect(await acquirerRecord(gw, `${paid.transaction_id}-cap`)).toBeUndefined();
+      clock.advance(2 * MINUTE);
+      await jobOf(gw, 'pending-resolve').runOnce();
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id)).toMatchObject({ status: '3100', captured: 1000 });
+      const sandbox = gw.deps.connectors.get('sandbox')!.forMerchant!(MERCHANT_ID);
+      expect(await sandbox.status(`${paid.transaction_id}-cap`)).toMatchObject({ op: 'capture', outcome: { ok: true } });
+    });
+
+    it('when the authorisation was captured at the acquirer under another reference, then the commit writes nothing and the order is refused', async () => {
+      const { gw } = setup('in-commit-capture-taken');
+      const body = authoriseBody();
+      const paid = xml.parse((await post(gw, body)).text).respon;
+      const p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
+      const sandbox = gw.deps.connectors.get('sandbox')!.forMerchant!(MERCHANT_ID);
+      expect(await sandbox.capture(p!.connector_ref!, 1000, 'USD', 'someone-else-cap')).toMatchObject({ ok: true });
+      const res = await postBatch(gw.app, 'capture', [captureOf(paid.transaction_id, String(body.order_no))]);
+      expect(res.body.capture_orders[0].capture_status).toBe('0');
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id)).toMatchObject({ status: '3000', captured: 0 });
+      expect(await acquirerRecord(gw, `${paid.transaction_id}-cap`)).toBeDefined();
+    });
   });
 });

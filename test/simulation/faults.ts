@@ -1,5 +1,5 @@
 import type { CommitResult, Condition, KvStore, Write } from '../../src/store/kv.js';
-import type { CardConnector } from '../../src/core/ports/card-connector.js';
+import type { CardAuthorisation, CardConnector } from '../../src/core/ports/card-connector.js';
 import { GatewayError } from '../../src/core/kernel/errors.js';
 
 /**
@@ -180,6 +180,12 @@ export class ProcessKv implements KvStore {
 /** Every acquirer reference the connector was asked under, whatever became of the call. */
 export type ReferenceLog = Set<string>;
 
+/**
+ * How many operations the runs asked of the sandbox to ride in their outcome's commit (authoriseInCommit,
+ * captureInCommit): the path is run, not only the other.
+ */
+export const askedInCommit = { authorise: 0, capture: 0 };
+
 /** The sandbox connector as one process reaches it, with the plan's faults. */
 export function processConnector(inner: CardConnector, proc: SimProcess, plan: FaultPlan, asked: ReferenceLog): CardConnector {
   const call = async <T>(op: ConnectorOp, reference: string, act: () => Promise<T>): Promise<T> => {
@@ -202,9 +208,40 @@ export function processConnector(inner: CardConnector, proc: SimProcess, plan: F
         return answer;
     }
   };
+  // the sandbox scoped to a merchant keeps its records in the gateway's store: its authorisations and
+  // captures then ride in the outcome's commit, through this process's store and its faults
+  const scoped = new Map<string, CardConnector>();
+  const forMerchant = inner.forMerchant?.bind(inner);
+  const authoriseInCommit = inner.authoriseInCommit?.bind(inner);
+  const captureInCommit = inner.captureInCommit?.bind(inner);
   return {
     code: inner.code,
     displayName: inner.displayName,
+    ...(forMerchant
+      ? {
+          forMerchant: (m: string) => {
+            let c = scoped.get(m);
+            if (!c) scoped.set(m, (c = processConnector(forMerchant(m), proc, plan, asked)));
+            return c;
+          },
+        }
+      : {}),
+    ...(authoriseInCommit
+      ? {
+          authoriseInCommit: (req: CardAuthorisation) => {
+            askedInCommit.authorise++;
+            return call('authorise', req.reference, () => authoriseInCommit(req));
+          },
+        }
+      : {}),
+    ...(captureInCommit
+      ? {
+          captureInCommit: (ref: string, amount: number, currency: string, reference: string) => {
+            askedInCommit.capture++;
+            return call('capture', reference, () => captureInCommit(ref, amount, currency, reference));
+          },
+        }
+      : {}),
     ...(inner.repeatIsStatus ? { repeatIsStatus: true } : {}),
     ...(inner.ownChallengePage ? { ownChallengePage: true } : {}),
     authorise: (req) => call('authorise', req.reference, () => inner.authorise(req)),

@@ -4,6 +4,7 @@ import { MemoryKv } from '../../src/store/memory-kv.js';
 import { RedisKv } from '../../src/store/redis-kv.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { simulate, type RunResult } from './simulate.js';
+import { askedInCommit } from './faults.js';
 
 /**
  * The seeded fault simulation (issue 36): random sequences of every money flow through the real core, faults
@@ -56,6 +57,8 @@ describe('the seeded fault simulation', () => {
     const failed = results.filter((r) => r.violations.length > 0);
     expect(results.length).toBe(seedsFrom(MEMORY_SEEDS).length);
     expect(results.reduce((n, r) => n + r.faults.length, 0)).toBeGreaterThan(0);
+    // the sandbox's authorisations and captures rode in their outcome commits (with the faults above on them too)
+    if (ONE === undefined) expect(Math.min(askedInCommit.authorise, askedInCommit.capture)).toBeGreaterThan(0);
     expect(failed.length, report(failed, results.length)).toBe(0);
   }, 600_000);
 

@@ -155,7 +155,8 @@ export class World {
             new AcquirerJournal(this.checkStore.ledgerOf(MERCHANT_ID), 'stripe', now),
             now,
           )
-        : new SandboxConnector(this.ids, this.checkStore);
+        : // as the gateway's processes reach it (forMerchant): its records in the merchant's slot, read there
+          new SandboxConnector(this.ids, this.checkStore).forMerchant(MERCHANT_ID);
     this.node = this.spawn();
   }
 

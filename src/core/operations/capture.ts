@@ -29,6 +29,8 @@ export const captureOperation: PaymentOperation<OrderRef, { amount: number }> = 
   intent: (p, plan) => ({ reference: acquirerReference.capture(p.transaction_id), amount: plan.amount }),
   execute: (connector, p, plan, reference) =>
     connector.capture(p.connector_ref ?? '', acquirerAmount(plan.amount, p.currency), p.currency, reference),
+  executeInCommit: (connector, p, plan, reference) =>
+    connector.captureInCommit?.(p.connector_ref ?? '', acquirerAmount(plan.amount, p.currency), p.currency, reference),
   apply({ deps, account, now }, p, plan) {
     const move = moveTo(p, S.CAPTURED, now, { captured: plan.amount, result_code: RESULT.SUCCESS[0] });
     if (!move.ok) throw new Error('capture planned on a payment that cannot be captured');

@@ -19,11 +19,14 @@ export async function finishOperation<O, P>(
   op: PaymentOperation<O, P>,
   claimed: Payment,
   resumed: boolean,
+  /** the acquirer may be asked to decide without writing, its records riding in the outcome's commit */
+  inCommit = true,
 ): Promise<OperationResult<P>> {
   const m = account.merchant_id;
   const claim = claimed.claim!;
   const plan = claim.plan as P;
   const before = withoutClaim(claimed);
+  let records: { reference: string; data: string }[] = [];
   // a connector that throws (a timeout, a dropped line) may have acted: its record under the reference decides.
   // With no record the call counts as refused (a retry carries the same reference, so it cannot act twice);
   // a record that cannot be read leaves the outcome unknown: the claim stays, and recovery settles it.
@@ -32,7 +35,13 @@ export async function finishOperation<O, P>(
     const known = await statusOf(connector, claim.reference);
     outcome = known === UNKNOWN ? UNKNOWN : (known ?? (await attempt(connector, op, before, plan, claim.reference)));
   } else {
-    outcome = await attempt(connector, op, before, plan, claim.reference);
+    // an acquirer in the gateway's store (the sandbox) decides without writing: what it keeps is written with
+    // the outcome, in one commit; a decision that failed left nothing anywhere, and the acquirer is asked as any
+    const decided = inCommit ? await op.executeInCommit?.(connector, before, plan, claim.reference)?.catch(() => undefined) : undefined;
+    if (decided) {
+      outcome = decided.outcome;
+      records = decided.outcome.ok ? decided.records : [];
+    } else outcome = await attempt(connector, op, before, plan, claim.reference);
   }
   if (outcome === UNKNOWN) {
     deps.log.error(
@@ -66,6 +75,7 @@ export async function finishOperation<O, P>(
     due: [...(applied.change?.due ?? []), resolveDue(next.transaction_id, null)],
     payments: [{ next, expected: claimed.version }],
     outbox: outbox.map((o) => ({ next: o, expected: 0 })),
+    ...(records.length > 0 ? { acquirerRecords: records } : {}),
   };
   const verdict = await commitMarked(deps, change, next.transaction_id, next.written_by!);
   if (verdict === 'unknown') {
@@ -79,6 +89,10 @@ export async function finishOperation<O, P>(
     // another process resumed this claim first: its outcome is this operation's outcome (same reference)
     const current = await deps.store.getPayment(m, next.transaction_id);
     if (current && current.written_by === next.written_by) return { ok: true, payment: current, plan };
+    // still ours, as read: what failed the commit was a record already at the acquirer under the reference
+    // (nothing was written): the acquirer is asked as any other, and answers from what it kept
+    if (records.length > 0 && current?.version === claimed.version)
+      return finishOperation(deps, account, connector, op, claimed, resumed, false);
     deps.log.error({ transaction_id: next.transaction_id, merchant_id: m, operation: op.notifyType }, 'claim lost');
     return { ok: false, failure: 'BUSY', payment: current ?? before };
   }

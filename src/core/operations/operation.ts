@@ -56,6 +56,17 @@ export interface PaymentOperation<O, P> {
   intent(p: Payment, plan: P): { reference: string; amount?: number };
   /** Asks the connector to act under `reference`; undefined when there is nothing to ask. */
   execute(connector: CardConnector, p: Payment, plan: P, reference: string): Promise<OperationOutcome> | undefined;
+  /**
+   * Asks a connector whose records live in the gateway's store to decide without writing
+   * (CardConnector.captureInCommit): its records are then written in the outcome's commit. undefined: ask
+   * with `execute`.
+   */
+  executeInCommit?(
+    connector: CardConnector,
+    p: Payment,
+    plan: P,
+    reference: string,
+  ): Promise<{ outcome: OperationOutcome; records: { reference: string; data: string }[] } | undefined> | undefined;
   /** The payment after the operation and what the same commit writes besides. */
   apply(ctx: ApplyContext, p: Payment, plan: P, connectorRef: string | undefined): Applied;
   /**

@@ -86,6 +86,17 @@ export interface CardConnector {
   authoriseInCommit?(
     req: CardAuthorisation,
   ): Promise<{ outcome: AuthorisationOutcome; record: { reference: string; data: string } } | undefined>;
+  /**
+   * As authoriseInCommit, for a capture: the outcome decided without writing, with the records `capture` would
+   * have kept, written in the same commit as the payment's capture. A record already there fails that commit:
+   * the gateway then asks through `capture`, which answers from what is kept.
+   */
+  captureInCommit?(
+    connectorRef: string,
+    amount: number,
+    currency: string,
+    reference: string,
+  ): Promise<{ outcome: OperationOutcome; records: { reference: string; data: string }[] } | undefined>;
   /** This connector for one merchant's payments, where it keeps something per merchant (the sandbox's ledger). */
   forMerchant?(merchantId: string): CardConnector;
   /**
