@@ -268,7 +268,7 @@ export const portalEs: PortalCatalogue = {
   'dreason.duplicate': 'Duplicado',
   'dreason.subscription_canceled': 'Suscripción cancelada',
   'dreason.credit_not_processed': 'Abono no procesado',
-  'dreason.general': 'General',
+  'dreason.general': 'Motivo general',
   'dcause.opened': 'abierta por el banco del titular',
   'dcause.escalated': 'la consulta se convirtió en disputa',
   'dcause.evidence': 'pruebas enviadas',
