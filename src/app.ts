@@ -35,6 +35,7 @@ import { frontDoorRouter } from './http/routes/front-door.js';
 import { pageAssetsRouter } from './http/routes/page-assets.js';
 import { portalRouter } from './http/routes/portal/index.js';
 import { connectorWebhooksRouter } from './http/routes/connector-webhooks.js';
+import { testClocksRouter } from './http/routes/test-clocks.js';
 import { savedCardsRouter } from './http/routes/saved-cards.js';
 import { disputesRouter } from './http/routes/disputes.js';
 
@@ -152,6 +153,7 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
     disputesRouter(deps),
     optimiseRouter(deps),
     checkoutRouter(deps),
+    testClocksRouter(deps),
     savedCardsRouter(deps),
   ];
   // the API's fixed POST routes skip the router's walk (http/post-dispatch.ts), with the same middlewares in

@@ -22,6 +22,7 @@ import { noMetrics } from './core/ports/metrics.js';
 import { meteredJob } from './core/jobs/metered.js';
 import { PrometheusMetrics } from './metrics/prometheus.js';
 import { recoveryJob } from './core/jobs/recovery.js';
+import { testClockJob } from './core/jobs/test-clocks.js';
 import { disputeStepsJob } from './core/disputes/steps.js';
 
 /**
@@ -120,6 +121,7 @@ export function backgroundJobs(deps: CoreDeps, _config: Config): BackgroundJob[]
     payoutLifecycleJob(deps),
     challengeExpiryJob(deps),
     recoveryJob(deps),
+    testClockJob(deps),
     disputeStepsJob(deps),
   ];
   return jobs.map((job) => meteredJob(job, deps.metrics));

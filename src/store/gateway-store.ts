@@ -15,6 +15,7 @@ import type { SavedCard, ShopperScope } from '../core/saved-cards/saved-card-rec
 import type { DepositBalance, Payout } from '../core/payouts/payout.js';
 import type { CheckoutSession } from '../core/checkout/session.js';
 import type { AcquirerLedger } from '../core/ports/acquirer-ledger.js';
+import { CLOCK_QUEUES, type ClockMark, type TestClock } from '../core/clocks/clock-record.js';
 import type { DisputeRecord } from '../core/disputes/dispute-record.js';
 import type { Condition, KvStore, Versioned, Write } from './kv.js';
 
@@ -42,6 +43,13 @@ export const keys = {
   outboxPending: (m: string) => `gw:{${m}}:outbox-pending`,
   checkout: (m: string, sessionId: string) => `gw:{${m}}:checkout:${sessionId}`,
   due: (m: string, queue: DueQueue) => `gw:{${m}}:due:${queue}`,
+  /** a test clock's own due queue (and `outbox-pending` index): no live job reads it (DESIGN 14) */
+  clockDue: (m: string, clock: string, queue: DueQueue | 'outbox-pending') => `gw:{${m}}:clock:${clock}:due:${queue}`,
+  testClock: (m: string, clock: string) => `gw:{${m}}:clock:${clock}`,
+  /** the merchant's test clock ids, scored by creation (real time) */
+  testClocks: (m: string) => `gw:{${m}}:clocks`,
+  /** what a test clock's changes created: `pay:<transaction_id>`, `contract:<recurring_id>`, `outbox:<notify_id>` */
+  clockObjects: (m: string, clock: string) => `gw:{${m}}:clock:${clock}:objects`,
   refundsByDate: (m: string, account: string) => `gw:{${m}}:refunds:${account}`,
   refund: (m: string, account: string, refundReferenceId: string) => `gw:{${m}}:refund:${account}:${refundReferenceId}`,
   /** an Idempotency-Key's record, named by the key's hash (KeyNameHash): never the key as sent */
@@ -141,6 +149,9 @@ export class KvGatewayStore implements GatewayStore {
     const m = change.merchantId;
     const conditions: Condition[] = [];
     const writes: Write[] = [];
+    const clock = change.clock;
+    const dueKey = (queue: DueQueue) => (clock === undefined ? keys.due(m, queue) : keys.clockDue(m, clock, queue));
+    if (clock !== undefined) this.listClockObjects(m, clock, change, writes);
     for (const { next, expected } of change.payments ?? []) {
       const key = keys.payment(m, next.transaction_id);
       conditions.push({ key, version: expected });
@@ -182,14 +193,14 @@ export class KvGatewayStore implements GatewayStore {
       if (expected === 0 && orderNo) {
         writes.push({ op: 'zadd', key: keys.orderOutbox(m, next.account_id, orderNo), score: next.created_at, member: next.notify_id });
       }
-      const dueKey = keys.due(m, 'outbox');
-      const pendingKey = keys.outboxPending(m);
+      const queueKey = dueKey('outbox');
+      const pendingKey = clock === undefined ? keys.outboxPending(m) : keys.clockDue(m, clock, 'outbox-pending');
       const member = next.notify_id;
       if (next.status === 'pending') {
         const score = next.lease_until ?? next.next_attempt_at;
-        writes.push({ op: 'zadd', key: dueKey, score, member }, { op: 'zadd', key: pendingKey, score, member });
+        writes.push({ op: 'zadd', key: queueKey, score, member }, { op: 'zadd', key: pendingKey, score, member });
       } else {
-        writes.push({ op: 'zrem', key: dueKey, member }, { op: 'zrem', key: pendingKey, member });
+        writes.push({ op: 'zrem', key: queueKey, member }, { op: 'zrem', key: pendingKey, member });
       }
     }
     for (const o of change.outboxUnchanged ?? []) conditions.push({ key: keys.outbox(m, o.notifyId), version: o.version });
@@ -208,7 +219,7 @@ export class KvGatewayStore implements GatewayStore {
       conditions.push({ key: keys.checkoutOrder(m, o.accountId, o.orderNo), version: 0 });
     }
     for (const d of change.due ?? []) {
-      const key = keys.due(m, d.queue);
+      const key = dueKey(d.queue);
       writes.push(d.at === null ? { op: 'zrem', key, member: d.member } : { op: 'zadd', key, score: d.at, member: d.member });
     }
     for (const c of change.counters ?? []) writes.push({ op: 'hincr', key: keys.approvals(m, c.accountId), fields: c.fields, by: 1 });
@@ -255,6 +266,12 @@ export class KvGatewayStore implements GatewayStore {
           : { op: 'zrem', key: open, member: next.dispute_id },
       );
     }
+    for (const { next, expected } of change.testClocks ?? []) {
+      const key = keys.testClock(m, next.test_clock_id);
+      conditions.push({ key, version: expected });
+      writes.push({ op: 'put', key, data: encode(next) });
+      if (expected === 0) writes.push({ op: 'zadd', key: keys.testClocks(m), score: next.created_at, member: next.test_clock_id });
+    }
     for (const { id, next, expected, ttlMs } of change.portalSessions ?? []) {
       const key = keys.portalSession(m, id);
       if (expected >= 0) conditions.push({ key, version: expected });
@@ -281,6 +298,63 @@ export class KvGatewayStore implements GatewayStore {
       writes.push(f.next === null ? { op: 'del', key } : { op: 'put', key, data: encode(f.next), ttlMs: f.ttlMs });
     }
     return (await this.kv.commit(conditions, writes)).ok;
+  }
+
+  /**
+   * A clock's change: every payment it writes carries the clock (set on the caller's copy too, so the flow's later
+   * writes of that copy keep it), and what it creates is listed under the clock for its deletion.
+   */
+  private listClockObjects(m: string, clock: string, change: ChangeSet, writes: Write[]): void {
+    const list = (member: string) => writes.push({ op: 'zadd', key: keys.clockObjects(m, clock), score: 0, member });
+    for (const { next, expected } of change.payments ?? []) {
+      (next as ClockMark).test_clock_id = clock;
+      if (expected === 0) list(`pay:${next.transaction_id}`);
+    }
+    for (const { next, expected } of change.contracts ?? []) if (expected === 0) list(`contract:${next.recurring_id}`);
+    for (const { next, expected } of change.outbox ?? []) if (expected === 0) list(`outbox:${next.notify_id}`);
+  }
+
+  async getTestClock(m: string, clock: string): Promise<TestClock | undefined> {
+    return decode<TestClock>(await this.kv.get(keys.testClock(m, clock)));
+  }
+
+  async testClocksOf(m: string, limit: number): Promise<TestClock[]> {
+    const ids = await this.kv.range(keys.testClocks(m), -Infinity, Infinity, limit);
+    const found = await this.kv.getMany(ids.map((h) => keys.testClock(m, h.member)));
+    return found.flatMap((v) => decode<TestClock>(v) ?? []);
+  }
+
+  async deleteTestClock(m: string, clock: TestClock): Promise<boolean> {
+    const id = clock.test_clock_id;
+    const objects = await this.kv.range(keys.clockObjects(m, id), -Infinity, Infinity, 1_000_000);
+    const ids = (kind: string) => objects.flatMap((o) => (o.member.startsWith(`${kind}:`) ? [o.member.slice(kind.length + 1)] : []));
+    const writes: Write[] = [];
+    const payments = (await this.getPayments(m, ids('pay'))).flatMap((p) => p ?? []);
+    for (const p of payments) {
+      writes.push(
+        { op: 'del', key: keys.payment(m, p.transaction_id) },
+        { op: 'del', key: keys.order(m, p.account_id, p.order_no) },
+        { op: 'zrem', key: keys.paymentsByTime(m, p.account_id), member: p.transaction_id },
+        { op: 'del', key: keys.orderOutbox(m, p.account_id, p.order_no) },
+      );
+      if (p.vault_created && p.vault_token) writes.push({ op: 'del', key: keys.card(m, p.vault_token) });
+      for (const r of p.refunds) {
+        writes.push(
+          { op: 'del', key: keys.refund(m, p.account_id, r.refund_reference_id) },
+          { op: 'zrem', key: keys.refundsByDate(m, p.account_id), member: `${r.refund_reference_id}\u0000${p.transaction_id}` },
+        );
+      }
+    }
+    for (const recurringId of ids('contract')) writes.push({ op: 'del', key: keys.contract(m, recurringId) });
+    for (const notifyId of ids('outbox')) writes.push({ op: 'del', key: keys.outbox(m, notifyId) });
+    for (const queue of [...CLOCK_QUEUES, 'outbox-pending'] as const) writes.push({ op: 'del', key: keys.clockDue(m, id, queue) });
+    writes.push(
+      { op: 'del', key: keys.clockObjects(m, id) },
+      { op: 'del', key: keys.testClock(m, id) },
+      { op: 'zrem', key: keys.testClocks(m), member: id },
+      { op: 'zrem', key: keys.due(m, 'test_clock'), member: id },
+    );
+    return (await this.kv.commit([{ key: keys.testClock(m, id), version: clock.version }], writes)).ok;
   }
 
   async paymentsByTime(m: string, account: string, from: number, to: number, limit: number): Promise<PaymentIndexEntry[]> {
@@ -401,8 +475,9 @@ export class KvGatewayStore implements GatewayStore {
     return found.flatMap((v) => decode<OutboxRecord>(v) ?? []);
   }
 
-  async overdueOutbox(m: string, from: number, before: number, limit: number): Promise<{ notifyId: string; at: number }[]> {
-    const hits = await this.kv.range(keys.outboxPending(m), from, before, limit);
+  async overdueOutbox(m: string, from: number, before: number, limit: number, clock?: string): Promise<{ notifyId: string; at: number }[]> {
+    const key = clock === undefined ? keys.outboxPending(m) : keys.clockDue(m, clock, 'outbox-pending');
+    const hits = await this.kv.range(key, from, before, limit);
     return hits.map((h) => ({ notifyId: h.member, at: h.score }));
   }
 
@@ -419,8 +494,8 @@ export class KvGatewayStore implements GatewayStore {
     return decode<DepositBalance>(await this.kv.get(keys.balance(m, account, currency)));
   }
 
-  async due(m: string, queue: DueQueue, upTo: number, limit: number): Promise<{ member: string; at: number }[]> {
-    const hits = await this.kv.range(keys.due(m, queue), -Infinity, upTo, limit);
+  async due(m: string, queue: DueQueue, upTo: number, limit: number, clock?: string): Promise<{ member: string; at: number }[]> {
+    const hits = await this.kv.range(clock === undefined ? keys.due(m, queue) : keys.clockDue(m, clock, queue), -Infinity, upTo, limit);
     return hits.map((h) => ({ member: h.member, at: h.score }));
   }
 

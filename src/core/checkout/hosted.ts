@@ -12,6 +12,7 @@ import { assertNotifyUrl } from '../notifications/target.js';
 import { returnUrlAllowed } from '../merchants/return-origins.js';
 import { firstOfOrder, orderForms, paymentOfOrder } from '../payments/order-lookup.js';
 import { loadingFormFields } from './form.js';
+import { paymentDepsOnClock } from '../clocks/clocks.js';
 import { formSignature, hostedUrls, SETTLED_SESSION_TTL_MS, type CheckoutSession } from './session.js';
 
 export interface NewCheckout {
@@ -235,7 +236,10 @@ export async function payCheckout(
     if (!reread) return { kind: 'expired' };
     current = reread;
   }
-  const result: PaymentResult = await authorisePayment(deps, cmd);
+  // a session opened on a test clock pays in the clock's time and queues (DESIGN 14)
+  const clockId = session.request.test_clock_id;
+  const payDeps = typeof clockId === 'string' && clockId !== '' ? await paymentDepsOnClock(deps, account, clockId) : deps;
+  const result: PaymentResult = await authorisePayment(payDeps, cmd);
   return { kind: 'paid', payment: result.payment };
 }
 

@@ -33,6 +33,11 @@ export const REQUEST_SIGNATURE_FIELDS = {
   /** /v1/payout/query names the payout by request_id and/or transaction_id; the absent one signs as '' */
   payoutQuery: ['merchant_id', 'account_id', 'request_id', 'transaction_id'],
   optimise: ['merchant_id', 'account_id', 'request_id', 'currency', 'amount', 'shopper_email'],
+  /** test clocks (DESIGN 14) */
+  testClock: ['merchant_id', 'account_id', 'request_id'],
+  testClockAdvance: ['merchant_id', 'account_id', 'test_clock_id', 'frozen_time'],
+  retrievalTestClock: ['merchant_id', 'account_id'],
+  testClockDelete: ['merchant_id', 'account_id', 'test_clock_id'],
   /** a shopper's saved cards (DESIGN 15) */
   retrievalCards: ['merchant_id', 'account_id', 'shopper_id'],
   deleteCard: ['merchant_id', 'account_id', 'shopper_id', 'card_id'],

@@ -11,6 +11,7 @@ export type NotifyType =
   | 'subscription_charge'
   | 'subscription_cancel'
   | 'payout'
+  | 'test_clock'
   | 'dispute';
 
 /** A notification waiting for delivery (the outbox); written in the same atomic step as the outcome. */

@@ -13,10 +13,11 @@ export type { NotifyType, OutboxRecord };
 
 /**
  * encryption_data of a notification (DESIGN section 2): merchant_id, account_id, notify_type, notify_id and
- * the order_no, or where there is no order a payout's request_id or a subscription's recurring_id.
+ * the order_no, or where there is no order a payout's request_id, a subscription's recurring_id or a test clock's
+ * test_clock_id.
  */
 export function signNotification(fields: Readonly<Record<string, string>>, signKey: string): string {
-  const identifier = fields.order_no ?? fields.request_id ?? fields.recurring_id ?? '';
+  const identifier = fields.order_no ?? fields.request_id ?? fields.recurring_id ?? fields.test_clock_id ?? '';
   return signFields({ ...fields, order_no: identifier }, RESPONSE_SIGNATURE_FIELDS.notification, signKey);
 }
 

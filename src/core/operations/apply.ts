@@ -8,6 +8,7 @@ import { resolveStaleClaim } from './stale-claim.js';
 import { finishOperation } from './finish.js';
 import type { OperationResult, OrderRef, PaymentOperation, Refusal } from './operation.js';
 import type { OrderOutcome } from './failures.js';
+import { clockOf, depsForClock, runsOnClock } from '../clocks/clock-deps.js';
 
 // the operations' types live in operation.ts (capture, cancel, ... import them from there, not from the runner)
 export type * from './operation.js';
@@ -37,12 +38,19 @@ export async function applyOperation<O, P>(
   ref?: OrderRef,
 ): Promise<OperationResult<P>> {
   const connector = connectorFor(deps, account);
+  let onClock: string | undefined;
   const taken = await takeClaim<Refusal>(
     deps,
     account.merchant_id,
     transactionId,
     (p, now) => {
       if (p.account_id !== account.account_id) return 'missing';
+      // a payment of a test clock is moved in the clock's time and queues (DESIGN 14): nothing taken here
+      const clock = clockOf(p);
+      if (clock !== undefined && !runsOnClock(deps, clock)) {
+        onClock = clock;
+        return { refusal: { failure: 'BUSY' } };
+      }
       const bad = ref ? orderMismatch(p, ref, op.amountMustMatch) : undefined;
       if (bad) return { refusal: { failure: bad } };
       const planned = op.plan(p, order, account, now);
@@ -52,6 +60,11 @@ export async function applyOperation<O, P>(
     },
     (stale) => resolveStaleClaim(deps, account, stale),
   );
+  if (onClock !== undefined) {
+    const clockDeps = await depsForClock(deps, account.merchant_id, onClock);
+    if (!clockDeps) return { ok: false, failure: 'NOT_FOUND' };
+    return applyOperation(clockDeps, account, transactionId, op, order, ref);
+  }
   switch (taken.kind) {
     case 'missing':
       return { ok: false, failure: 'NOT_FOUND' };

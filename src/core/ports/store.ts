@@ -8,15 +8,22 @@ import type { DepositBalance, Payout } from '../payouts/payout.js';
 import type { CheckoutSession } from '../checkout/session.js';
 import type { AuditRecord, LoginFailures, PortalPassword, PortalSession, ThrottleScope } from '../portal/portal-records.js';
 import type { PortalFlash, PortalFormRecord } from '../portal/form-records.js';
+import type { TestClock } from '../clocks/clock-record.js';
 import type { SavedCard, ShopperScope } from '../saved-cards/saved-card-record.js';
 import type { DisputeRecord } from '../disputes/dispute-record.js';
 
 /** Queues of work due at a time, per merchant: the sweeps and schedulers read them. */
-export type DueQueue = 'auth_expiry' | 'contract_charge' | 'outbox' | 'payout' | 'threeds_challenge' | 'pending_resolve' | 'dispute';
+export type DueQueue =
+  'auth_expiry' | 'contract_charge' | 'outbox' | 'payout' | 'threeds_challenge' | 'pending_resolve' | 'test_clock' | 'dispute';
 
 /** Everything one atomic step writes. All records belong to one merchant (one Redis Cluster slot). */
 export interface ChangeSet {
   merchantId: string;
+  /**
+   * the test clock whose objects this change writes (DESIGN 14): its due entries, and its notifications' queue
+   * and index, are the clock's own (no live job reads them), and the records it creates are listed under the clock
+   */
+  clock?: string;
   /** expected: the version read (0 to create; creating a payment also claims its order_no and indexes it by time) */
   payments?: { next: Payment; expected: number }[];
   cards?: VaultRecord[];
@@ -57,6 +64,8 @@ export interface ChangeSet {
   balances?: { next: DepositBalance; expected: number }[];
   /** disputes, with the version read (0 to create: also indexed per account by opening time); open ones indexed by due date */
   disputes?: { next: DisputeRecord; expected: number }[];
+  /** test clocks, with the version read (0 to create) */
+  testClocks?: { next: TestClock; expected: number }[];
   /** portal sessions by id (next null ends it; expected -1: whatever its version) */
   portalSessions?: { id: string; next: PortalSession | null; expected: number; ttlMs: number }[];
   /** portal actions, indexed by their subject and per merchant */
@@ -102,13 +111,19 @@ export interface GatewayStore extends AcquirerLedger {
   /** The notifications of one order, newest first. */
   outboxOfOrder(merchantId: string, accountId: string, orderNo: string, limit: number): Promise<OutboxRecord[]>;
   /** Pending notifications due (lease end or next attempt) from..before, earliest first: an index written with the records only. */
-  overdueOutbox(merchantId: string, from: number, before: number, limit: number): Promise<{ notifyId: string; at: number }[]>;
+  overdueOutbox(
+    merchantId: string,
+    from: number,
+    before: number,
+    limit: number,
+    clock?: string,
+  ): Promise<{ notifyId: string; at: number }[]>;
   getPayout(merchantId: string, transactionId: string): Promise<Payout | undefined>;
   findPayoutByRequest(merchantId: string, accountId: string, requestId: string): Promise<Payout | undefined>;
   /** undefined until the account's first payout in that currency */
   getBalance(merchantId: string, accountId: string, currency: string): Promise<DepositBalance | undefined>;
-  /** Members of a due queue due at or before `upTo`, earliest first. */
-  due(merchantId: string, queue: DueQueue, upTo: number, limit: number): Promise<{ member: string; at: number }[]>;
+  /** Members of a due queue due at or before `upTo`, earliest first (a test clock's own queue when `clock` is given). */
+  due(merchantId: string, queue: DueQueue, upTo: number, limit: number, clock?: string): Promise<{ member: string; at: number }[]>;
   /** Refunds of an account with from <= refund date <= to, newest first, at most limit. */
   refundsByDate(merchantId: string, accountId: string, from: number, to: number, limit: number): Promise<RefundIndexEntry[]>;
   /** The transaction of a refund_reference_id of this account. */
@@ -151,6 +166,14 @@ export interface GatewayStore extends AcquirerLedger {
   ): Promise<boolean>;
   getPortalForm(merchantId: string, sessionId: string, nonce: string): Promise<PortalFormRecord | undefined>;
   getPortalFlash(merchantId: string, sessionId: string): Promise<PortalFlash | undefined>;
+  getTestClock(merchantId: string, testClockId: string): Promise<TestClock | undefined>;
+  /** The merchant's test clocks, oldest first, at most limit. */
+  testClocksOf(merchantId: string, limit: number): Promise<TestClock[]>;
+  /**
+   * Deletes a test clock as read (false when it moved since) with every object written in its time: payments
+   * (their orders, indexes and refunds), contracts, notifications and its queues.
+   */
+  deleteTestClock(merchantId: string, clock: TestClock): Promise<boolean>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

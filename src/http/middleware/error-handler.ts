@@ -7,7 +7,7 @@ import { refusalDocument, wantsXmlRefusal } from '../render/refusal.js';
 
 /** Calls whose answers carry return_status: their errors carry return_status "0" too. */
 const WITH_RETURN_STATUS =
-  /^\/v1\/(capture|review|cancel|refund|retrievalTrans|retrievalRefund|optimise|retrievalDispute|disputeEvidence|disputeAccept|retrievalCards|deleteCard)\b/;
+  /^\/v1\/(capture|review|cancel|refund|retrievalTrans|retrievalRefund|optimise|testClock|testClockAdvance|retrievalTestClock|testClockDelete|retrievalDispute|disputeEvidence|disputeAccept|retrievalCards|deleteCard)\b/;
 
 /** The issuer_url's last segment is the challenge secret: never written to the logs. */
 export function loggedPath(path: string): string {

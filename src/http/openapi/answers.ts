@@ -278,3 +278,15 @@ export const openApiAnswerSchema = z
     paths: z.record(z.string(), z.unknown()),
   })
   .loose();
+
+/** A test clock as the clock calls answer it (DESIGN 14). */
+const testClockFields = {
+  test_clock_id: z.string(),
+  name: z.string(),
+  frozen_time: s('the clock’s time, YYYYMMDDhhmmss in GATEWAY_TIMEZONE'),
+  clock_status: z.enum(['ready', 'advancing']).meta({ description: 'advancing while an advance runs its due steps; then ready' }),
+};
+
+export const testClockAnswerSchema = z.object({ ...head, ...testClockFields });
+
+export const retrievalTestClockAnswerSchema = z.object({ ...head, test_clocks: z.array(z.object(testClockFields)) });

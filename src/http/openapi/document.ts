@@ -178,6 +178,7 @@ const TAGS = [
   ['Subscriptions', 'Recurring contracts created with a payment'],
   ['Notifications', 'The gateway’s signed posts to notify_url'],
   ['Payouts', 'Payments to beneficiaries from the account’s deposit balance'],
+  ['Test clocks', 'Time-driven behaviour tested without waiting, per clock, on sandbox accounts'],
   ['Saved cards', 'Cards shoppers saved on the hosted card page, listed and removed by the merchant'],
   ['Disputes', 'Chargebacks: the card holder’s bank taking a captured payment back, answered with evidence or accepted'],
   ['Hosted pages', 'Pages for shoppers: card form, 3-D Secure challenge, result, and their files'],

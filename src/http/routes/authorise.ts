@@ -11,6 +11,7 @@ import { authoriseSchema } from '../schemas/payment-request.js';
 import { paymentOrder, requestFingerprint } from '../schemas/payment-order.js';
 import { formerRequestFingerprint } from '../../core/kernel/fingerprint.js';
 import { xmlDocument } from '../render/xml.js';
+import { paymentDepsOnClock } from '../../core/clocks/clocks.js';
 
 /** POST /v1/authorise: the direct card payment, answered by the `respon` XML document. */
 export function authoriseRouter(deps: CoreDeps): Router {
@@ -44,7 +45,11 @@ export function authoriseRouter(deps: CoreDeps): Router {
           }
         : {}),
     };
-    const result = await authorisePayment(deps, command);
+    // a payment on a test clock lives in the clock's time and queues (DESIGN 14); without one, nothing is read
+    const result = await authorisePayment(
+      input.test_clock_id ? await paymentDepsOnClock(deps, account, input.test_clock_id) : deps,
+      command,
+    );
     res.locals.outcome = {
       transaction_id: result.payment.transaction_id,
       payment_status: result.payment.status,

@@ -14,6 +14,7 @@ import { pageAssets, assetTag } from '../render/assets.js';
 import { dirOf, negotiate, t, type MessageKey } from '../../i18n/index.js';
 import { findSession } from './hosted-session.js';
 import { clientAddress } from '../client-address.js';
+import { paymentDepsOnClock } from '../../core/clocks/clocks.js';
 import { hiddenInputs } from '../render/hidden-fields.js';
 import { htmlText } from '../render/html-text.js';
 import type { Account } from '../../core/merchants/directory.js';
@@ -33,6 +34,8 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
   }
   const input = parseOrThrow(checkoutSchema, body);
   boundExtraFields(body, checkoutFieldNames);
+  // the clock must be the account's now; the card page pays in its time (core/checkout/hosted.ts)
+  if (input.test_clock_id) await paymentDepsOnClock(deps, account, input.test_clock_id);
   // the session keeps the request as sent (the loading form echoes it), card numbers in free text and in
   // undocumented fields masked; copied only to leave out `accept` (a rest copy is made property by property,
   // for every field sent)

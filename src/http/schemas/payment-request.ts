@@ -15,6 +15,7 @@ import {
 } from './common.js';
 import { ABSENT, FAIL, oneOfLane, optionalTextLane, patternLane, requestObject, withLane } from './fast-lane.js';
 import { eitherOf, requiredWith } from './either-of.js';
+import { optionalTestClockId, TEST_CLOCK_ID } from './test-clocks.js';
 
 // the lanes check by zod's own patterns (z.email(), z.ipv4() and z.ipv6() check by them; an IPv6 address must
 // also be written with hex digits, colons and dots only, and be one the URL parser takes, as zod checks it)
@@ -300,6 +301,11 @@ export const orderFields = {
   open3d: withLane(z.enum(OPEN3D, { error: 'must be do3DS or no3DS' }).optional().default('do3DS'), oneOfLane(OPEN3D, 'do3DS')),
   token_flag: withLane(z.enum(TOKEN_FLAGS, { error: 'must be YES or NO' }).optional().default('NO'), oneOfLane(TOKEN_FLAGS, 'NO')),
   token_id: optionalText(64),
+  /** the test clock the payment belongs to (DESIGN 14): sandbox accounts only */
+  test_clock_id: withLane(
+    optionalTestClockId,
+    optionalTextLane((v) => TEST_CLOCK_ID.test(v)),
+  ),
   first_name: optionalText(64),
   last_name: optionalText(64),
   notify_url: optionalUrl,
