@@ -100,7 +100,7 @@ export async function resolveCard(deps: CoreDeps, cmd: AuthoriseCommand): Promis
 }
 
 /** The vault tokens a payment by card makes: for token_flag or a subscription, and for a card the shopper saves. */
-interface KeptCards {
+export interface KeptCards {
   /** the payment's vault fields (vault_token, vault_created, token_id, save_card) */
   fields: Partial<Payment>;
   records: VaultRecord[];
@@ -110,7 +110,7 @@ interface KeptCards {
  * What the card sent leaves in the vault, each under a token of its own: the merchant's token (token_flag YES or a
  * subscription) and the shopper's saved card are dropped apart (one removed from the page, the other still charged).
  */
-function keptCards(deps: CoreDeps, cmd: AuthoriseCommand, card: ResolvedCard, now: number): KeptCards {
+export function keptCards(deps: CoreDeps, cmd: AuthoriseCommand, card: ResolvedCard, now: number): KeptCards {
   const { account, order } = cmd;
   const fields: Partial<Payment> = {};
   const records: VaultRecord[] = [];

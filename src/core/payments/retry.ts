@@ -7,7 +7,7 @@ import { assessRisk } from './risk.js';
 import { acquirerReference, commitMarked, newClaim, resolveDue, withoutClaim } from './claim.js';
 import { connectorFor } from './connector.js';
 import { settleAuthorisation, type PaymentResult } from './settle.js';
-import { askAndSettle, resolveCard, type AuthoriseCommand } from './authorise.js';
+import { askAndSettle, keptCards, resolveCard, type AuthoriseCommand } from './authorise.js';
 
 /** Attempts one hosted checkout may make (the first card and four more): a card-testing loop ends there. */
 export const MAX_CHECKOUT_ATTEMPTS = 5;
@@ -46,14 +46,16 @@ export async function tryAnotherCard(deps: CoreDeps, cmd: AuthoriseCommand, decl
   const attempt = (declined.attempt ?? 1) + 1;
   const reference = acquirerReference.authorise(declined.transaction_id, attempt);
   const claim = newClaim(deps, { op: 'authorise', reference, amount: declined.amount }, now);
-  // a card typed is kept as the first attempt's would have been; a vault card (a saved card's token) is charged as it is
-  const keepCard = cmd.card !== undefined && (order.token_flag === 'YES' || order.subscription !== undefined);
-  const vaultToken = keepCard ? deps.ids.token() : undefined;
-  const vault: Partial<Payment> = vaultToken
-    ? { vault_token: vaultToken, vault_created: true, token_id: order.token_flag === 'YES' ? vaultToken : undefined }
-    : cmd.card
-      ? { vault_token: undefined, vault_created: undefined, token_id: undefined }
-      : { vault_token: order.token_id, vault_created: undefined, token_id: order.token_id };
+  // what the declined attempt kept went with its decline; this card is kept as a first attempt's would be (the
+  // merchant's token for token_flag or a subscription, the shopper's saved card with consent), a vault card as it is
+  const kept = keptCards(deps, cmd, card, now);
+  const vault: Partial<Payment> = {
+    vault_token: undefined,
+    vault_created: undefined,
+    token_id: undefined,
+    save_card: undefined,
+    ...kept.fields,
+  };
   const risk = assessRisk(
     {
       amount: order.amount,
@@ -85,7 +87,7 @@ export async function tryAnotherCard(deps: CoreDeps, cmd: AuthoriseCommand, decl
     {
       merchantId: declined.merchant_id,
       payments: [{ next: move.payment, expected: declined.version }],
-      cards: keepCard ? [deps.vault.record(vaultToken!, account.merchant_id, account.account_id, card.pan, card.summary, now)] : [],
+      cards: kept.records,
       due: [resolveDue(declined.transaction_id, claim.until)],
     },
     declined.transaction_id,

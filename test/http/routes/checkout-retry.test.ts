@@ -51,6 +51,7 @@ const paymentOf = (orderNo: string) => gw.deps.store.findPaymentByOrder(MERCHANT
 const notices = async (orderNo: string) =>
   (await gw.deps.store.outboxOfOrder(MERCHANT_ID, ACCOUNT_ID, orderNo, 20)).filter((n) => n.notify_type === 'payment');
 const ledgerKeys = () => redis.client().keys('*ledger*');
+const s4 = () => Math.random().toString(36).slice(2, 10);
 
 /** The signed result the result page hands on (its redirect), checked with the test's own signature rule. */
 function signedResult(html: string): Record<string, string> {
@@ -124,12 +125,44 @@ describe('when a card is declined on the hosted card page', () => {
     const s = await openSession({ token_flag: 'YES' });
     await request(gw.app).post(s.pay).type('form').send(cardForm(CARDS.declined));
     expect((await paymentOf(s.orderNo))!.token_id).toBeUndefined();
-    await request(gw.app).post(s.pay).type('form').send(cardForm(CARDS.approvedMastercard, { attempt: '1' }));
+    await request(gw.app)
+      .post(s.pay)
+      .type('form')
+      .send(cardForm(CARDS.approvedMastercard, { attempt: '1' }));
     const approved = await paymentOf(s.orderNo);
     expect(approved).toMatchObject({ status: '3000', attempt: 2, vault_created: true });
     expect(approved!.token_id).toBe(approved!.vault_token);
     const kept = await gw.deps.store.getCard(MERCHANT_ID, approved!.token_id!);
     expect(kept!.card.last4).toBe(CARDS.approvedMastercard.slice(-4));
+  });
+
+  it('then the shopper may save the second card (with consent), and pay another time with a saved card after a decline', async () => {
+    const shopper = { shopper_id: `retry-${s4()}`, shopper_signature: '' };
+    shopper.shopper_signature = sign([MERCHANT_ID, ACCOUNT_ID, shopper.shopper_id], SIGN_KEY);
+    const first = await openSession(shopper);
+    await request(gw.app)
+      .post(first.pay)
+      .type('form')
+      .send(cardForm(CARDS.declined, { save_card: '1' }));
+    await request(gw.app)
+      .post(first.pay)
+      .type('form')
+      .send(cardForm(CARDS.approvedMastercard, { attempt: '1', save_card: '1' }));
+    expect(await paymentOf(first.orderNo)).toMatchObject({ status: '3000', attempt: 2 });
+    const saved = await gw.deps.store.savedCardsOf({ merchantId: MERCHANT_ID, accountId: ACCOUNT_ID, shopperId: shopper.shopper_id }, 10);
+    expect(saved.map((c) => c.card_last4)).toEqual([CARDS.approvedMastercard.slice(-4)]);
+
+    // a later order: a typed card declined, then the saved card (its security code asked again) approves
+    const second = await openSession(shopper);
+    await request(gw.app).post(second.pay).type('form').send(cardForm(CARDS.declined));
+    const paid = await request(gw.app)
+      .post(second.pay)
+      .type('form')
+      .send({ saved_card: saved[0]!.card_id, saved_security_code: TEST_SECURITY_CODE, attempt: '1' });
+    expect(paid.headers.location).toMatch(/\/result$/);
+    const p = await paymentOf(second.orderNo);
+    expect(p).toMatchObject({ status: '3000', attempt: 2 });
+    expect(p!.card!.last4).toBe(CARDS.approvedMastercard.slice(-4));
   });
 
   it('then a second submit of the declined form (no attempt, or an old one) answers the decline and asks the acquirer nothing', async () => {
