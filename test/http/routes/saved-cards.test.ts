@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { redisWorld } from '../../support/redis-world.js';
@@ -262,6 +263,27 @@ describe('saved cards on the hosted card page', () => {
     expect((await retrievalCards(gw, SHOPPER)).body.cards).toMatchObject([{ card_id: cardId, expiry: '01/2027' }]);
     const tried = await request(gw.app).post(later.pay).type('form').send({ saved_card: cardId, saved_security_code: TEST_SECURITY_CODE });
     expect(tried.status).toBe(422);
+  });
+});
+
+describe('a shopper proven by strict signing', () => {
+  it('when a strict account names a shopper_id, then the X-Signature over the whole body proves it without shopper_signature', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 26, 12, 0, 0));
+    const file = testMerchants();
+    (file.merchants[0]!.accounts[0]! as unknown as Record<string, unknown>).signature_mode = 'strict';
+    const gw = world.gateway('strict', clock, { merchants: file });
+    const text = JSON.stringify(checkoutBody({ open3d: 'no3DS', shopper_id: SHOPPER }));
+    const t = Math.floor(clock.now() / 1000);
+    const mac = createHmac('sha256', SIGN_KEY).update(`${t}.POST./v1/checkout.${text}`).digest('hex');
+    const res = await request(gw.app)
+      .post('/v1/checkout')
+      .set('Accept', 'application/json')
+      .set('X-Signature', `t=${t},v1=${mac}`)
+      .type('form')
+      .send(text);
+    expect(res.status, res.text).toBe(200);
+    const page = await request(gw.app).get(path(res.body.checkout_url as string));
+    expect(page.text).toContain('name="save_card"');
   });
 });
 
