@@ -207,7 +207,9 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     if (stage.kind !== 'paid' || stage.payment.threeds.challenge_pending) return followStage(deps, req, res, account, session, stage);
     return renderResult(deps, res, account, paymentResult(account, stage.payment), {
       payment: stage.payment,
-      ...(retryableAttempt(deps, session, stage) !== undefined ? { retryUrl: hostedUrls(deps.baseUrl, session.merchant_id, session.session_id).card } : {}),
+      ...(retryableAttempt(deps, session, stage) !== undefined
+        ? { retryUrl: hostedUrls(deps.baseUrl, session.merchant_id, session.session_id).card }
+        : {}),
       redirectTo: session.return_url,
       parentOrigin: parentOrigin(account, session.return_url),
       lang: shopperLang(req, session.request),
