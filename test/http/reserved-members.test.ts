@@ -111,6 +111,16 @@ function signedBodies(paid: { transaction_id: string; order_no: string; currency
       ['merchant_id', 'account_id', 'notify_id', 'order_no'],
       SIGN_KEY,
     ),
+    '/v1/retrievalCards': signBody(
+      { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, shopper_id: 'shopper-42' },
+      ['merchant_id', 'account_id', 'shopper_id'],
+      SIGN_KEY,
+    ),
+    '/v1/deleteCard': signBody(
+      { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, shopper_id: 'shopper-42', card_id: 'card_NONE0000' },
+      ['merchant_id', 'account_id', 'shopper_id', 'card_id'],
+      SIGN_KEY,
+    ),
   } as Record<string, Record<string, unknown>>;
 }
 
