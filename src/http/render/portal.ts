@@ -30,6 +30,9 @@ function wordOf(t: PortalTranslate, prefix: string, code: string, other?: [Key, 
  */
 export function portalHelpers(timezone: string, lang = 'en') {
   const t = portalTranslator(lang);
+  const dir = dirOf(lang);
+  /** an id, e-mail, code or time inside a sentence of a right-to-left page, kept left to right (U+2066 ... U+2069) */
+  const ltr = (text: string): string => (dir === 'rtl' && text ? `\u2066${text}\u2069` : text);
   const time = (ms: number | null | undefined): string => (ms ? spacedDate(ms, timezone) : '');
   const money = (minor: number, currency: string): string => formatAmount(lang, minor, currency);
   const statusWord = (s: PaymentStatus): string => wordOf(t, 'status', s);
@@ -45,22 +48,22 @@ export function portalHelpers(timezone: string, lang = 'en') {
       case 'status':
         return t('history.status', { from: statusWord(e.from), to: statusWord(e.to) });
       case 'refund':
-        return t('history.refund', { reference: e.reference, amount: money(e.amount, e.currency) });
+        return t('history.refund', { reference: ltr(e.reference), amount: money(e.amount, e.currency) });
       case 'queued':
         return t('history.queued', { type: notifyType(e.notify_type) });
       case 'delivery': {
         const d = e.delivery;
-        const params = { type: notifyType(d.notify_type), count: d.attempts, outcome: tryOutcome(d.last) };
+        const params = { type: notifyType(d.notify_type), count: d.attempts, outcome: ltr(tryOutcome(d.last)) };
         if (d.state === 'delivered') return t('history.delivered', params);
         if (d.state === 'failed') return t('history.gave_up', params);
-        return t('history.failing', { ...params, next: time(d.next_retry_at) });
+        return t('history.failing', { ...params, next: ltr(time(d.next_retry_at)) });
       }
       case 'action':
         return t('history.action', {
-          email: e.email,
+          email: ltr(e.email),
           action: actionWord(e.action),
           outcome: t(e.ok ? 'history.done' : 'history.refused'),
-          result: e.result,
+          result: ltr(e.result),
         });
     }
   }
@@ -75,7 +78,7 @@ export function portalHelpers(timezone: string, lang = 'en') {
   return {
     t,
     lang,
-    dir: dirOf(lang),
+    dir,
     timezone,
     /** a decimal amount as a form takes it back (`25.00`), for inputs and hints that name no currency */
     amount: (minor: number) => decimalAmount(minor),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../../src/core/kernel/clock.js';
 import { redisWorld } from '../../../support/redis-world.js';
-import { pay } from '../../../support/operations.js';
+import { pay, postBatch, ref } from '../../../support/operations.js';
 import { CARDS } from '../../../support/cards.js';
 import { NotificationReceiver } from '../../../support/receiver.js';
 import { jobOf } from '../../../support/jobs.js';
@@ -84,8 +84,8 @@ describe('when a notification fails again and again', () => {
     ]);
     expect(page).toMatch(/class="status d-retrying delivery-status">Retrying</);
     expect(page).toMatch(/class="attempts">6</);
-    expect(page).toMatch(/class="first-attempt"><bdi dir="ltr">[^<]+<\/bdi> · HTTP 503</);
-    expect(page).toMatch(/class="last-attempt"><bdi dir="ltr">[^<]+<\/bdi> · HTTP 503</);
+    expect(page).toMatch(/class="first-attempt"><bdi dir="ltr">[^<]+ · HTTP 503<\/bdi>/);
+    expect(page).toMatch(/class="last-attempt"><bdi dir="ltr">[^<]+ · HTTP 503<\/bdi>/);
     expect(page).toMatch(/class="next-retry"><bdi dir="ltr">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d</);
   });
 });
@@ -132,5 +132,19 @@ describe('when a user reads the portal in another language', () => {
     const missing = await agent.get('/portal/payments/NOPE?lang=es');
     expect(missing.status).toBe(404);
     expect(missing.text).toContain('Algo no está bien');
+  });
+});
+
+describe('when a right-to-left page words a history line holding ids and codes', () => {
+  it('then each id, e-mail and result sits in a left-to-right isolate, so "…-01" never reads "01-…"', async () => {
+    const { gw } = await gateway();
+    const p = await pay(gw.app);
+    await postBatch(gw.app, 'capture', [ref(p)]);
+    await postBatch(gw.app, 'refund', [ref(p, { refund_amount: '1.00', refund_reason: 'rtl' })]);
+    const agent = await signedIn(gw.app, PORTAL.admin);
+    const arabic = await agent.get(`/portal/payments/${p.transaction_id}?lang=ar`);
+    expect(historyLines(arabic.text)).toContainEqual(expect.stringContaining(`\u2066${p.transaction_id}-01\u2069`));
+    const english = await agent.get(`/portal/payments/${p.transaction_id}?lang=en`);
+    expect(historyLines(english.text)).toContainEqual(expect.stringContaining(`Refund ${p.transaction_id}-01: $1.00`));
   });
 });
