@@ -312,6 +312,10 @@ export class KvGatewayStore implements GatewayStore {
     }
     for (const { next, expected } of change.contracts ?? []) if (expected === 0) list(`contract:${next.recurring_id}`);
     for (const { next, expected } of change.outbox ?? []) if (expected === 0) list(`outbox:${next.notify_id}`);
+    for (const { next, expected } of change.disputes ?? []) {
+      (next as ClockMark).test_clock_id = clock;
+      if (expected === 0) list(`dispute:${next.dispute_id}`);
+    }
   }
 
   async getTestClock(m: string, clock: string): Promise<TestClock | undefined> {
@@ -346,6 +350,13 @@ export class KvGatewayStore implements GatewayStore {
       }
     }
     for (const recurringId of ids('contract')) writes.push({ op: 'del', key: keys.contract(m, recurringId) });
+    for (const d of (await this.getDisputes(m, ids('dispute'))).flatMap((x) => x ?? [])) {
+      writes.push(
+        { op: 'del', key: keys.dispute(m, d.dispute_id) },
+        { op: 'zrem', key: keys.disputesByTime(m, d.account_id), member: d.dispute_id },
+        { op: 'zrem', key: keys.openDisputes(m, d.account_id), member: d.dispute_id },
+      );
+    }
     for (const notifyId of ids('outbox')) writes.push({ op: 'del', key: keys.outbox(m, notifyId) });
     for (const queue of [...CLOCK_QUEUES, 'outbox-pending'] as const) writes.push({ op: 'del', key: keys.clockDue(m, id, queue) });
     writes.push(

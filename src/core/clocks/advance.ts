@@ -11,6 +11,7 @@ import { outboxRecord } from '../notifications/outbox.js';
 import { subscriptionChargeJob } from '../subscriptions/charges.js';
 import { chargeQueueAt, dueAt } from '../subscriptions/contract.js';
 import { challengeExpiryJob } from '../payments/challenge-expiry.js';
+import { disputeStepsJob } from '../disputes/steps.js';
 import { CLOCK_QUEUES, type ClockQueue, type TestClock } from './clock-record.js';
 import { clockDeps, type ClockDeps } from './clock-deps.js';
 import { assertSandbox, findClock } from './clocks.js';
@@ -24,7 +25,7 @@ const STUCK_AFTER = 3;
 
 /**
  * The jobs that run a clock's due steps: the very jobs the live process runs, on the clock's core (its time,
- * its queues), one per queue. Dispute steps join them when disputes land.
+ * its queues), one per queue.
  */
 export function clockJobs(cdeps: ClockDeps): Record<ClockQueue, BackgroundJob> {
   return {
@@ -33,6 +34,7 @@ export function clockJobs(cdeps: ClockDeps): Record<ClockQueue, BackgroundJob> {
     threeds_challenge: challengeExpiryJob(cdeps),
     pending_resolve: recoveryJob(cdeps),
     outbox: deliveryJob(cdeps),
+    dispute: disputeStepsJob(cdeps),
   };
 }
 

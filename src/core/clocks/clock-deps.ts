@@ -84,3 +84,13 @@ export async function depsForClock(deps: CoreDeps, merchantId: string, clockId: 
 export function runsOnClock(deps: CoreDeps, clockId: string): boolean {
   return (deps as Partial<ClockDeps>).testClock?.test_clock_id === clockId;
 }
+
+/**
+ * The core a call on `record` (a payment, a dispute) must run on: its clock's, when it was written in a clock's
+ * time and `deps` is not that clock's already; undefined otherwise (run on `deps`).
+ */
+export async function depsOnClockOf(deps: CoreDeps, merchantId: string, record: object | undefined): Promise<ClockDeps | undefined> {
+  const id = record && clockOf(record);
+  if (id === undefined || runsOnClock(deps, id)) return undefined;
+  return depsForClock(deps, merchantId, id);
+}

@@ -27,11 +27,11 @@ export interface TestClock {
   created_at: number;
 }
 
-/** A payment written in a clock's time carries its clock: operations on it later run in that time too. */
+/** A payment or dispute written in a clock's time carries its clock: calls on it later run in that time too. */
 export interface ClockMark {
   test_clock_id?: string;
 }
 
 /** Queues of due work whose members are a clock's objects: the same queues as the live ones, per clock. */
-export const CLOCK_QUEUES = ['contract_charge', 'auth_expiry', 'threeds_challenge', 'pending_resolve', 'outbox'] as const;
+export const CLOCK_QUEUES = ['contract_charge', 'auth_expiry', 'threeds_challenge', 'pending_resolve', 'outbox', 'dispute'] as const;
 export type ClockQueue = (typeof CLOCK_QUEUES)[number];

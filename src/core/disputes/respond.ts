@@ -9,6 +9,7 @@ import { pathTo } from './transitions.js';
 import { commitDisputeChange, type DisputeChange } from './write.js';
 import { closingDue } from './report.js';
 import { DECISION_DELAY_MS, disputeReference, disputeStep } from './rules.js';
+import { depsOnClockOf } from '../clocks/clock-deps.js';
 
 /** The answer of an evidence or accept call: the dispute as it now is, or a refusal saying why (return_status 0). */
 export type DisputeAnswer = { ok: true; dispute: DisputeRecord } | { ok: false; message: string; dispute?: DisputeRecord };
@@ -99,6 +100,9 @@ export async function submitDisputeEvidence(
   submit: boolean,
   now: number,
 ): Promise<DisputeAnswer> {
+  // a dispute of a test clock's payment is answered in the clock's time and queues (DESIGN 14)
+  const onClock = await depsOnClockOf(deps, account.merchant_id, await findDispute(deps, account, disputeId));
+  if (onClock) return submitDisputeEvidence(onClock, account, disputeId, evidence, submit, onClock.clock.now());
   const kept = masked(evidence);
   const connector = connectorFor(deps, account);
   const ops = connector.disputes;
@@ -128,6 +132,8 @@ export async function submitDisputeEvidence(
 
 /** /v1/disputeAccept (DESIGN 13): the merchant gives the amount up; the dispute is lost at once. */
 export async function acceptDispute(deps: CoreDeps, account: Account, disputeId: string, now: number): Promise<DisputeAnswer> {
+  const onClock = await depsOnClockOf(deps, account.merchant_id, await findDispute(deps, account, disputeId));
+  if (onClock) return acceptDispute(onClock, account, disputeId, onClock.clock.now());
   const ops = connectorFor(deps, account).disputes;
   return answerDispute(
     deps,

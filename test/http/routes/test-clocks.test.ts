@@ -11,6 +11,8 @@ import { sign } from '../../support/sign.js';
 import { postBatch, postQuery } from '../../support/operations.js';
 import { instrumented } from '../../support/faults.js';
 import { clockCall, clockState, compact, newClock, runClockJobs, signedAnswer } from '../../support/clocks.js';
+import { answerSigned, disputeCall } from '../../support/disputes.js';
+import { CARDS } from '../../support/cards.js';
 
 const world = redisWorld('test-clocks');
 const DAY = 86_400_000;
@@ -273,5 +275,71 @@ describe('limits and deletion', () => {
     expect(gone.status).toBe(400);
     // the order number may be used again
     expect((await authorise(gw, { order_no: onClock.order_no })).order_status).toBe('1');
+  });
+});
+
+describe('a dispute on a clock', () => {
+  async function disputesOf(gw: TestGateway, transactionId: string): Promise<Record<string, string>[]> {
+    const res = await disputeCall(gw.app, 'retrievalDispute', { transaction_id: transactionId });
+    expect(res.status, res.text).toBe(200);
+    expect(answerSigned(res.body)).toBe(true);
+    return res.body.dispute_orders as Record<string, string>[];
+  }
+
+  /** A payment on the clock with a dispute test card, captured: the sandbox disputes it at the clock's next step. */
+  async function disputed(gw: TestGateway, clockId: string, card: string, notifyUrl: string) {
+    const paid = await authorise(gw, { test_clock_id: clockId, card, notify_url: notifyUrl });
+    const order = { transaction_id: paid.transaction_id, order_no: paid.order_no, currency: 'USD', amount: '10.00' };
+    expect((await postBatch(gw.app, 'capture', [order])).body.capture_orders[0].capture_status).toBe('1');
+    return paid;
+  }
+
+  async function advanceTo(gw: TestGateway, id: string, at: number): Promise<void> {
+    signedAnswer(await clockCall(gw.app, 'testClockAdvance', { test_clock_id: id, frozen_time: compact(at) }));
+    await runClockJobs([gw], id);
+  }
+
+  it('when an inquiry is left unanswered, then the clock escalates it after 1 day and loses it at its deadline, each change notified and signed', async () => {
+    const gw = world.gateway('clocks-dispute-deadline', new ManualClock());
+    const r = await receiver();
+    const id = await newClock(gw.app, T0);
+    const paid = await disputed(gw, id, CARDS.disputeInquiry, r.url);
+    // the dispute is asked for at the clock's next step (its time): nothing opens in live time
+    await runLiveJobs(gw);
+    expect(await disputesOf(gw, paid.transaction_id!)).toEqual([]);
+    await advanceTo(gw, id, T0 + HOUR);
+    const [opened] = await disputesOf(gw, paid.transaction_id!);
+    expect(opened).toMatchObject({ dispute_status: 'inquiry', opened_date: compact(T0) });
+    await advanceTo(gw, id, T0 + DAY + HOUR);
+    expect((await disputesOf(gw, paid.transaction_id!))[0]).toMatchObject({ dispute_status: 'needs_response' });
+    await advanceTo(gw, id, T0 + 8 * DAY);
+    const [lost] = await disputesOf(gw, paid.transaction_id!);
+    expect(lost).toMatchObject({ dispute_status: 'lost', closed_date: lost!.due_date });
+    expect(lost!.due_date).toBe(compact(T0 + 7 * DAY));
+    const statuses = r.received.filter((n) => n.fields.notify_type === 'dispute');
+    expect(statuses.map((n) => n.fields.dispute_status)).toEqual(['inquiry', 'needs_response', 'lost']);
+    for (const n of r.received) expectSigned(n);
+  });
+
+  it('when evidence is sent on the clock, then the decision comes 1 day later in the clock time', async () => {
+    const gw = world.gateway('clocks-dispute-evidence', new ManualClock());
+    const r = await receiver();
+    const id = await newClock(gw.app, T0);
+    const paid = await disputed(gw, id, CARDS.disputeFraud, r.url);
+    await advanceTo(gw, id, T0 + HOUR);
+    const [open] = await disputesOf(gw, paid.transaction_id!);
+    expect(open).toMatchObject({ dispute_status: 'needs_response' });
+    const sent = await disputeCall(gw.app, 'disputeEvidence', {
+      dispute_id: open!.dispute_id,
+      product_description: 'winning_evidence: delivered and signed for',
+      submit: '1',
+    });
+    expect(sent.body, sent.text).toMatchObject({ return_status: '1', dispute_status: 'under_review' });
+    expect(sent.body.evidence_submitted_date).toBe(compact(T0 + HOUR));
+    await advanceTo(gw, id, T0 + DAY);
+    expect((await disputesOf(gw, paid.transaction_id!))[0]).toMatchObject({ dispute_status: 'under_review' });
+    await advanceTo(gw, id, T0 + 2 * DAY);
+    expect((await disputesOf(gw, paid.transaction_id!))[0]).toMatchObject({ dispute_status: 'won', closed_date: compact(T0 + DAY + HOUR) });
+    for (const n of r.received) expectSigned(n);
   });
 });
