@@ -1,6 +1,9 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
-import type { AcquirerStatus } from '../ports/card-connector.js';
+import type { AcquirerDispute, AcquirerStatus } from '../ports/card-connector.js';
+import { GatewayError } from '../kernel/errors.js';
+import { reportAcquirerDispute } from '../disputes/report.js';
+import { recordRefundFailedLater } from '../operations/refund-failed.js';
 import { isStale } from '../payments/claim.js';
 import { resolveStaleClaim } from '../operations/stale-claim.js';
 import { referenceKind, type AcquirerJournal } from './journal.js';
@@ -20,8 +23,14 @@ export interface AcquirerEvent {
   answer?: NonNullable<AcquirerStatus>;
   /** also the answer of the challenge reference, when one was sent (an Adyen AUTHORISATION after 3-D Secure) */
   alsoChallenge?: boolean;
-  /** what the gateway does not act on yet (a dispute, a refund failed later): logged as a warning */
+  /** what the gateway does not act on: logged as a warning */
   unhandled?: string;
+  /** a refund the acquirer accepted failed later: `reference` is the refund's, this says why */
+  refundFailed?: { reason: string };
+  /** a dispute the acquirer reports on the payment of `reference` (or of `paymentObject`): DESIGN 13 */
+  dispute?: AcquirerDispute;
+  /** the acquirer's object of the payment when the event does not name the gateway's reference (a Stripe intent) */
+  paymentObject?: string;
 }
 
 export type EventResult = 'applied' | 'duplicate' | 'ignored';
@@ -40,6 +49,8 @@ export async function applyAcquirerEvent(
 ): Promise<EventResult> {
   if (await journal.eventSeen(event.id)) return 'duplicate';
   const fields = { merchant_id: account.merchant_id, account_id: account.account_id, event_id: event.id, event_type: event.type };
+  const named = event.reference ?? (event.paymentObject ? await journal.referenceOf(event.paymentObject) : undefined);
+  if (named && (event.dispute || event.refundFailed)) return laterEvent(deps, account, journal, event, named, fields);
   if (!event.reference) {
     if (event.unhandled) deps.log.warn({ ...fields }, `acquirer event not acted on: ${event.unhandled}`);
     else deps.log.info(fields, 'acquirer event of a type the gateway does not use: acknowledged');
@@ -64,6 +75,41 @@ export async function applyAcquirerEvent(
   await settleStaleClaim(deps, account, reference);
   await journal.markEvent(event.id);
   deps.log.info({ ...fields, reference }, 'acquirer event applied');
+  return 'applied';
+}
+
+/**
+ * A later event at the acquirer about a payment the gateway settled: a dispute opened or moved (the disputes
+ * core opens or moves the gateway's own, DESIGN 13), or a refund failed after it was accepted (recorded on the
+ * payment, notified). One the store cannot take now is thrown (a 503: the acquirer sends it again).
+ */
+async function laterEvent(
+  deps: CoreDeps,
+  account: Account,
+  journal: AcquirerJournal,
+  event: AcquirerEvent,
+  reference: string,
+  fields: Record<string, string>,
+): Promise<EventResult> {
+  const transactionId = referenceKind(reference).transactionId;
+  let outcome: string;
+  if (event.dispute) {
+    const reported = await reportAcquirerDispute(deps, account, transactionId, event.dispute, deps.clock.now());
+    if (reported.kind === 'busy') throw new GatewayError('STORE_UNAVAILABLE', 'the payment is busy; send the event again');
+    outcome =
+      reported.kind === 'refused' ? `dispute not applied: ${reported.why}` : `dispute ${reported.dispute.dispute_id} ${reported.kind}`;
+  } else {
+    const recorded = await recordRefundFailedLater(deps, account, transactionId, reference, event.refundFailed!.reason);
+    if (recorded === 'busy') throw new GatewayError('STORE_UNAVAILABLE', 'the payment is busy; send the event again');
+    // a refund not recorded as accepted yet: the failure is its answer, which its claim reads
+    if (recorded === 'not-recorded' && event.answer) {
+      await journal.answered(reference, event.answer);
+      await settleStaleClaim(deps, account, reference);
+    }
+    outcome = `refund ${reference} failed later: ${recorded}`;
+  }
+  await journal.markEvent(event.id);
+  deps.log.warn({ ...fields, reference }, `acquirer event applied: ${outcome}`);
   return 'applied';
 }
 

@@ -55,11 +55,21 @@ export class AcquirerJournal {
     return at === undefined ? undefined : Number(at);
   }
 
-  /** The acquirer's own object for a reference (first one kept). */
+  /**
+   * The acquirer's own object for a reference (first one kept). The first reference an object is kept under
+   * (its authorisation's) is kept for it too: `referenceOf` finds the payment of an event that names only the
+   * object (a Stripe dispute names its intent).
+   */
   async object(reference: string, id?: string): Promise<string | undefined> {
-    return id === undefined
-      ? this.ledger.ledgerLookup(this.key(reference, 'object'))
-      : this.ledger.ledgerRecord(this.key(reference, 'object'), id);
+    if (id === undefined) return this.ledger.ledgerLookup(this.key(reference, 'object'));
+    const first = await this.ledger.ledgerRecord(this.key(reference, 'object'), id);
+    if (first === id) await this.ledger.ledgerRecord(this.key(id, 'reference'), reference);
+    return first;
+  }
+
+  /** The first gateway reference the acquirer's object `id` was kept under. */
+  referenceOf(id: string): Promise<string | undefined> {
+    return this.ledger.ledgerLookup(this.key(id, 'reference'));
   }
 
   /** The acquirer's first final answer under a reference (its reply or its webhook, whichever came first). */

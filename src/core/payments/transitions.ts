@@ -9,8 +9,9 @@ const TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
   [S.HELD]: [S.AUTHORISED, S.CAPTURED, S.REJECTED, S.CANCELLED, S.EXPIRED],
   [S.AUTHORISED]: [S.CAPTURED, S.CANCELLED, S.EXPIRED],
   [S.CAPTURED]: [S.PARTLY_REFUNDED, S.REFUNDED],
-  [S.PARTLY_REFUNDED]: [S.PARTLY_REFUNDED, S.REFUNDED],
-  [S.REFUNDED]: [],
+  // back, when a refund the acquirer accepted fails there later (operations/refund-failed.ts): the money stayed
+  [S.PARTLY_REFUNDED]: [S.PARTLY_REFUNDED, S.REFUNDED, S.CAPTURED],
+  [S.REFUNDED]: [S.PARTLY_REFUNDED, S.CAPTURED],
   // an authorisation the acquirer never saw (never_sent), re-opened by the merchant's retry of the order; and a
   // hosted checkout's decline, re-opened by the shopper's next card while the session is open (retry.ts)
   [S.DECLINED]: [S.PENDING],

@@ -16,8 +16,9 @@ const ALLOWED: Record<PaymentStatus, PaymentStatus[]> = {
   [S.HELD]: [S.AUTHORISED, S.CAPTURED, S.REJECTED, S.CANCELLED, S.EXPIRED],
   [S.AUTHORISED]: [S.CAPTURED, S.CANCELLED, S.EXPIRED],
   [S.CAPTURED]: [S.PARTLY_REFUNDED, S.REFUNDED],
-  [S.PARTLY_REFUNDED]: [S.PARTLY_REFUNDED, S.REFUNDED],
-  [S.REFUNDED]: [],
+  // a refund the acquirer failed later gives the amount back (operations/refund-failed.ts)
+  [S.PARTLY_REFUNDED]: [S.PARTLY_REFUNDED, S.REFUNDED, S.CAPTURED],
+  [S.REFUNDED]: [S.PARTLY_REFUNDED, S.CAPTURED],
   [S.DECLINED]: [S.PENDING],
   [S.CANCELLED]: [],
   [S.REJECTED]: [],

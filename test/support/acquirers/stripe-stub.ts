@@ -237,7 +237,9 @@ export class StripeStub extends AcquirerStub {
     if (!pi) return error(404, 'invalid_request_error', 'No such payment_intent', { code: 'resource_missing' });
     if (pi.status !== 'succeeded')
       return error(400, 'invalid_request_error', 'This PaymentIntent has not been captured', { code: 'charge_not_captured' });
-    const refunded = [...this.refunds.values()].filter((x) => x.payment_intent === pi.id).reduce((sum, x) => sum + x.amount, 0);
+    const refunded = [...this.refunds.values()]
+      .filter((x) => x.payment_intent === pi.id && x.status !== 'failed')
+      .reduce((sum, x) => sum + x.amount, 0);
     const amount = form.amount === undefined ? pi.amount_received - refunded : Number(form.amount);
     if (amount + refunded > pi.amount_received)
       return error(400, 'invalid_request_error', 'Refund amount is greater than unrefunded amount on charge', { code: 'amount_too_large' });

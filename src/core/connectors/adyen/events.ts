@@ -1,5 +1,7 @@
 import type { Types } from '@adyen/api-library';
 import type { AcquirerEvent } from '../acquirer-events.js';
+import type { AcquirerDispute } from '../../ports/card-connector.js';
+import type { DisputeReason } from '../../disputes/dispute-record.js';
 import { refusalReason } from './map.js';
 
 type Item = Types.notification.NotificationRequestItem;
@@ -7,8 +9,11 @@ type Item = Types.notification.NotificationRequestItem;
 /**
  * An Adyen notification item in the gateway's terms. Adyen has no look-up by reference, so its final answers
  * are kept: AUTHORISATION under the payment's reference (merchantReference), CAPTURE, CANCELLATION and REFUND
- * under the modification's own reference (the gateway sends its reference as the modification's). A capture or
- * refund that failed later and chargebacks are logged for the operator; other event codes are acknowledged.
+ * under the modification's own reference (the gateway sends its reference as the modification's). A refund
+ * that failed after Adyen accepted it (REFUND_FAILED, or REFUND with success false) is recorded on the
+ * payment; chargebacks (REQUEST_FOR_INFORMATION, NOTIFICATION_OF_CHARGEBACK, CHARGEBACK, CHARGEBACK_REVERSED,
+ * SECOND_CHARGEBACK) become the gateway's disputes (DESIGN 13). A capture failed later is logged for the
+ * operator; other event codes are acknowledged.
  * Adyen's own advice: an event is the same event when its code, PSP reference and success are.
  */
 export function adyenEvent(item: Item): AcquirerEvent {
@@ -61,16 +66,58 @@ export function adyenEvent(item: Item): AcquirerEvent {
         ...base,
         reference,
         answer: { op: 'refund', outcome: success ? { ok: true, connectorRef: item.pspReference } : failed, ...amount },
+        // a refund Adyen received and then refused: its failure, recorded if the gateway took it as accepted
+        ...(success ? {} : { refundFailed: { reason: failed.message } }),
       };
-    case 'CAPTURE_FAILED':
     case 'REFUND_FAILED':
     case 'REFUNDED_REVERSED':
+      return {
+        ...base,
+        reference,
+        refundFailed: { reason: `adyen: ${item.eventCode}${item.reason ? ` (${item.reason})` : ''}` },
+        answer: { op: 'refund', outcome: failed, ...amount },
+      };
+    case 'CAPTURE_FAILED':
       return { ...base, unhandled: `${item.eventCode} for ${reference} (${item.reason || 'no reason given'})` };
-    case 'CHARGEBACK':
-    case 'NOTIFICATION_OF_CHARGEBACK':
     case 'REQUEST_FOR_INFORMATION':
-      return { ...base, unhandled: `dispute ${item.eventCode} for payment ${item.originalReference ?? item.pspReference}` };
+    case 'NOTIFICATION_OF_CHARGEBACK':
+    case 'CHARGEBACK':
+    case 'CHARGEBACK_REVERSED':
+    case 'SECOND_CHARGEBACK':
+      return { ...base, reference, dispute: adyenDispute(item) };
     default:
       return base;
   }
+}
+
+const DISPUTE_STATUS: Readonly<Record<string, AcquirerDispute['status']>> = {
+  REQUEST_FOR_INFORMATION: 'inquiry',
+  NOTIFICATION_OF_CHARGEBACK: 'needs_response',
+  // the amount is debited, the dispute still defendable
+  CHARGEBACK: 'needs_response',
+  CHARGEBACK_REVERSED: 'won',
+  SECOND_CHARGEBACK: 'lost',
+};
+
+/** Adyen's reason text in DESIGN 13's reasons (its codes differ per scheme; the text names the kind). */
+function disputeReason(text: string): DisputeReason {
+  if (/fraud/i.test(text)) return 'fraudulent';
+  if (/not received|non[- ]?receipt/i.test(text)) return 'product_not_received';
+  if (/duplicate/i.test(text)) return 'duplicate';
+  if (/cancel/i.test(text)) return 'subscription_canceled';
+  if (/credit not processed/i.test(text)) return 'credit_not_processed';
+  return 'general';
+}
+
+/**
+ * An Adyen chargeback notification as the connector reports a dispute: one dispute per payment (its PSP
+ * reference, originalReference), moved by each later notification of the dispute's life.
+ */
+export function adyenDispute(item: Item): AcquirerDispute {
+  return {
+    disputeRef: `chargeback:${item.originalReference || item.pspReference}`,
+    reason: disputeReason(item.reason ?? ''),
+    status: DISPUTE_STATUS[String(item.eventCode)] ?? 'needs_response',
+    ...(item.amount?.value !== undefined ? { amount: item.amount.value } : {}),
+  };
 }

@@ -1,12 +1,15 @@
 import type Stripe from 'stripe';
 import type { AcquirerEvent } from '../acquirer-events.js';
+import type { AcquirerDispute } from '../../ports/card-connector.js';
+import type { DisputeReason } from '../../disputes/dispute-record.js';
 import { REFERENCE_METADATA } from './connector.js';
 
 /**
  * A Stripe event in the gateway's terms. The intent's events name the authorisation's reference (its
  * metadata) and the intent: `status` then reads the intent directly instead of waiting for Stripe's search.
- * A refund failed later and a dispute are logged for the operator (not acted on yet); any other type is
- * acknowledged and ignored.
+ * A refund that failed after Stripe accepted it (refund.failed, or charge.refund.updated to failed) names the
+ * refund's reference (its metadata); a dispute (charge.dispute.*) names its intent, whose payment the journal
+ * knows, and becomes the gateway's dispute (DESIGN 13). Any other type is acknowledged and ignored.
  */
 export function stripeEvent(event: Stripe.Event): AcquirerEvent {
   const base = { id: event.id, type: event.type };
@@ -20,16 +23,58 @@ export function stripeEvent(event: Stripe.Event): AcquirerEvent {
     case 'payment_intent.requires_action':
       return reference && object.id ? { ...base, reference, object: object.id } : base;
     case 'refund.failed':
+    case 'charge.refund.updated': {
+      const refund = event.data.object as Stripe.Refund;
+      if (refund.status !== 'failed' && refund.status !== 'canceled') return base;
+      const reason = refund.failure_reason ?? refund.status;
+      if (!reference) return { ...base, unhandled: `refund ${refund.id} failed at Stripe (${reason}), not the gateway's` };
       return {
         ...base,
-        ...(reference ? { reference } : {}),
-        unhandled: `refund ${object.id ?? ''} failed at Stripe after it was accepted`,
+        reference,
+        refundFailed: { reason: `stripe: ${reason}` },
+        answer: {
+          op: 'refund',
+          outcome: { ok: false, message: `stripe: refund ${reason}` },
+          amount: refund.amount,
+          currency: refund.currency.toUpperCase(),
+        },
       };
+    }
     case 'charge.dispute.created':
     case 'charge.dispute.closed':
-    case 'charge.dispute.updated':
-      return { ...base, unhandled: `dispute ${object.id ?? ''} at Stripe (payment intent ${String(object.payment_intent ?? '')})` };
+    case 'charge.dispute.updated': {
+      const dispute = event.data.object as Stripe.Dispute;
+      const intent = typeof dispute.payment_intent === 'string' ? dispute.payment_intent : dispute.payment_intent?.id;
+      if (!intent) return { ...base, unhandled: `dispute ${dispute.id} at Stripe names no payment intent` };
+      return { ...base, paymentObject: intent, dispute: stripeDispute(dispute) };
+    }
     default:
       return base;
   }
+}
+
+const STRIPE_REASONS: Readonly<Record<string, DisputeReason>> = {
+  fraudulent: 'fraudulent',
+  product_not_received: 'product_not_received',
+  duplicate: 'duplicate',
+  subscription_canceled: 'subscription_canceled',
+  credit_not_processed: 'credit_not_processed',
+};
+
+/**
+ * A Stripe dispute as the connector reports it: an inquiry (warning_needs_response, warning_under_review) or a
+ * chargeback to answer (needs_response, under_review: the gateway moves it to under review itself when the
+ * evidence is sent), and Stripe's decision (won, lost; an inquiry closed without a chargeback, warning_closed,
+ * is won). Reasons outside DESIGN 13's list are `general`; the amount is Stripe's, in minor units.
+ */
+export function stripeDispute(d: Stripe.Dispute): AcquirerDispute {
+  const status: AcquirerDispute['status'] =
+    d.status === 'won' || d.status === 'warning_closed'
+      ? 'won'
+      : d.status === 'lost'
+        ? 'lost'
+        : d.status.startsWith('warning_')
+          ? 'inquiry'
+          : 'needs_response';
+  return { disputeRef: d.id, reason: STRIPE_REASONS[d.reason] ?? 'general', status, amount: d.amount };
 }

@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import request from 'supertest';
+import Stripe from 'stripe';
+import { ManualClock } from '../../../src/core/kernel/clock.js';
+import { ACCOUNT_ID, MERCHANT_ID, makeGateway, type TestGateway } from '../../support/gateway.js';
+import { pay, postBatch, ref, type Paid } from '../../support/operations.js';
+import { StripeStub } from '../../support/acquirers/stripe-stub.js';
+import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
+import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../support/acquirers/accounts.js';
+
+/**
+ * Later events at the acquirer (issue 38): a refund that fails after the acquirer accepted it is recorded on
+ * the payment (refund_status 0, the amount no longer refunded) and notified as refunds are; a dispute opened
+ * at the acquirer becomes the gateway's dispute (DESIGN 13) and follows the acquirer's decision. Each event is
+ * applied once, however often it is sent.
+ */
+const stripe = new StripeStub();
+const adyen = new AdyenStub();
+const NOTIFY = { notify_url: 'https://merchant.example/notify' };
+beforeAll(async () => {
+  await Promise.all([stripe.start(), adyen.start()]);
+});
+afterAll(async () => {
+  await Promise.all([stripe.stop(), adyen.stop()]);
+});
+
+function gateway(code: 'stripe' | 'adyen', name: string): TestGateway {
+  return makeGateway({
+    name: `later-${code}-${name}`,
+    clock: new ManualClock(),
+    merchants: acquirerMerchants(code, code === 'stripe' ? stripe.baseUrl : adyen.baseUrl),
+    env: code === 'stripe' ? STRIPE_ENV : ADYEN_ENV,
+  });
+}
+
+function stripeDelivery(gw: TestGateway, type: string, object: unknown, id: string) {
+  const payload = JSON.stringify({ id, object: 'event', type, data: { object } });
+  const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: STRIPE_ENV.STRIPE_WHSEC_SHOP1 });
+  return request(gw.app)
+    .post('/connectors/stripe/webhook')
+    .set('Content-Type', 'application/json')
+    .set('Stripe-Signature', header)
+    .send(payload);
+}
+
+const adyenDelivery = (gw: TestGateway, item: unknown) =>
+  request(gw.app)
+    .post('/connectors/adyen/webhook')
+    .set('Content-Type', 'application/json')
+    .send(JSON.stringify({ live: 'false', notificationItems: [{ NotificationRequestItem: item }] }));
+
+/** A payment captured whole and refunded in part (60.00 of 100.00), the refund accepted by the acquirer. */
+async function refundedInPart(gw: TestGateway): Promise<{ paid: Paid; refundReference: string }> {
+  const paid = await pay(gw.app, { amount: '100.00', currency: 'EUR', ...NOTIFY });
+  expect((await postBatch(gw.app, 'capture', [ref(paid, { amount: '100.00' })])).status).toBe(200);
+  expect((await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '60.00', refund_reason: 'returned' })])).status).toBe(200);
+  const p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
+  expect(p).toMatchObject({ status: '3200', refunded: 6000 });
+  return { paid, refundReference: p!.refunds[0]!.refund_reference_id };
+}
+
+/** The refund_status of the payment's refund notifications (one each: the acceptance and the failure). */
+async function refundNotices(gw: TestGateway, orderNo: string): Promise<string[]> {
+  const all = await gw.deps.store.outboxOfOrder(MERCHANT_ID, ACCOUNT_ID, orderNo, 50);
+  return all
+    .filter((n) => n.notify_type === 'refund')
+    .map((n) => n.fields.refund_status!)
+    .sort();
+}
+
+describe('a refund that fails at the acquirer after it was accepted', () => {
+  it('when Stripe sends refund.failed (twice), then the refund is recorded failed once, the amount is no longer refunded, and the merchant is notified', async () => {
+    const gw = gateway('stripe', 'refund-failed');
+    try {
+      const { paid, refundReference } = await refundedInPart(gw);
+      const refund = [...stripe.refunds.values()].find((r) => r.metadata.gateway_reference === refundReference)!;
+      // Stripe's own record of the refund says failed too (its money is back on the payment)
+      refund.status = 'failed';
+      const failed = { ...refund, failure_reason: 'expired_or_canceled_card' };
+      for (const expected of ['applied', 'duplicate']) {
+        const res = await stripeDelivery(gw, 'refund.failed', failed, `evt_refund_failed_${refund.id}`);
+        expect([res.status, res.text]).toEqual([200, expected]);
+      }
+      const p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
+      expect(p).toMatchObject({ status: '3100', refunded: 0, captured: 10000 });
+      expect(p!.refunds[0]).toMatchObject({ refund_status: '0', refund_message: expect.stringContaining('expired_or_canceled_card') });
+      expect(await refundNotices(gw, paid.order_no)).toEqual(['0', '1']);
+      // the query shows it: the refund failed
+      const query = await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '100.00', refund_reason: 'again' })]);
+      expect(query.status).toBe(200);
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id)).toMatchObject({ status: '3300', refunded: 10000 });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when Adyen sends REFUND_FAILED for an accepted refund, then the refund is recorded failed and notified', async () => {
+    const gw = gateway('adyen', 'refund-failed');
+    try {
+      const { paid, refundReference } = await refundedInPart(gw);
+      const item = adyen.notification('REFUND_FAILED', refundReference, ADYEN_HMAC, true, 'Refund rejected by the issuer');
+      // sent twice (Adyen sends until acknowledged): acknowledged each time, applied once (one failure notice)
+      for (let i = 0; i < 2; i++) {
+        const res = await adyenDelivery(gw, item);
+        expect([res.status, res.text]).toEqual([200, '[accepted]']);
+      }
+      const p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
+      expect(p).toMatchObject({ status: '3100', refunded: 0 });
+      expect(p!.refunds[0]).toMatchObject({ refund_status: '0', refund_message: expect.stringContaining('Refund rejected by the issuer') });
+      expect(await refundNotices(gw, paid.order_no)).toEqual(['0', '1']);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('a dispute opened at the acquirer', () => {
+  it('when Stripe reports an inquiry, escalates it and closes it lost, then the gateway’s dispute follows each step once', async () => {
+    const gw = gateway('stripe', 'dispute');
+    try {
+      const paid = await pay(gw.app, { amount: '50.00', currency: 'EUR', ...NOTIFY });
+      expect((await postBatch(gw.app, 'capture', [ref(paid, { amount: '50.00' })])).status).toBe(200);
+      const intent = stripe.intentFor(paid.transaction_id)!;
+      const dispute = {
+        id: 'dp_stub_1',
+        object: 'dispute',
+        payment_intent: intent.id,
+        amount: 5000,
+        currency: 'eur',
+        reason: 'fraudulent',
+      };
+      const statusOf = async () => (await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id))!.disputes;
+      for (const expected of ['applied', 'duplicate']) {
+        const res = await stripeDelivery(gw, 'charge.dispute.created', { ...dispute, status: 'warning_needs_response' }, 'evt_dp_created');
+        expect([res.status, res.text]).toEqual([200, expected]);
+      }
+      expect(await statusOf()).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'inquiry' }]);
+      const [opened] = await gw.deps.store.getDisputes(MERCHANT_ID, [`${paid.transaction_id}-D01`]);
+      expect(opened).toMatchObject({ reason: 'fraudulent', amount: 5000, acquirer_ref: 'dp_stub_1' });
+      const escalated = await stripeDelivery(gw, 'charge.dispute.updated', { ...dispute, status: 'needs_response' }, 'evt_dp_updated');
+      expect([escalated.status, escalated.text]).toEqual([200, 'applied']);
+      expect(await statusOf()).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response' }]);
+      const closed = await stripeDelivery(gw, 'charge.dispute.closed', { ...dispute, status: 'lost' }, 'evt_dp_closed');
+      expect([closed.status, closed.text]).toEqual([200, 'applied']);
+      expect(await statusOf()).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'lost' }]);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when Adyen notifies a chargeback and then its second chargeback, then the gateway opens its dispute and records it lost', async () => {
+    const gw = gateway('adyen', 'dispute');
+    try {
+      const paid = await pay(gw.app, { amount: '50.00', currency: 'EUR', ...NOTIFY });
+      expect((await postBatch(gw.app, 'capture', [ref(paid, { amount: '50.00' })])).status).toBe(200);
+      const chargeback = (eventCode: string) => {
+        const item = adyen.notification(eventCode, paid.transaction_id, ADYEN_HMAC, true, 'Goods not received');
+        return item;
+      };
+      expect((await adyenDelivery(gw, chargeback('NOTIFICATION_OF_CHARGEBACK'))).status).toBe(200);
+      expect((await adyenDelivery(gw, chargeback('NOTIFICATION_OF_CHARGEBACK'))).status).toBe(200);
+      let p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
+      expect(p!.disputes).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response' }]);
+      const [opened] = await gw.deps.store.getDisputes(MERCHANT_ID, [`${paid.transaction_id}-D01`]);
+      expect(opened).toMatchObject({ reason: 'product_not_received', amount: 5000 });
+      expect((await adyenDelivery(gw, chargeback('SECOND_CHARGEBACK'))).status).toBe(200);
+      p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
+      expect(p!.disputes).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'lost' }]);
+    } finally {
+      await gw.close();
+    }
+  });
+});
