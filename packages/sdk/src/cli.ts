@@ -16,6 +16,10 @@ const USAGE = `gateway-sdk: sign, call and verify the payment gateway's calls; w
   gateway-sdk verify return <query string>       the signed result on the shopper's return_url
   gateway-sdk verify notification <body|-> [<X-Signature>]
   gateway-sdk listen [--port 4242] [--forward URL]   print, verify and forward each notification
+  gateway-sdk dispute evidence <dispute_id> --file notes.txt [--field F] [--draft]
+                                                 send a file as a dispute's evidence (uncategorized_text unless
+                                                 --field names another; --draft saves it without sending)
+  gateway-sdk dispute accept <dispute_id>        accept a dispute (it is lost at once)
 
 endpoints: ${ENDPOINTS.join(', ')}
 settings (flags or environment): --url GATEWAY_URL (http://localhost:8080), --merchant GATEWAY_MERCHANT_ID,
@@ -34,6 +38,9 @@ const { values: flags, positionals } = parseArgs({
     host: { type: 'string' },
     forward: { type: 'string' },
     'idempotency-key': { type: 'string' },
+    file: { type: 'string' },
+    field: { type: 'string' },
+    draft: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -116,6 +123,36 @@ function verify(): number {
   return verdict.ok ? 0 : 1;
 }
 
+const EVIDENCE_FIELDS = ['product_description', 'customer_communication', 'shipping_tracking', 'uncategorized_text'];
+
+/** `dispute evidence <id> --file F` and `dispute accept <id>`: the answer printed; a refusal (return_status 0) exits 1. */
+async function dispute(): Promise<number> {
+  const [, action, disputeId] = positionals;
+  if (!disputeId) throw new UsageError('missing dispute_id');
+  const client = new GatewayClient(settings);
+  let answer: { return_status: string };
+  try {
+    if (action === 'evidence') {
+      if (!flags.file) throw new UsageError('--file names the evidence file');
+      const field = flags.field ?? 'uncategorized_text';
+      if (!EVIDENCE_FIELDS.includes(field)) throw new UsageError(`--field is one of ${EVIDENCE_FIELDS.join(', ')}`);
+      const text = readFileSync(flags.file, 'utf8');
+      answer = await client.disputeEvidence({ dispute_id: disputeId, [field]: text, submit: flags.draft ? '0' : '1' });
+    } else if (action === 'accept') {
+      answer = await client.disputeAccept({ dispute_id: disputeId });
+    } else throw new UsageError('dispute evidence|accept');
+  } catch (err) {
+    if (err instanceof GatewayApiError) {
+      print({ status: err.status, code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) });
+      return 1;
+    }
+    throw err;
+  }
+  print(answer);
+  process.stderr.write('answer signature: ok\n');
+  return answer.return_status === '1' ? 0 : 1;
+}
+
 /** A local notify_url: prints each notification as a JSON line, verifies it, forwards it when asked. */
 async function listen(): Promise<number> {
   const forward = flags.forward;
@@ -187,6 +224,8 @@ async function main(): Promise<number> {
       return verify();
     case 'listen':
       return listen();
+    case 'dispute':
+      return dispute();
     default:
       throw new UsageError(`unknown command ${positionals[0]}`);
   }

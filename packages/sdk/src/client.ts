@@ -153,4 +153,16 @@ export class GatewayClient {
   deleteCard(req: T.DeleteCardRequest, opts?: CallOptions): Promise<T.DeleteCardAnswer> {
     return this.call('deleteCard', req, opts);
   }
+  /** Disputes (chargebacks) by transaction, order, dispute_id and/or opening dates; newest first. */
+  retrievalDispute(req: T.RetrievalDisputeRequest = {}, opts?: CallOptions): Promise<T.RetrievalDisputeAnswer> {
+    return this.call('retrievalDispute', req, opts);
+  }
+  /** Saves (submit '0') or sends (submit '1') a dispute's evidence; a refusal is return_status '0'. */
+  disputeEvidence(req: T.DisputeEvidenceRequest, opts?: CallOptions): Promise<T.DisputeCallAnswer> {
+    return this.call('disputeEvidence', req, opts);
+  }
+  /** Accepts a dispute: it is lost at once; a refusal is return_status '0'. */
+  disputeAccept(req: T.DisputeAcceptRequest, opts?: CallOptions): Promise<T.DisputeCallAnswer> {
+    return this.call('disputeAccept', req, opts);
+  }
 }

@@ -16,7 +16,10 @@ export type Endpoint =
   | 'payout/query'
   | 'optimise'
   | 'retrievalCards'
-  | 'deleteCard';
+  | 'deleteCard'
+  | 'retrievalDispute'
+  | 'disputeEvidence'
+  | 'disputeAccept';
 
 export const ENDPOINTS: readonly Endpoint[] = [
   'authorise',
@@ -34,6 +37,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   'optimise',
   'retrievalCards',
   'deleteCard',
+  'retrievalDispute',
+  'disputeEvidence',
+  'disputeAccept',
 ];
 
 /** The batch calls sign merchant_id, account_id, then every transaction_id of this array in order. */
@@ -74,6 +80,9 @@ export const REQUEST_FIELDS: Record<Endpoint, readonly string[]> = {
   optimise: ['merchant_id', 'account_id', 'request_id', 'currency', 'amount', 'shopper_email'],
   retrievalCards: ['merchant_id', 'account_id', 'shopper_id'],
   deleteCard: ['merchant_id', 'account_id', 'shopper_id', 'card_id'],
+  retrievalDispute: ['merchant_id', 'account_id'],
+  disputeEvidence: ['merchant_id', 'account_id', 'dispute_id'],
+  disputeAccept: ['merchant_id', 'account_id', 'dispute_id'],
 };
 
 const PAYMENT = ['merchant_id', 'account_id', 'order_no', 'currency', 'amount', 'order_status'] as const;
@@ -96,6 +105,9 @@ export const ANSWER_FIELDS: Record<Endpoint, readonly string[]> = {
   optimise: BATCH,
   retrievalCards: BATCH,
   deleteCard: BATCH,
+  retrievalDispute: BATCH,
+  disputeEvidence: BATCH,
+  disputeAccept: BATCH,
 };
 
 export const NOTIFICATION_FIELDS = ['merchant_id', 'account_id', 'notify_type', 'notify_id', 'order_no'] as const;

@@ -234,6 +234,60 @@ export interface DeleteCardAnswer extends Processed {
   card_id: string;
 }
 
+/** /v1/retrievalDispute: lists (comma-separated or arrays) and/or opening dates (YYYYMMDDhhmmss). */
+export interface RetrievalDisputeRequest extends Extra {
+  transaction_id?: string | string[];
+  order_no?: string | string[];
+  dispute_id?: string | string[];
+  start_date?: string;
+  end_date?: string;
+}
+
+/** The evidence fields of a dispute, each at most 20,000 characters. */
+export interface DisputeEvidence {
+  product_description?: string;
+  customer_communication?: string;
+  shipping_tracking?: string;
+  uncategorized_text?: string;
+}
+
+/** /v1/disputeEvidence: `submit` '1' sends the evidence (under_review), '0' keeps a draft. */
+export interface DisputeEvidenceRequest extends DisputeEvidence, Extra {
+  dispute_id: string;
+  submit: '0' | '1';
+}
+
+export interface DisputeAcceptRequest extends Extra {
+  dispute_id: string;
+}
+
+export type DisputeStatus = 'inquiry' | 'needs_response' | 'under_review' | 'won' | 'lost';
+
+/** A dispute (chargeback) as the gateway answers and notifies it. */
+export interface Dispute extends Required<DisputeEvidence> {
+  dispute_id: string;
+  transaction_id: string;
+  order_no: string;
+  dispute_amount: string;
+  currency: string;
+  dispute_reason: 'fraudulent' | 'product_not_received' | 'duplicate' | 'subscription_canceled' | 'credit_not_processed' | 'general';
+  dispute_status: DisputeStatus;
+  opened_date: string;
+  due_date: string;
+  closed_date: string;
+  evidence_submitted_date: string;
+}
+
+export interface RetrievalDisputeAnswer extends Processed {
+  has_more: '0' | '1';
+  dispute_orders: Dispute[];
+}
+
+/** return_status '0' is a refusal (a closed dispute, evidence after due_date): return_message says why. */
+export interface DisputeCallAnswer extends Processed, Partial<Dispute> {
+  dispute_id: string;
+}
+
 /** A JSON error body of the gateway: a stable code and a message naming the field. */
 export interface ErrorBody {
   code: string;
