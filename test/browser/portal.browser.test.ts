@@ -278,6 +278,21 @@ describe('when the list and a payment are looked at on every screen', () => {
       await page.locator('#filters > summary').click();
       expect(await page.locator('#filters').evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
       expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(375);
+      // the form's controls line up: a select is as tall as a text input and a date input
+      const heights = await page.evaluate(() =>
+        ['#order_no', '#status', '#from', '#account'].map((s) => document.querySelector(s)!.getBoundingClientRect().height),
+      );
+      expect(new Set(heights).size, `${locale} control heights ${heights.join(', ')}`).toBe(1);
+      // status pills stay on one line, whatever the language
+      const pills = await page.locator('table.payments .status').evaluateAll((els) =>
+        els.map((el) => ({
+          text: el.textContent,
+          lines: Math.round(el.getBoundingClientRect().height / Number.parseInt(getComputedStyle(el).lineHeight, 10)),
+        })),
+      );
+      expect(pills.length).toBeGreaterThan(0);
+      expect(pills.every((p) => Number.isFinite(p.lines))).toBe(true);
+      expect(pills.filter((p) => p.lines > 1)).toEqual([]);
       for (const path of [
         `/portal/payments/${made[0]!.transaction_id}`,
         `/portal/payments/${made[1]!.transaction_id}`,
