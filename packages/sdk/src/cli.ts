@@ -20,6 +20,8 @@ const USAGE = `gateway-sdk: sign, call and verify the payment gateway's calls; w
                                                  send a file as a dispute's evidence (uncategorized_text unless
                                                  --field names another; --draft saves it without sending)
   gateway-sdk dispute accept <dispute_id>        accept a dispute (it is lost at once)
+  gateway-sdk clock advance <test_clock_id> <frozen_time> [--no-wait]
+                                                 move a test clock (YYYYMMDDhhmmss) and wait until it is ready
 
 endpoints: ${ENDPOINTS.join(', ')}
 settings (flags or environment): --url GATEWAY_URL (http://localhost:8080), --merchant GATEWAY_MERCHANT_ID,
@@ -41,6 +43,7 @@ const { values: flags, positionals } = parseArgs({
     file: { type: 'string' },
     field: { type: 'string' },
     draft: { type: 'boolean' },
+    'no-wait': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -210,6 +213,32 @@ async function listen(): Promise<number> {
   return new Promise<number>(() => undefined);
 }
 
+/** `clock advance <id> <time>`: the advance started, then the clock polled until ready (unless --no-wait); exits 1 on a refusal. */
+async function clock(): Promise<number> {
+  const [, action, id, time] = positionals;
+  if (action !== 'advance') throw new UsageError('clock advance <test_clock_id> <frozen_time>');
+  if (!id || !time) throw new UsageError('clock advance needs a test_clock_id and a frozen_time (YYYYMMDDhhmmss)');
+  const client = new GatewayClient(settings);
+  try {
+    let state: { test_clock_id: string; frozen_time: string; clock_status: string } = await client.testClockAdvance({
+      test_clock_id: id,
+      frozen_time: time,
+    });
+    for (let i = 0; !flags['no-wait'] && state.clock_status !== 'ready' && i < 1200; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      state = (await client.retrievalTestClock({ test_clock_id: id })).test_clocks[0]!;
+    }
+    print(state);
+    return flags['no-wait'] || state.clock_status === 'ready' ? 0 : 1;
+  } catch (err) {
+    if (err instanceof GatewayApiError) {
+      print({ status: err.status, code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) });
+      return 1;
+    }
+    throw err;
+  }
+}
+
 async function main(): Promise<number> {
   if (flags.help || positionals.length === 0) {
     process.stdout.write(USAGE);
@@ -226,6 +255,8 @@ async function main(): Promise<number> {
       return listen();
     case 'dispute':
       return dispute();
+    case 'clock':
+      return clock();
     default:
       throw new UsageError(`unknown command ${positionals[0]}`);
   }

@@ -165,4 +165,19 @@ export class GatewayClient {
   disputeAccept(req: T.DisputeAcceptRequest, opts?: CallOptions): Promise<T.DisputeCallAnswer> {
     return this.call('disputeAccept', req, opts);
   }
+  /** Creates a test clock (sandbox accounts only); payments sent with its test_clock_id live in its time. */
+  testClock(req: T.TestClockRequest, opts?: CallOptions): Promise<T.TestClockAnswer> {
+    return this.call('testClock', req, opts);
+  }
+  /** Starts moving a clock to frozen_time: answered `advancing` at once, `ready` when every step due has run. */
+  testClockAdvance(req: T.TestClockAdvanceRequest, opts?: CallOptions): Promise<T.TestClockAnswer> {
+    return this.call('testClockAdvance', req, opts);
+  }
+  retrievalTestClock(req: T.RetrievalTestClockRequest = {}, opts?: CallOptions): Promise<T.RetrievalTestClockAnswer> {
+    return this.call('retrievalTestClock', req, opts);
+  }
+  /** Deletes a clock with every payment, subscription, dispute and notification attached to it. */
+  testClockDelete(req: T.TestClockDeleteRequest, opts?: CallOptions): Promise<T.TestClockAnswer> {
+    return this.call('testClockDelete', req, opts);
+  }
 }

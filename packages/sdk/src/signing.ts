@@ -19,7 +19,11 @@ export type Endpoint =
   | 'deleteCard'
   | 'retrievalDispute'
   | 'disputeEvidence'
-  | 'disputeAccept';
+  | 'disputeAccept'
+  | 'testClock'
+  | 'testClockAdvance'
+  | 'retrievalTestClock'
+  | 'testClockDelete';
 
 export const ENDPOINTS: readonly Endpoint[] = [
   'authorise',
@@ -40,6 +44,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
   'retrievalDispute',
   'disputeEvidence',
   'disputeAccept',
+  'testClock',
+  'testClockAdvance',
+  'retrievalTestClock',
+  'testClockDelete',
 ];
 
 /** The batch calls sign merchant_id, account_id, then every transaction_id of this array in order. */
@@ -83,6 +91,10 @@ export const REQUEST_FIELDS: Record<Endpoint, readonly string[]> = {
   retrievalDispute: ['merchant_id', 'account_id'],
   disputeEvidence: ['merchant_id', 'account_id', 'dispute_id'],
   disputeAccept: ['merchant_id', 'account_id', 'dispute_id'],
+  testClock: ['merchant_id', 'account_id', 'request_id'],
+  testClockAdvance: ['merchant_id', 'account_id', 'test_clock_id', 'frozen_time'],
+  retrievalTestClock: ['merchant_id', 'account_id'],
+  testClockDelete: ['merchant_id', 'account_id', 'test_clock_id'],
 };
 
 const PAYMENT = ['merchant_id', 'account_id', 'order_no', 'currency', 'amount', 'order_status'] as const;
@@ -108,6 +120,10 @@ export const ANSWER_FIELDS: Record<Endpoint, readonly string[]> = {
   retrievalDispute: BATCH,
   disputeEvidence: BATCH,
   disputeAccept: BATCH,
+  testClock: BATCH,
+  testClockAdvance: BATCH,
+  retrievalTestClock: BATCH,
+  testClockDelete: BATCH,
 };
 
 export const NOTIFICATION_FIELDS = ['merchant_id', 'account_id', 'notify_type', 'notify_id', 'order_no'] as const;

@@ -296,3 +296,42 @@ export interface ErrorBody {
   return_status?: '0';
   request_id?: string;
 }
+
+/** /v1/testClock (sandbox accounts only): a clock at frozen_time (YYYYMMDDhhmmss); idempotent on request_id. */
+export interface TestClockRequest extends Extra {
+  request_id: string;
+  frozen_time: string;
+  name?: string;
+  /** receives the clock's test_clock notification each time an advance ends */
+  notify_url?: string;
+}
+
+/** /v1/testClockAdvance: frozen_time later than the clock's. */
+export interface TestClockAdvanceRequest extends Extra {
+  test_clock_id: string;
+  frozen_time: string;
+}
+
+export interface RetrievalTestClockRequest extends Extra {
+  test_clock_id?: string;
+}
+
+export interface TestClockDeleteRequest extends Extra {
+  test_clock_id: string;
+}
+
+export type ClockStatus = 'ready' | 'advancing';
+
+/** A test clock: its time (YYYYMMDDhhmmss) and whether an advance is running. */
+export interface TestClock {
+  test_clock_id: string;
+  name: string;
+  frozen_time: string;
+  clock_status: ClockStatus;
+}
+
+export interface TestClockAnswer extends Processed, TestClock {}
+
+export interface RetrievalTestClockAnswer extends Processed {
+  test_clocks: TestClock[];
+}

@@ -96,11 +96,12 @@ export function verifyXSignature(
 
 /**
  * Checks a notification's `encryption_data`: SHA-256 of merchant_id, account_id, notify_type, notify_id and
- * the order's identifier (a payout's request_id, a subscription's recurring_id where there is no order),
+ * the order's identifier (a payout's request_id, a subscription's recurring_id, a test clock's test_clock_id where
+ * there is no order),
  * spaces removed, then the sign_key.
  */
 export function verifyNotificationFields(fields: Readonly<Record<string, string | undefined>>, signKey: string): Verdict {
-  const identifier = fields.order_no ?? fields.request_id ?? fields.recurring_id ?? '';
+  const identifier = fields.order_no ?? fields.request_id ?? fields.recurring_id ?? fields.test_clock_id ?? '';
   return checkFields({ ...fields, order_no: identifier }, NOTIFICATION_FIELDS, signKey);
 }
 
