@@ -1,5 +1,5 @@
 import type { CommitResult, Condition, KvStore, Write } from '../../src/store/kv.js';
-import type { CardAuthorisation, CardConnector } from '../../src/core/ports/card-connector.js';
+import type { CardAuthorisation, CardConnector, DisputeOperations } from '../../src/core/ports/card-connector.js';
 import { GatewayError } from '../../src/core/kernel/errors.js';
 
 /**
@@ -242,6 +242,7 @@ export function processConnector(inner: CardConnector, proc: SimProcess, plan: F
           },
         }
       : {}),
+    ...(inner.disputes ? { disputes: processDisputes(inner.disputes, proc) } : {}),
     ...(inner.repeatIsStatus ? { repeatIsStatus: true } : {}),
     ...(inner.ownChallengePage ? { ownChallengePage: true } : {}),
     authorise: (req) => call('authorise', req.reference, () => inner.authorise(req)),
@@ -254,6 +255,21 @@ export function processConnector(inner: CardConnector, proc: SimProcess, plan: F
       if (plan.statusDown()) throw new SimTimeout('status unavailable');
       return inner.status(reference);
     },
+  };
+}
+
+/** The connector's dispute operations as this process reaches them: nothing answers once it has died. */
+function processDisputes(inner: DisputeOperations, proc: SimProcess): DisputeOperations {
+  const alive = async <T>(act: () => Promise<T>): Promise<T> => {
+    if (proc.dead) return never();
+    const answer = await act();
+    return proc.dead ? never() : answer;
+  };
+  return {
+    watches: (ref) => inner.watches(ref),
+    since: (ref, since) => alive(() => inner.since(ref, since)),
+    submitEvidence: (ref, evidence, reference) => alive(() => inner.submitEvidence(ref, evidence, reference)),
+    accept: (ref, reference) => alive(() => inner.accept(ref, reference)),
   };
 }
 

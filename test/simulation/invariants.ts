@@ -4,6 +4,8 @@ import { acquirerAmount } from '../../src/core/kernel/money.js';
 import type { AcquirerStatus } from '../../src/core/ports/card-connector.js';
 import { ACCOUNT_ID, MERCHANT_ID } from '../support/gateway.js';
 import { OPENING_BALANCE } from './world.js';
+import { canMoveDispute } from '../../src/core/disputes/transitions.js';
+import { isOpenDispute, type DisputeRecord } from '../../src/core/disputes/dispute-record.js';
 
 /** Statuses in which the gateway holds a live authorisation (or the money it captured). */
 const HOLDS_AUTHORISATION: ReadonlySet<PaymentStatus> = new Set([S.HELD, S.AUTHORISED, S.CAPTURED, S.PARTLY_REFUNDED, S.REFUNDED]);
@@ -93,15 +95,56 @@ export async function violations(w: World): Promise<string[]> {
     const refundIds = p.refunds.map((r) => r.refund_reference_id).sort();
     if (refundNotes.join() !== refundIds.join()) say(`refund notifications ${refundNotes.join()} for refunds ${refundIds.join()}`);
   }
-  // 5. payouts: the deposit balance is the opening balance less every payout not failed (a failed one is credited back)
+  // 7. disputes: moves by the table only, the payment's summary as the record, one notification per move,
+  // no refund applied while one was open
+  const disputes = await disputesOfRun(w);
+  for (const d of disputes) {
+    const say = (what: string) => out.push(`dispute ${d.dispute_id} (${d.status}): ${what}`);
+    let from: string = '';
+    for (const h of d.history) {
+      if (h.from !== from || (from === '' ? !['inquiry', 'needs_response'].includes(h.to) : !canMoveDispute(h.from as never, h.to)))
+        say(`move ${h.from || '(opened)'} -> ${h.to} is not in the table`);
+      from = h.to;
+    }
+    if (from !== d.status) say(`its story ends at ${from}`);
+    if ((d.closed_at === null) !== isOpenDispute(d.status)) say(`closed_at ${d.closed_at} with status ${d.status}`);
+    const p = await store.getPayment(MERCHANT_ID, d.transaction_id);
+    const summary = p?.disputes?.find((s) => s.dispute_id === d.dispute_id);
+    if (summary?.status !== d.status) say(`the payment's summary says ${summary?.status}`);
+    for (const r of p?.refunds ?? [])
+      // (a refund recorded in the same millisecond as the opening, by a recovery that ran first, came before it)
+      if (r.refund_date > d.opened_at && (d.closed_at === null || r.refund_date < d.closed_at))
+        say(`refund ${r.refund_reference_id} applied while it was open`);
+    const notes = p
+      ? (await store.outboxOfOrder(MERCHANT_ID, p.account_id, p.order_no, 200)).filter((n) => n.notify_type === 'dispute')
+      : [];
+    const mine = notes
+      .filter((n) => n.fields.dispute_id === d.dispute_id)
+      .map((n) => n.fields.dispute_status)
+      .sort();
+    if (
+      mine.join() !==
+      d.history
+        .map((h) => h.to)
+        .sort()
+        .join()
+    )
+      say(`notifications ${mine.join()} for moves ${d.history.map((h) => h.to).join()}`);
+  }
+  // 5. payouts: the deposit balance is the opening balance less every payout not failed (a failed one is credited
+  // back), less each USD dispute's amount and fee, plus the amount of each one won
   const payouts = await Promise.all(sentPayouts(w).map((id) => store.findPayoutByRequest(MERCHANT_ID, ACCOUNT_ID, id)));
-  const debited = payouts.reduce((n, p) => n + (p && p.status !== 'FAILED' ? p.amount_payer_pays : 0), 0);
+  const debited =
+    payouts.reduce((n, p) => n + (p && p.status !== 'FAILED' ? p.amount_payer_pays : 0), 0) +
+    disputes
+      .filter((d) => d.account_id === ACCOUNT_ID && d.currency === 'USD')
+      .reduce((n, d) => n + d.amount + d.fee - (d.status === 'won' ? d.amount : 0), 0);
   const balance = await store.getBalance(MERCHANT_ID, ACCOUNT_ID, 'USD');
   if ((balance?.available ?? OPENING_BALANCE) !== OPENING_BALANCE - debited)
     out.push(
       `deposit balance ${balance?.available ?? OPENING_BALANCE}, but the opening balance less the payouts is ${OPENING_BALANCE - debited}`,
     );
-  if ((balance?.available ?? 0) < 0) out.push(`deposit balance overdrawn: ${balance?.available}`);
+  if ((balance?.available ?? 0) < 0 && disputes.length === 0) out.push(`deposit balance overdrawn: ${balance?.available}`);
   // 6. every notification is delivered, or pending and queued (a resend never loses one)
   const queued = new Set((await store.due(MERCHANT_ID, 'outbox', Number.MAX_SAFE_INTEGER, 10_000)).map((e) => e.member));
   for (const n of await allNotifications(w)) {
@@ -117,6 +160,16 @@ export async function violations(w: World): Promise<string[]> {
 /** capture_mode auto: the authorisation itself captured the amount (no capture reference at the acquirer). */
 function captureAtAuthorisation(p: Payment, auth: AcquirerStatus, threeds: AcquirerStatus): boolean {
   return (approvedAt(auth) || approvedAt(threeds)) && p.captured === p.amount && (p.history ?? []).every((h) => h.to !== S.AUTHORISED);
+}
+
+/** Every dispute of the run's payments. */
+async function disputesOfRun(w: World): Promise<DisputeRecord[]> {
+  const ids: string[] = [];
+  for (const txn of new Set(w.transactions)) {
+    const p = await w.checkStore.getPayment(MERCHANT_ID, txn);
+    for (const s of p?.disputes ?? []) ids.push(s.dispute_id);
+  }
+  return (await w.checkStore.getDisputes(MERCHANT_ID, ids)).filter((d): d is DisputeRecord => d !== undefined);
 }
 
 /** The request_ids of the payouts the simulation asked for (the payouts a request made). */

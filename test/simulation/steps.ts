@@ -11,6 +11,8 @@ import { cancelSubscription } from '../../src/core/subscriptions/cancel.js';
 import { createPayout, type PayoutCommand } from '../../src/core/payouts/create.js';
 import { resendNotifications } from '../../src/core/notifications/resend.js';
 import { formatAmount } from '../../src/core/kernel/money.js';
+import { acceptDispute, submitDisputeEvidence } from '../../src/core/disputes/respond.js';
+import { isOpenDispute, type DisputeRecord } from '../../src/core/disputes/dispute-record.js';
 import { payoutSchema } from '../../src/http/schemas/payout-request.js';
 import { samplePayout } from '../support/payout.js';
 import { PaymentStatus as S, type Payment } from '../../src/core/payments/payment.js';
@@ -68,6 +70,8 @@ const CARD_MIX: readonly string[] = [
   CARDS.processingError,
   CARDS.challenge,
   CARDS.challenge,
+  CARDS.disputeFraud,
+  CARDS.disputeInquiry,
 ];
 
 function newOrder(w: World, sent: Sent): AuthoriseCommand {
@@ -158,6 +162,7 @@ export async function timePasses(w: World, trace: Trace): Promise<void> {
     'pending-resolve',
     'subscription-charges',
     'payout-lifecycle',
+    'dispute-steps',
     'notification-delivery',
   ]) {
     await w.job(job);
@@ -252,7 +257,11 @@ export async function randomStep(w: World, sent: Sent, trace: Trace): Promise<vo
     trace.push(`resend ${note.notify_id} -> ${summary(r)}`);
     return;
   }
-  if (roll < 0.83) {
+  if (roll < 0.825) {
+    await answerDispute(w, trace);
+    return;
+  }
+  if (roll < 0.845) {
     const p = await somePayment(w, (x) => Boolean(x.recurring_id));
     if (!p?.recurring_id) return;
     const r = await w.run((deps) => cancelSubscription(deps, account(w, p), p.recurring_id!, ''));
@@ -260,6 +269,34 @@ export async function randomStep(w: World, sent: Sent, trace: Trace): Promise<vo
     return;
   }
   await timePasses(w, trace);
+}
+
+/** A merchant answers one of its disputes: evidence (winning, losing or neutral; now and then a draft) or accept. */
+async function answerDispute(w: World, trace: Trace): Promise<void> {
+  const disputes: DisputeRecord[] = [];
+  for (const accountId of [ACCOUNT_ID, AUTO_ACCOUNT_ID]) {
+    const ids = await w.checkStore.openDisputes(MERCHANT_ID, accountId, 50);
+    for (const d of await w.checkStore.getDisputes(MERCHANT_ID, ids)) if (d && isOpenDispute(d.status)) disputes.push(d);
+  }
+  if (disputes.length === 0) return;
+  const d = w.pick(disputes);
+  const acct = w.deps.merchants.find(MERCHANT_ID, d.account_id)!;
+  if (w.chance(0.25)) {
+    const r = await w.run((deps) => acceptDispute(deps, acct, d.dispute_id, deps.clock.now()));
+    trace.push(`accept dispute ${d.dispute_id} -> ${disputeSummary(r)}`);
+    return;
+  }
+  const text = w.pick(['winning_evidence', 'losing_evidence', 'a receipt']);
+  const submit = w.chance(0.8);
+  const evidence = { product_description: 'T-shirt', customer_communication: '', shipping_tracking: 'TRACK-1', uncategorized_text: text };
+  const r = await w.run((deps) => submitDisputeEvidence(deps, acct, d.dispute_id, evidence, submit, deps.clock.now()));
+  trace.push(`dispute evidence ${d.dispute_id} ${text}${submit ? '' : ' (draft)'} -> ${disputeSummary(r)}`);
+}
+
+function disputeSummary(r: { kind: 'done'; value: unknown } | { kind: 'threw'; error: Error } | { kind: 'died' }): string {
+  if (r.kind !== 'done') return summary(r);
+  const v = r.value as { ok: boolean; message?: string; dispute?: DisputeRecord };
+  return v.ok ? (v.dispute?.status ?? 'ok') : `refused: ${v.message ?? ''}`;
 }
 
 /** A payout near what the deposit balance holds, now and then to a beneficiary whose bank refuses it. */
