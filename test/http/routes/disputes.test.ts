@@ -10,6 +10,7 @@ import { pay, postBatch, postQuery, ref, type Paid } from '../../support/operati
 import { payoutMerchants } from '../../support/payout.js';
 import { CARDS } from '../../support/cards.js';
 import { answerSigned, disputeCall } from '../../support/disputes.js';
+import request from 'supertest';
 
 const world = redisWorld('disputes');
 const DAY = 86_400_000;
@@ -362,5 +363,21 @@ describe('evidence at its full size', () => {
     expect(res.status).toBe(200);
     expect(res.body.return_status).toBe('1');
     expect(res.body.shipping_tracking).toHaveLength(20_000);
+  });
+});
+
+describe('metrics', () => {
+  it('when disputes open and move, then gateway_disputes_total counts each status reached by reason', async () => {
+    const { gw } = gatewayAt('dispute-metrics');
+    const r = await receiver();
+    const paid = await disputedPayment(gw, CARDS.disputeNotReceived, r.url);
+    await disputedPayment(gw, CARDS.disputeInquiry, r.url);
+    await runSteps(gw);
+    const [d] = await disputesOf(gw, paid);
+    await disputeCall(gw.app, 'disputeAccept', { dispute_id: d!.dispute_id });
+    const text = (await request(gw.app).get('/metrics')).text;
+    expect(text).toContain('gateway_disputes_total{reason="product_not_received",status="needs_response"} 1');
+    expect(text).toContain('gateway_disputes_total{reason="product_not_received",status="lost"} 1');
+    expect(text).toContain('gateway_disputes_total{reason="general",status="inquiry"} 1');
   });
 });
