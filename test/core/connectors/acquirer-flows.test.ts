@@ -118,9 +118,15 @@ describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', 
       // DESIGN 5: pending (2) with issuer_url, the gateway's hosted challenge page (a GET address)
       expect(res.text).toMatch(/<order_status>2<\/order_status>/);
       expect(issuer.origin).toBe('http://gateway.test');
-      // the hosted challenge page hands the shopper to the acquirer's own page
-      const handOff = await request(gw.app).get(issuer.pathname);
+      // the hosted challenge page hands the shopper to the acquirer's own page, keeping the addresses the
+      // merchant appended to issuer_url (the shopper comes back through the acquirer, not through a form)
+      const appended = new URLSearchParams({ notify_url: 'https://merchant.example/notify', return_url: 'https://shop.example/back' });
+      const handOff = await request(gw.app).get(`${issuer.pathname}?${appended}`);
       expect(handOff.status).toBe(303);
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({
+        notify_url: 'https://merchant.example/notify',
+        return_url: 'https://shop.example/back',
+      });
       const challenge = new URL(handOff.headers.location!);
       const stub = code === 'stripe' ? stripe : adyen;
       expect(challenge.origin).toBe(stub.baseUrl);
