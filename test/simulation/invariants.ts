@@ -3,6 +3,7 @@ import { PaymentStatus as S, type Payment, type PaymentStatus } from '../../src/
 import { acquirerAmount } from '../../src/core/kernel/money.js';
 import type { AcquirerStatus } from '../../src/core/ports/card-connector.js';
 import { ACCOUNT_ID, MERCHANT_ID } from '../support/gateway.js';
+import { clockViolations } from './clock-invariants.js';
 import { OPENING_BALANCE } from './world.js';
 import { canMoveDispute } from '../../src/core/disputes/transitions.js';
 import { isOpenDispute, type DisputeRecord } from '../../src/core/disputes/dispute-record.js';
@@ -147,6 +148,9 @@ export async function violations(w: World): Promise<string[]> {
   if ((balance?.available ?? 0) < 0 && disputes.length === 0) out.push(`deposit balance overdrawn: ${balance?.available}`);
   // 6. every notification is delivered, or pending and queued (a resend never loses one)
   const queued = new Set((await store.due(MERCHANT_ID, 'outbox', Number.MAX_SAFE_INTEGER, 10_000)).map((e) => e.member));
+  // a test clock's notifications are queued in the clock's own queue, sent in its time
+  for (const c of await store.testClocksOf(MERCHANT_ID, 100))
+    for (const e of await store.due(MERCHANT_ID, 'outbox', Number.MAX_SAFE_INTEGER, 10_000, c.test_clock_id)) queued.add(e.member);
   for (const n of await allNotifications(w)) {
     if (n.status === 'pending' && !queued.has(n.notify_id))
       out.push(`notification ${n.notify_id} (${n.notify_type}) pending but not queued: never sent`);
@@ -154,6 +158,7 @@ export async function violations(w: World): Promise<string[]> {
   // 2. the recovery queue
   const left = await store.due(MERCHANT_ID, 'pending_resolve', Number.MAX_SAFE_INTEGER, 10);
   if (left.length > 0) out.push(`recovery queue not empty: ${left.map((e) => e.member).join(', ')}`);
+  out.push(...(await clockViolations(w)));
   return out;
 }
 

@@ -6,6 +6,7 @@ import { referenceKind } from '../../src/core/connectors/journal.js';
 import { randomFault, randomStep, type Sent, type Trace } from './steps.js';
 import { violations } from './invariants.js';
 import { MERCHANT_ID } from '../support/gateway.js';
+import { startAdvance } from '../../src/core/clocks/advance.js';
 
 export interface RunResult {
   seed: number;
@@ -31,7 +32,7 @@ export interface RunOptions {
 export async function simulate(seed: number, kv: KvStore, options: RunOptions): Promise<RunResult> {
   const w = new World(seed, kv, options.acquirer);
   const trace: Trace = [];
-  const sent: Sent = { commands: [], payouts: [], payments: new Set() };
+  const sent: Sent = { commands: [], payouts: [], payments: new Set(), clocks: [] };
   // a late answer: meanwhile the claim goes stale and another process's recovery resolves it
   w.plan.lateHook = async () => {
     w.clock.advance(w.deps.pendingResolveMs + 1_000);
@@ -70,12 +71,23 @@ async function quiesce(w: World, trace: Trace): Promise<void> {
   for (let round = 0; round < 12; round++) {
     const claimed = (await w.checkStore.getPayments(MERCHANT_ID, [...new Set(w.transactions)])).some((p) => p?.claim);
     const queued = await w.checkStore.due(MERCHANT_ID, 'pending_resolve', Number.MAX_SAFE_INTEGER, 1);
-    if (!claimed && queued.length === 0) return;
+    const clocks = await w.checkStore.testClocksOf(MERCHANT_ID, 10);
+    const onClocks = await Promise.all(
+      clocks.map((c) => w.checkStore.due(MERCHANT_ID, 'pending_resolve', Number.MAX_SAFE_INTEGER, 1, c.test_clock_id)),
+    );
+    const advancing = clocks.some((c) => c.clock_status === 'advancing');
+    if (!claimed && queued.length === 0 && !advancing && onClocks.every((q) => q.length === 0)) return;
+    // a test clock's claims are resolved in its time (recovery is one of its steps): each ready clock moves on too
+    for (const c of clocks.filter((x) => x.clock_status === 'ready')) {
+      const to = c.frozen_time + Math.max(w.deps.pendingResolveMs, 60_000) + 1_000;
+      await w.run((deps) => startAdvance(deps, deps.merchants.find(MERCHANT_ID, c.account_id)!, c.test_clock_id, to));
+    }
     w.clock.advance(Math.max(w.deps.pendingResolveMs, 60_000) + 1_000);
     trace.push(`quiesce: time +${Math.max(w.deps.pendingResolveMs, 60_000) / 1000 + 1}s, recovery`);
     await acquirerWebhooks(w, trace);
     await w.job('pending-resolve');
     await w.job('subscription-charges');
+    await w.job('test-clocks');
   }
 }
 

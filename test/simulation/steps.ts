@@ -12,6 +12,9 @@ import { createPayout, type PayoutCommand } from '../../src/core/payouts/create.
 import { resendNotifications } from '../../src/core/notifications/resend.js';
 import { formatAmount } from '../../src/core/kernel/money.js';
 import { acceptDispute, submitDisputeEvidence } from '../../src/core/disputes/respond.js';
+import { createClock, paymentDepsOnClock } from '../../src/core/clocks/clocks.js';
+import { startAdvance } from '../../src/core/clocks/advance.js';
+import { CLOCK_START } from './clock-invariants.js';
 import { isOpenDispute, type DisputeRecord } from '../../src/core/disputes/dispute-record.js';
 import { payoutSchema } from '../../src/http/schemas/payout-request.js';
 import { samplePayout } from '../support/payout.js';
@@ -58,6 +61,8 @@ export interface Sent {
   payouts: PayoutCommand[];
   /** transaction ids answered to the merchant */
   payments: Set<string>;
+  /** the run's test clocks (at most two) */
+  clocks: string[];
 }
 
 const CARD_MIX: readonly string[] = [
@@ -164,6 +169,7 @@ export async function timePasses(w: World, trace: Trace): Promise<void> {
     'payout-lifecycle',
     'dispute-steps',
     'notification-delivery',
+    'test-clocks',
   ]) {
     await w.job(job);
   }
@@ -268,7 +274,58 @@ export async function randomStep(w: World, sent: Sent, trace: Trace): Promise<vo
     trace.push(`cancel subscription ${p.recurring_id} -> ${summary(r)}`);
     return;
   }
+  if (roll < 0.875) {
+    await clockStep(w, sent, trace);
+    return;
+  }
   await timePasses(w, trace);
+}
+
+/**
+ * A test clock step (DESIGN 14): a clock made (at most two), a subscription paid on one, or one advanced, which
+ * any process's test clock job then runs (a process that dies mid-advance leaves it to another after its lease).
+ */
+async function clockStep(w: World, sent: Sent, trace: Trace): Promise<void> {
+  const acct = w.deps.merchants.find(MERCHANT_ID, ACCOUNT_ID)!;
+  if (sent.clocks.length === 0 || (sent.clocks.length < 2 && w.chance(0.2))) {
+    const n = sent.clocks.length + 1;
+    const input = { request_id: `sim-${w.seed}-${n}`, frozen_time: CLOCK_START, name: `clock ${n}`, notify_url: '' };
+    const r = await w.run((deps) => createClock(deps, acct, input));
+    if (r.kind === 'done') sent.clocks.push(r.value.test_clock_id);
+    trace.push(`test clock ${n} -> ${r.kind === 'done' ? r.value.test_clock_id : summary(r)}`);
+    return;
+  }
+  const id = w.pick(sent.clocks);
+  if (w.chance(0.5)) {
+    const cmd = newOrder(w, sent);
+    const order = {
+      ...cmd.order,
+      currency: 'USD',
+      subscription: {
+        contract: 'SIM-CLOCK',
+        contract_name: 'Clock plan',
+        contract_amount: w.int(100, 5_000),
+        interval: 'day' as const,
+        interval_count: 1,
+        billing_cycle: w.int(2, 6),
+        promotion_cycle: 1,
+        contract_start: '',
+        contract_end: '',
+        price_id: '',
+      },
+    };
+    const onClock = { ...cmd, account: acct, order };
+    const r = await w.run(async (deps) => authorisePayment(await paymentDepsOnClock(deps, acct, id), onClock));
+    trace.push(`authorise on clock ${id} ${order.order_no} ${onClock.card!.pan.slice(-4)} -> ${summary(r)}`);
+    if (r.kind === 'done') sent.payments.add(r.value.payment.transaction_id);
+    return;
+  }
+  const clock = await w.checkStore.getTestClock(MERCHANT_ID, id);
+  if (!clock) return;
+  const ms = w.pick([3_600_000, DAY, 3 * DAY, 8 * DAY]);
+  const r = await w.run((deps) => startAdvance(deps, acct, id, clock.frozen_time + ms));
+  trace.push(`advance clock ${id} +${ms / 1000}s -> ${r.kind === 'done' ? r.value.clock_status : summary(r)}`);
+  await w.job('test-clocks');
 }
 
 /** A merchant answers one of its disputes: evidence (winning, losing or neutral; now and then a draft) or accept. */
