@@ -17,7 +17,9 @@ export async function clockViolations(w: World): Promise<string[]> {
   const clocks = new Map((await w.checkStore.testClocksOf(MERCHANT_ID, 100)).map((c) => [c.test_clock_id, c]));
   for (const c of clocks.values()) if (c.clock_status !== 'ready') out.push(`test clock ${c.test_clock_id}: left ${c.clock_status}`);
   const periods = new Map<string, number>();
-  for (const p of (await w.checkStore.getPayments(MERCHANT_ID, [...new Set(w.transactions)])).filter((x): x is Payment => x !== undefined)) {
+  for (const p of (await w.checkStore.getPayments(MERCHANT_ID, [...new Set(w.transactions)])).filter(
+    (x): x is Payment => x !== undefined,
+  )) {
     const id = clockOf(p);
     const clock = id && clocks.get(id);
     if (id === undefined) {
@@ -26,7 +28,9 @@ export async function clockViolations(w: World): Promise<string[]> {
     }
     if (!clock) continue;
     if (p.created_at < CLOCK_START || p.updated_at > clock.frozen_time)
-      out.push(`${p.transaction_id}: a payment of clock ${id} outside its time (${p.created_at}..${p.updated_at}, clock at ${clock.frozen_time})`);
+      out.push(
+        `${p.transaction_id}: a payment of clock ${id} outside its time (${p.created_at}..${p.updated_at}, clock at ${clock.frozen_time})`,
+      );
     const period = p.recurring_id && /^(.*-\d+)(?:-R\d+)?$/.exec(p.order_no)?.[1];
     if (period && (p.history ?? []).some((h) => h.to === S.AUTHORISED || h.to === S.CAPTURED))
       periods.set(period, (periods.get(period) ?? 0) + 1);
