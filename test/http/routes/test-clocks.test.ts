@@ -13,6 +13,7 @@ import { instrumented } from '../../support/faults.js';
 import { clockCall, clockState, compact, newClock, runClockJobs, signedAnswer } from '../../support/clocks.js';
 import { answerSigned, disputeCall } from '../../support/disputes.js';
 import { CARDS } from '../../support/cards.js';
+import { checkoutBody } from '../../support/checkout.js';
 
 const world = redisWorld('test-clocks');
 const DAY = 86_400_000;
@@ -341,5 +342,27 @@ describe('a dispute on a clock', () => {
     await advanceTo(gw, id, T0 + 2 * DAY);
     expect((await disputesOf(gw, paid.transaction_id!))[0]).toMatchObject({ dispute_status: 'won', closed_date: compact(T0 + DAY + HOUR) });
     for (const n of r.received) expectSigned(n);
+  });
+});
+
+describe('a hosted checkout on a clock', () => {
+  it('when a checkout names a clock, then the card page pays in the clock time; an unknown clock is refused naming test_clock_id', async () => {
+    const gw = world.gateway('clocks-checkout', new ManualClock());
+    const id = await newClock(gw.app, T0);
+    const body = checkoutBody({ test_clock_id: id }, SIGN_KEY);
+    const res = await request(gw.app).post('/v1/checkout').set('Accept', 'application/json').send(JSON.stringify(body));
+    expect(res.status, res.text).toBe(200);
+    const card = new URL(String(res.body.checkout_url)).pathname;
+    await request(gw.app)
+      .post(`${card}/pay`)
+      .type('form')
+      .send({ cardholder: 'Ada Lovelace', card: CARDS.approved, expiration_month: '12', expiration_year: '2034', security_code: '737' });
+    const paid = await paymentOf(gw, String(body.order_no));
+    expect(paid).toMatchObject({ status: '3000', created_at: T0, test_clock_id: id });
+
+    const unknown = checkoutBody({ test_clock_id: 'clock_unknown' }, SIGN_KEY);
+    const refused = await request(gw.app).post('/v1/checkout').set('Accept', 'application/json').send(JSON.stringify(unknown));
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(/^test_clock_id: names no test clock/);
   });
 });
