@@ -5,6 +5,7 @@ import type { Account } from '../../core/merchants/directory.js';
 import type { Payment } from '../../core/payments/payment.js';
 import { formatAmount } from '../../i18n/index.js';
 import { answerChallenge } from '../../core/payments/authorise.js';
+import { depsOnClockOf } from '../../core/clocks/clock-deps.js';
 import { handOffChallenge } from '../../core/payments/challenge-handoff.js';
 import { CHALLENGE_ABANDONED, failChallenge } from '../../core/payments/challenge-expiry.js';
 import { paymentResult, parentOrigin } from '../../core/checkout/result.js';
@@ -118,7 +119,9 @@ export function threedsRouter(deps: CoreDeps): Router {
       notify_url: payment.notify_url || (await appendedNotify(deps, payment.notify_url, body.notify_url)),
       ...(returnUrl ? { return_url: returnUrl } : {}),
     };
-    const result = await answerChallenge(deps, account, withAddresses, code);
+    // a payment of a test clock is answered in the clock's time and queues (DESIGN 14)
+    const on = (await depsOnClockOf(deps, account.merchant_id, payment)) ?? deps;
+    const result = await answerChallenge(on, account, withAddresses, code);
     await finish(deps, req, res, account, result.payment);
   });
 
@@ -133,7 +136,12 @@ export function threedsRouter(deps: CoreDeps): Router {
     const data = { ...(req.query as Record<string, unknown>), ...(req.method === 'POST' ? (req.body as Record<string, unknown>) : {}) };
     const intent = s(data.payment_intent);
     if (intent && intent !== payment.connector_ref) return renderNotice(res, deps, undefined, shopperLang(req), NOTICES.unknown);
-    const result = await answerChallenge(deps, account, payment, s(data.redirectResult));
+    const result = await answerChallenge(
+      (await depsOnClockOf(deps, account.merchant_id, payment)) ?? deps,
+      account,
+      payment,
+      s(data.redirectResult),
+    );
     await finish(deps, req, res, account, result.payment);
   };
   router.get(`${path}/return`, returned);
@@ -144,7 +152,12 @@ export function threedsRouter(deps: CoreDeps): Router {
     const found = await challengedPayment(deps, req);
     if (!found) return renderNotice(res, deps, undefined, shopperLang(req), NOTICES.unknown);
     const { payment, account } = found;
-    const failed = await failChallenge(deps, account, payment, CHALLENGE_ABANDONED);
+    const failed = await failChallenge(
+      (await depsOnClockOf(deps, account.merchant_id, payment)) ?? deps,
+      account,
+      payment,
+      CHALLENGE_ABANDONED,
+    );
     const current =
       failed && failed !== 'busy'
         ? failed.payment

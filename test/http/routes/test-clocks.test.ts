@@ -12,7 +12,7 @@ import { postBatch, postQuery } from '../../support/operations.js';
 import { instrumented } from '../../support/faults.js';
 import { clockCall, clockState, compact, newClock, runClockJobs, signedAnswer } from '../../support/clocks.js';
 import { answerSigned, disputeCall } from '../../support/disputes.js';
-import { CARDS } from '../../support/cards.js';
+import { CARDS, CHALLENGE_CODE } from '../../support/cards.js';
 import { checkoutBody } from '../../support/checkout.js';
 
 const world = redisWorld('test-clocks');
@@ -364,5 +364,25 @@ describe('a hosted checkout on a clock', () => {
     const refused = await request(gw.app).post('/v1/checkout').set('Accept', 'application/json').send(JSON.stringify(unknown));
     expect(refused.status).toBe(400);
     expect(refused.body.message).toMatch(/^test_clock_id: names no test clock/);
+  });
+});
+
+describe('a 3-D Secure challenge on a clock', () => {
+  it('when the shopper answers the challenge of a clock payment, then it is settled in the clock time; an unanswered one fails at the clock’s expiry', async () => {
+    const gw = world.gateway('clocks-challenge', new ManualClock());
+    const id = await newClock(gw.app, T0);
+    const answered = await authorise(gw, { test_clock_id: id, card: CARDS.challenge, open3d: 'do3DS' });
+    expect(answered.order_status).toBe('2');
+    await request(gw.app).post(new URL(answered.issuer_url!).pathname).type('form').send({ code: CHALLENGE_CODE });
+    const settled = await paymentOf(gw, answered.order_no!);
+    expect(settled!.status).toBe('3000');
+    expect(settled!.history?.find((h) => h.to === '3000')?.at).toBe(T0);
+
+    const left = await authorise(gw, { test_clock_id: id, card: CARDS.challenge, open3d: 'do3DS' });
+    await runLiveJobs(gw);
+    expect((await paymentOf(gw, left.order_no!))!.status).toBe('1000');
+    await clockCall(gw.app, 'testClockAdvance', { test_clock_id: id, frozen_time: compact(T0 + DAY) });
+    await runClockJobs([gw], id);
+    expect((await paymentOf(gw, left.order_no!))!.status).toBe('4300');
   });
 });
