@@ -19,7 +19,8 @@ is the second argument, or standard input. The key is SIGN_KEY, else the demo me
 Calls: /v1/authorise /v1/checkout /v1/capture /v1/review /v1/cancel /v1/refund /v1/retrievalTrans
        /v1/retrievalRefund /v1/cancelsubscription /v1/payout /v1/payout/query /v1/optimise
        /v1/notifications/resend /v1/retrievalDispute /v1/disputeEvidence /v1/disputeAccept
-       /v1/retrievalCards /v1/deleteCard
+       /v1/retrievalCards /v1/deleteCard /v1/testClock /v1/testClockAdvance /v1/retrievalTestClock
+       /v1/testClockDelete
 `;
 
 function fail(message: string): never {
