@@ -38,7 +38,10 @@ export function moveDispute(d: DisputeRecord, to: DisputeStatus, now: number, ca
 
 /**
  * The moves from `d` to `to` through the table: one move, or an inquiry's escalation first (inquiry ->
- * needs_response -> to). Undefined when the table has no such path.
+ * needs_response -> to). An acquirer's decision of a dispute won that the gateway still has awaiting a
+ * response ('decided'; the merchant answered at the acquirer, in Stripe's dashboard say) passes through
+ * under_review, as the evidence did there: a dispute is won only after review. Undefined when the table has
+ * no such path.
  */
 export function pathTo(d: DisputeRecord, to: DisputeStatus, now: number, cause: DisputeCause): DisputeRecord[] | undefined {
   const steps: DisputeRecord[] = [];
@@ -47,6 +50,11 @@ export function pathTo(d: DisputeRecord, to: DisputeStatus, now: number, cause: 
     const escalated = moveDispute(current, 'needs_response', now, cause);
     if (!escalated.ok) return undefined;
     steps.push((current = escalated.dispute));
+  }
+  if (current.status === 'needs_response' && to === 'won' && cause === 'decided') {
+    const reviewed = moveDispute(current, 'under_review', now, cause);
+    if (!reviewed.ok) return undefined;
+    steps.push((current = reviewed.dispute));
   }
   const moved = moveDispute(current, to, now, cause);
   if (!moved.ok) return undefined;

@@ -148,6 +148,28 @@ describe('a dispute opened at the acquirer', () => {
     }
   });
 
+  it('when Stripe closes won a dispute the gateway still has awaiting a response (the merchant answered at Stripe), then it is recorded reviewed, then won', async () => {
+    const gw = gateway('stripe', 'dispute-won');
+    try {
+      const paid = await pay(gw.app, { amount: '50.00', currency: 'EUR', ...NOTIFY });
+      expect((await postBatch(gw.app, 'capture', [ref(paid, { amount: '50.00' })])).status).toBe(200);
+      const intent = stripe.intentFor(paid.transaction_id)!;
+      const dispute = { id: 'dp_stub_won', object: 'dispute', payment_intent: intent.id, amount: 5000, currency: 'eur', reason: 'general' };
+      const created = await stripeDelivery(gw, 'charge.dispute.created', { ...dispute, status: 'needs_response' }, 'evt_dpw_created');
+      expect([created.status, created.text]).toEqual([200, 'applied']);
+      const closed = await stripeDelivery(gw, 'charge.dispute.closed', { ...dispute, status: 'won' }, 'evt_dpw_closed');
+      expect([closed.status, closed.text]).toEqual([200, 'applied']);
+      const [won] = await gw.deps.store.getDisputes(MERCHANT_ID, [`${paid.transaction_id}-D01`]);
+      expect(won).toMatchObject({ status: 'won' });
+      expect(won!.history.map((h) => h.to)).toEqual(['needs_response', 'under_review', 'won']);
+      expect((await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id))!.disputes).toEqual([
+        { dispute_id: `${paid.transaction_id}-D01`, status: 'won' },
+      ]);
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('when Adyen notifies a chargeback and then its second chargeback, then the gateway opens its dispute and records it lost', async () => {
     const gw = gateway('adyen', 'dispute');
     try {
