@@ -63,7 +63,10 @@ describe('when a body carries a "__proto__" member over signed fields sent empty
 });
 
 /** A correctly signed body of each signed call; the calls a merchant makes, one per POST route of /v1. */
-function signedBodies(paid: { transaction_id: string; order_no: string; currency: string; amount: string; order_status: string }) {
+function signedBodies(
+  paid: { transaction_id: string; order_no: string; currency: string; amount: string; order_status: string },
+  clockId: string,
+) {
   const batch = (call: Call) => {
     const extra = call === 'refund' ? { refund_amount: '1.00', refund_reason: 'r' } : call === 'review' ? { review_flag: '1' } : {};
     return batchBody(call, [ref(paid, extra)]);
@@ -121,6 +124,33 @@ function signedBodies(paid: { transaction_id: string; order_no: string; currency
       ['merchant_id', 'account_id', 'shopper_id', 'card_id'],
       SIGN_KEY,
     ),
+    '/v1/retrievalDispute': signBody({ merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID }, ['merchant_id', 'account_id'], SIGN_KEY),
+    '/v1/disputeEvidence': signBody(
+      { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, dispute_id: `${paid.transaction_id}-D01`, uncategorized_text: 'x', submit: '0' },
+      ['merchant_id', 'account_id', 'dispute_id'],
+      SIGN_KEY,
+    ),
+    '/v1/disputeAccept': signBody(
+      { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, dispute_id: `${paid.transaction_id}-D01` },
+      ['merchant_id', 'account_id', 'dispute_id'],
+      SIGN_KEY,
+    ),
+    '/v1/testClock': signBody(
+      { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, request_id: randomUUID(), frozen_time: '20260101000000' },
+      ['merchant_id', 'account_id', 'request_id'],
+      SIGN_KEY,
+    ),
+    '/v1/testClockAdvance': signBody(
+      { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, test_clock_id: clockId, frozen_time: '20270101000000' },
+      ['merchant_id', 'account_id', 'test_clock_id', 'frozen_time'],
+      SIGN_KEY,
+    ),
+    '/v1/retrievalTestClock': signBody({ merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID }, ['merchant_id', 'account_id'], SIGN_KEY),
+    '/v1/testClockDelete': signBody(
+      { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, test_clock_id: clockId },
+      ['merchant_id', 'account_id', 'test_clock_id'],
+      SIGN_KEY,
+    ),
   } as Record<string, Record<string, unknown>>;
 }
 
@@ -142,7 +172,19 @@ function nested(path: string, body: Record<string, unknown>, name: string): { bo
 describe('when any signed call carries a reserved member name (DESIGN 3)', () => {
   it('then the call is served without it, and refused with 400 naming the member at the top level and nested, as JSON and as a form', async () => {
     const paid = await pay(gw.app);
-    const bodies = signedBodies(paid);
+    // a test clock the clock calls name (one that does not exist is refused with 400, as DESIGN 14 says)
+    const made = await postJson(
+      '/v1/testClock',
+      JSON.stringify(
+        signBody(
+          { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, request_id: randomUUID(), frozen_time: '20260101000000' },
+          ['merchant_id', 'account_id', 'request_id'],
+          SIGN_KEY,
+        ),
+      ),
+    );
+    expect(made.status, made.text).toBe(200);
+    const bodies = signedBodies(paid, made.body.test_clock_id as string);
     // every fixed POST route under /v1 of the app is here: a new call cannot be left out of this test
     const routes = appRoutes(gw.app)
       .filter((r) => r.method === 'POST' && /^\/v1\/[\w/]+$/.test(r.path))
