@@ -156,7 +156,7 @@ describe('when a card of a brand the account does not take is typed', () => {
       if (r.method() === 'POST') posts.push(r.url());
     });
     await page.goto(await w.checkoutUrl({ account_id: BRANDED_ACCOUNT_ID, open3d: 'no3DS' }, BRANDED_SIGN_KEY));
-    await expect(page.locator('#brand-marks li').allTextContents()).resolves.toEqual(['Visa', 'Mastercard']);
+    await expect(page.locator('#brand-marks li .visually-hidden').allTextContents()).resolves.toEqual(['Visa', 'Mastercard']);
     await fillCard(page, AMEX_CARD, '1234');
     await expect(page.locator('#card-brand').textContent()).resolves.toBe('American Express');
     await expect(page.locator('#security_code-hint').textContent()).resolves.toBe(t('en', 'card.csc_hint_amex'));
