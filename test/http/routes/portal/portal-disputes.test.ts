@@ -65,7 +65,10 @@ describe('the portal’s disputes', () => {
     const html = (await admin.get(page)).text;
     const token = tokenOfForm(html, `${page}/evidence`);
     const send = () =>
-      admin.post(`${page}/evidence`).type('form').send({ _csrf: token, product_description: 'Blue T-shirt', uncategorized_text: 'winning_evidence', submit: '1' });
+      admin
+        .post(`${page}/evidence`)
+        .type('form')
+        .send({ _csrf: token, product_description: 'Blue T-shirt', uncategorized_text: 'winning_evidence', submit: '1' });
     const [a, b] = await Promise.all([send(), send()]);
     expect([a.status, b.status]).toEqual([303, 303]);
     const sent = await gw.deps.store.getDispute(MERCHANT_ID, disputeId);
