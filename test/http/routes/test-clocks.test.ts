@@ -14,6 +14,7 @@ import { clockCall, clockState, compact, newClock, runClockJobs, signedAnswer } 
 import { answerSigned, disputeCall } from '../../support/disputes.js';
 import { CARDS, CHALLENGE_CODE } from '../../support/cards.js';
 import { checkoutBody } from '../../support/checkout.js';
+import { payoutMerchants } from '../../support/payout.js';
 
 const world = redisWorld('test-clocks');
 const DAY = 86_400_000;
@@ -341,6 +342,109 @@ describe('a dispute on a clock', () => {
     expect((await disputesOf(gw, paid.transaction_id!))[0]).toMatchObject({ dispute_status: 'under_review' });
     await advanceTo(gw, id, T0 + 2 * DAY);
     expect((await disputesOf(gw, paid.transaction_id!))[0]).toMatchObject({ dispute_status: 'won', closed_date: compact(T0 + DAY + HOUR) });
+    for (const n of r.received) expectSigned(n);
+  });
+});
+
+describe('the other dispute paths on a clock (DESIGN 13 driven by DESIGN 14)', () => {
+  /** the account's opening deposit balance (hundredths of USD): what a dispute debits and a won one credits */
+  const OPENING = 100_000;
+
+  async function disputesOf(gw: TestGateway, transactionId: string): Promise<Record<string, string>[]> {
+    const res = await disputeCall(gw.app, 'retrievalDispute', { transaction_id: transactionId });
+    expect(res.status, res.text).toBe(200);
+    expect(answerSigned(res.body)).toBe(true);
+    return res.body.dispute_orders as Record<string, string>[];
+  }
+
+  async function advanceTo(gw: TestGateway, id: string, at: number): Promise<void> {
+    signedAnswer(await clockCall(gw.app, 'testClockAdvance', { test_clock_id: id, frozen_time: compact(at) }));
+    await runClockJobs([gw], id);
+  }
+
+  async function balance(gw: TestGateway): Promise<number> {
+    return (await gw.deps.store.getBalance(MERCHANT_ID, ACCOUNT_ID, 'USD'))?.available ?? OPENING;
+  }
+
+  /** A clock, a receiver, and a payment on the clock with a dispute card, captured and disputed at the clock's next step. */
+  async function openDispute(name: string, card: string) {
+    const gw = world.gateway(name, new ManualClock(), { merchants: payoutMerchants({ USD: OPENING }) });
+    const r = await receiver();
+    const id = await newClock(gw.app, T0);
+    const paid = await authorise(gw, { test_clock_id: id, card, notify_url: r.url });
+    const order = { transaction_id: paid.transaction_id!, order_no: paid.order_no!, currency: 'USD', amount: '10.00' };
+    expect((await postBatch(gw.app, 'capture', [order])).body.capture_orders[0].capture_status).toBe('1');
+    await advanceTo(gw, id, T0 + HOUR);
+    const [open] = await disputesOf(gw, paid.transaction_id!);
+    expect(open).toMatchObject({ dispute_status: 'needs_response', opened_date: compact(T0) });
+    return { gw, r, id, order, dispute: open! };
+  }
+
+  const notified = (r: NotificationReceiver) =>
+    r.received.filter((n) => n.fields.notify_type === 'dispute').map((n) => n.fields.dispute_status);
+
+  it('when losing evidence is sent, then the clock decides it lost 1 day later: the amount and the fee stay debited, a refund is refused while it was open', async () => {
+    const { gw, r, id, order, dispute } = await openDispute('clocks-dispute-lost', CARDS.disputeFraud);
+    expect(await balance(gw)).toBe(OPENING - 1000 - 1500);
+    // refunds are refused while the dispute is open, naming it
+    const refused = await postBatch(gw.app, 'refund', [{ ...order, refund_amount: '1.00', refund_reason: 'goodwill' }]);
+    expect(refused.body.refund_orders[0].refund_message).toBe(
+      `V2011:Transaction has an open dispute; no refund until it is closed: ${dispute.dispute_id}`,
+    );
+    const sent = await disputeCall(gw.app, 'disputeEvidence', {
+      dispute_id: dispute.dispute_id,
+      uncategorized_text: 'losing_evidence: no proof of delivery',
+      submit: '1',
+    });
+    expect(sent.body, sent.text).toMatchObject({ return_status: '1', dispute_status: 'under_review' });
+    await advanceTo(gw, id, T0 + DAY + 2 * HOUR);
+    expect((await disputesOf(gw, order.transaction_id))[0]).toMatchObject({
+      dispute_status: 'lost',
+      closed_date: compact(T0 + DAY + HOUR),
+    });
+    expect(await balance(gw)).toBe(OPENING - 1000 - 1500);
+    expect(notified(r)).toEqual(['needs_response', 'under_review', 'lost']);
+    for (const n of r.received) expectSigned(n);
+  });
+
+  it('when won by evidence, then the amount (not the fee) is credited back in the clock time', async () => {
+    const { gw, r, id, order, dispute } = await openDispute('clocks-dispute-won-credit', CARDS.disputeNotReceived);
+    expect(await balance(gw)).toBe(OPENING - 1000 - 1500);
+    const sent = await disputeCall(gw.app, 'disputeEvidence', {
+      dispute_id: dispute.dispute_id,
+      shipping_tracking: 'winning_evidence: tracked and delivered',
+      submit: '1',
+    });
+    expect(sent.body, sent.text).toMatchObject({ return_status: '1', dispute_status: 'under_review' });
+    await advanceTo(gw, id, T0 + 2 * DAY);
+    expect((await disputesOf(gw, order.transaction_id))[0]).toMatchObject({ dispute_status: 'won' });
+    expect(await balance(gw)).toBe(OPENING - 1500);
+    expect(notified(r)).toEqual(['needs_response', 'under_review', 'won']);
+    for (const n of r.received) expectSigned(n);
+  });
+
+  it('when the merchant accepts, then it is lost at once, dated in the clock time, and evidence after that is refused', async () => {
+    const { gw, r, id, order, dispute } = await openDispute('clocks-dispute-accepted', CARDS.disputeFraud);
+    const accepted = await disputeCall(gw.app, 'disputeAccept', { dispute_id: dispute.dispute_id });
+    expect(accepted.body, accepted.text).toMatchObject({ return_status: '1', dispute_status: 'lost', closed_date: compact(T0 + HOUR) });
+    const late = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: dispute.dispute_id, uncategorized_text: 'x', submit: '1' });
+    expect(late.body).toMatchObject({ return_status: '0' });
+    expect((await disputesOf(gw, order.transaction_id))[0]).toMatchObject({ dispute_status: 'lost' });
+    // the clock's notifications go out in its time: the next advance delivers the acceptance's
+    await advanceTo(gw, id, T0 + 2 * HOUR);
+    expect(notified(r)).toEqual(['needs_response', 'lost']);
+    for (const n of r.received) expectSigned(n);
+  });
+
+  it('when the clock passes due_date without evidence, then it is lost, and evidence sent after the deadline is refused saying why', async () => {
+    const { gw, r, id, order, dispute } = await openDispute('clocks-dispute-late', CARDS.disputeNotReceived);
+    expect(dispute.due_date).toBe(compact(T0 + 7 * DAY));
+    await advanceTo(gw, id, T0 + 7 * DAY + HOUR);
+    expect((await disputesOf(gw, order.transaction_id))[0]).toMatchObject({ dispute_status: 'lost', closed_date: dispute.due_date });
+    const late = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: dispute.dispute_id, uncategorized_text: 'late', submit: '1' });
+    expect(late.body).toMatchObject({ return_status: '0' });
+    expect(String(late.body.return_message ?? late.body.message)).toMatch(/due|closed|lost/i);
+    expect(notified(r)).toEqual(['needs_response', 'lost']);
     for (const n of r.received) expectSigned(n);
   });
 });
