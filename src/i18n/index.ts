@@ -45,8 +45,8 @@ function match(tag: string): string | undefined {
   return undefined;
 }
 
-/** Tags of one candidate: a single tag, or an Accept-Language list ordered by its q-values (q=0 dropped). */
-function tagsOf(candidate: string): string[] {
+/** Tags of one candidate: a single tag, or an Accept-Language list ordered by its q-values (q=0 and * dropped). */
+export function tagsOf(candidate: string): string[] {
   return candidate
     .split(',')
     .map((part, index) => {

@@ -4,7 +4,7 @@
  * notification types, portal actions) have a key each; a code no key names gets the catalogue's `other`
  * sentence with the code in it, never a raw key.
  */
-import { negotiate } from './index.js';
+import { negotiate, tagsOf } from './index.js';
 import { PORTAL_CATALOGUES } from './catalogues/portal/index.js';
 import { portalEn, type PortalMessageKey } from './catalogues/portal/en.js';
 
@@ -15,21 +15,6 @@ export const PORTAL_LANGUAGES: readonly string[] = Object.keys(PORTAL_CATALOGUES
 const SPOKEN: ReadonlySet<string> = new Set(PORTAL_LANGUAGES);
 
 export type PortalTranslate = (key: PortalMessageKey, params?: Record<string, string | number>) => string;
-
-/** The tags of one candidate: a tag, or an Accept-Language list in the order of its q-values (q=0 and * dropped). */
-function tagsOf(candidate: string): string[] {
-  return candidate
-    .split(',')
-    .map((part, index) => {
-      const [tag = '', ...params] = part.split(';').map((p) => p.trim());
-      const q = params.find((p) => p.startsWith('q='));
-      const weight = q ? Number(q.slice(2)) : 1;
-      return { tag, weight: Number.isFinite(weight) ? weight : 0, index };
-    })
-    .filter((c) => c.tag && c.tag !== '*' && c.weight > 0)
-    .sort((a, b) => b.weight - a.weight || a.index - b.index)
-    .map((c) => c.tag);
-}
 
 /**
  * The portal's language: the first candidate (the user's choice, then Accept-Language) it speaks, each tag
