@@ -1,4 +1,5 @@
 import type { CoreDeps } from '../ports/deps.js';
+import type { ChangeSet } from '../ports/store.js';
 import type { Account } from '../merchants/directory.js';
 import type { Contract } from '../subscriptions/contract.js';
 import type { BrowserInfo, CardAuthorisation, CardConnector } from '../ports/card-connector.js';
@@ -320,6 +321,33 @@ export async function askAndSettle(
 }
 
 /**
+ * Writes a declined payment re-opened under a new claim (`reopened`, read at `declined.version`), with the cards
+ * the new attempt keeps and the claim's recovery entry. false: another process moved it first; a commit whose
+ * fate the store cannot tell is "try again".
+ */
+export async function commitReopened(
+  deps: CoreDeps,
+  declined: Payment,
+  reopened: Payment,
+  cards: ChangeSet['cards'],
+  until: number,
+): Promise<boolean> {
+  const verdict = await commitMarked(
+    deps,
+    {
+      merchantId: declined.merchant_id,
+      payments: [{ next: reopened, expected: declined.version }],
+      cards,
+      due: [resolveDue(declined.transaction_id, until)],
+    },
+    declined.transaction_id,
+    reopened.written_by!,
+  );
+  if (verdict === 'unknown') throw new GatewayError('STORE_UNAVAILABLE', 'could not record the payment; try again');
+  return verdict === 'applied';
+}
+
+/**
  * The merchant sent again an order recovery recorded as never sent (the acquirer had no record of it: nothing
  * was charged). Nothing that was kept may decline the retry (a store outage is "try again"): the payment is
  * re-opened under a new claim and its one reference, and the acquirer is asked with the card the retry carries.
@@ -340,20 +368,7 @@ async function reopen(deps: CoreDeps, account: Account, declined: Payment, cmd: 
     result_code: RESULT.PENDING[0],
     ...kept.fields,
   });
-  if (!move.ok) return undefined;
-  const verdict = await commitMarked(
-    deps,
-    {
-      merchantId: declined.merchant_id,
-      payments: [{ next: move.payment, expected: declined.version }],
-      cards: kept.records,
-      due: [resolveDue(declined.transaction_id, claim.until)],
-    },
-    declined.transaction_id,
-    move.payment.written_by!,
-  );
-  if (verdict === 'unknown') throw new GatewayError('STORE_UNAVAILABLE', 'could not record the payment; try again');
-  if (verdict === 'conflict') return undefined;
+  if (!move.ok || !(await commitReopened(deps, declined, move.payment, kept.records, claim.until))) return undefined;
   deps.log.warn(
     { transaction_id: declined.transaction_id, merchant_id: declined.merchant_id },
     'never-sent authorisation re-opened by the order sent again',

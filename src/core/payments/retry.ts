@@ -1,13 +1,12 @@
 import type { CoreDeps } from '../ports/deps.js';
-import { GatewayError } from '../kernel/errors.js';
 import { RESULT } from '../kernel/result-codes.js';
 import { PaymentStatus as S, type Payment } from './payment.js';
 import { moveTo } from './transitions.js';
 import { assessRisk } from './risk.js';
-import { acquirerReference, commitMarked, newClaim, resolveDue, withoutClaim } from './claim.js';
+import { acquirerReference, newClaim, withoutClaim } from './claim.js';
 import { connectorFor } from './connector.js';
 import { settleAuthorisation, type PaymentResult } from './settle.js';
-import { askAndSettle, keptCards, resolveCard, type AuthoriseCommand } from './authorise.js';
+import { askAndSettle, commitReopened, keptCards, resolveCard, type AuthoriseCommand } from './authorise.js';
 
 /** Attempts one hosted checkout may make (the first card and four more): a card-testing loop ends there. */
 export const MAX_CHECKOUT_ATTEMPTS = 5;
@@ -81,20 +80,7 @@ export async function tryAnotherCard(deps: CoreDeps, cmd: AuthoriseCommand, decl
     ...vault,
     ...(cmd.browser ? { device: cmd.browser } : {}),
   });
-  if (!move.ok) return undefined;
-  const verdict = await commitMarked(
-    deps,
-    {
-      merchantId: declined.merchant_id,
-      payments: [{ next: move.payment, expected: declined.version }],
-      cards: kept.records,
-      due: [resolveDue(declined.transaction_id, claim.until)],
-    },
-    declined.transaction_id,
-    move.payment.written_by!,
-  );
-  if (verdict === 'unknown') throw new GatewayError('STORE_UNAVAILABLE', 'could not record the payment; try again');
-  if (verdict === 'conflict') return undefined;
+  if (!move.ok || !(await commitReopened(deps, declined, move.payment, kept.records, claim.until))) return undefined;
   const payment: Payment = { ...move.payment, version: declined.version + 1 };
   if (risk.action === 'REJECT') return settleAuthorisation(deps, account, payment, { kind: 'rejected' }, 'payment');
   return askAndSettle(deps, account, connectorFor(deps, account), payment, reference, card, cmd);
