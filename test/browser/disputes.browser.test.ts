@@ -105,4 +105,19 @@ describe('disputes in the portal, in Chromium', () => {
     expect(await page.locator('#disputes tbody tr').count()).toBe(1);
     await expectAccessible(page);
   });
+
+  it('when the disputes list and a dispute page are read in English and Arabic, light and dark, then each is axe-clean and Arabic reads right to left', async () => {
+    const id = await disputedPayment(CARDS.disputeFraud);
+    const page = await signedInPage();
+    for (const lang of ['en', 'ar'])
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme });
+        for (const path of [`/portal/disputes?lang=${lang}`, `/portal/disputes/${id}?lang=${lang}`]) {
+          await page.goto(`${gateway}${path}`);
+          expect(await page.locator('html').getAttribute('lang'), path).toBe(lang);
+          expect(await page.locator('html').getAttribute('dir'), path).toBe(lang === 'ar' ? 'rtl' : 'ltr');
+          await expectAccessible(page);
+        }
+      }
+  });
 });
