@@ -179,6 +179,22 @@ async function replayOf(deps: CoreDeps, account: Account, cmd: AuthoriseCommand)
   return { payment, contract, replayed: true };
 }
 
+/** The risk verdict on an order paid with `card` (each attempt of a payment is assessed with its own card). */
+export function orderRisk(account: Account, order: PaymentOrder, card: ResolvedCard): Payment['risk'] {
+  return assessRisk(
+    {
+      amount: order.amount,
+      shopper_email: order.shopper_email,
+      shopper_ip: order.shopper_ip,
+      billing_country: order.billing_country,
+      delivery_country: order.delivery_country,
+      device_fingerprint: order.device_fingerprint,
+      card_brand: card.summary.brand,
+    },
+    account,
+  );
+}
+
 /**
  * The direct payment (and the hosted card page's payment): idempotent on (account, order_no). The payment is
  * written as pending before the connector is asked, so a crash leaves a record, never a silent charge.
@@ -204,18 +220,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
   const card = await resolveCard(deps, cmd);
   const now = deps.clock.now();
   const kept = keptCards(deps, cmd, card, now);
-  const risk = assessRisk(
-    {
-      amount: order.amount,
-      shopper_email: order.shopper_email,
-      shopper_ip: order.shopper_ip,
-      billing_country: order.billing_country,
-      delivery_country: order.delivery_country,
-      device_fingerprint: order.device_fingerprint,
-      card_brand: card.summary.brand,
-    },
-    account,
-  );
+  const risk = orderRisk(account, order, card);
   const transactionId = deps.ids.transactionId();
   // the authorisation's claim is written with the payment: if this process dies before the outcome is
   // recorded, recovery asks the acquirer under the same reference (DESIGN 10)

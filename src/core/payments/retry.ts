@@ -2,11 +2,10 @@ import type { CoreDeps } from '../ports/deps.js';
 import { RESULT } from '../kernel/result-codes.js';
 import { PaymentStatus as S, type Payment } from './payment.js';
 import { moveTo } from './transitions.js';
-import { assessRisk } from './risk.js';
 import { acquirerReference, newClaim, withoutClaim } from './claim.js';
 import { connectorFor } from './connector.js';
 import { settleAuthorisation, type PaymentResult } from './settle.js';
-import { askAndSettle, commitReopened, keptCards, resolveCard, type AuthoriseCommand } from './authorise.js';
+import { askAndSettle, commitReopened, keptCards, orderRisk, resolveCard, type AuthoriseCommand } from './authorise.js';
 
 /** Attempts one hosted checkout may make (the first card and four more): a card-testing loop ends there. */
 export const MAX_CHECKOUT_ATTEMPTS = 5;
@@ -55,18 +54,7 @@ export async function tryAnotherCard(deps: CoreDeps, cmd: AuthoriseCommand, decl
     save_card: undefined,
     ...kept.fields,
   };
-  const risk = assessRisk(
-    {
-      amount: order.amount,
-      shopper_email: order.shopper_email,
-      shopper_ip: order.shopper_ip,
-      billing_country: order.billing_country,
-      delivery_country: order.delivery_country,
-      device_fingerprint: order.device_fingerprint,
-      card_brand: card.summary.brand,
-    },
-    account,
-  );
+  const risk = orderRisk(account, order, card);
   const { never_sent: _n, ...base } = withoutClaim(declined);
   const move = moveTo(base, S.PENDING, now, {
     claim,
