@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { expect } from 'vitest';
 import type { Express } from 'express';
@@ -36,7 +37,7 @@ export function signedAnswer(res: { status: number; body: Record<string, unknown
 
 /** Creates a clock at `at` and returns its id. */
 export async function newClock(app: Express, at: number, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await clockCall(app, 'testClock', { request_id: `req-${Math.random()}`, frozen_time: compact(at), ...extra });
+  const res = await clockCall(app, 'testClock', { request_id: `req-${randomUUID()}`, frozen_time: compact(at), ...extra });
   const b = signedAnswer(res);
   expect(b).toMatchObject({ return_status: '1', frozen_time: compact(at), clock_status: 'ready' });
   return b.test_clock_id!;
