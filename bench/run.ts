@@ -41,6 +41,9 @@ import { soak } from './soak.js';
  *                                allocated a request, by function and by the nearest function of ours
  *   npm run bench -- --soak      the soak alone, BENCH_SOAK payments (default 100000)
  *   npm run bench -- --authorise baseline and authorise only (a quick check of one change)
+ *   npm run bench -- --capture   the two capture scenarios alone, with each one's slowest calls (with
+ *                                --profile: the one-connection run's CPU profile; with --alloc: the
+ *                                gateway's allocations over its life)
  *   npm run bench -- --cluster   authorise on a Redis Cluster (3 primaries, one replica each), commits confirmed
  *                                by the replica against confirmation off (REDIS_MIN_REPLICAS=0), alternating
  *                                rounds: the cost of confirmation (also in the full run)
@@ -103,6 +106,11 @@ async function captureScenario(gw: Gateway, connections: number, warm = false): 
   );
   if (failedOrders > 0) console.log(`capture: ${failedOrders} orders failed`);
   return { ...f, errors: f.errors + failedOrders, ...(warm ? { coldMs } : {}) };
+}
+
+/** The `n` slowest of `latencies`, in ms, slowest first. */
+function slowest(latencies: Float64Array, n: number): string {
+  return Array.from(latencies.slice().sort().reverse().slice(0, n), (ms) => ms.toFixed(1)).join(', ');
 }
 
 /** The hosted card page of one open session (GET does not change it, so one session serves every request). */
@@ -272,6 +280,28 @@ async function main(): Promise<void> {
     }
     return;
   }
+  const allocDir = (name: string) => (args.has('--alloc') ? { allocDir: mkdtempSync(join(tmpdir(), `gw-alloc-${name}-`)) } : {});
+  if (args.has('--capture')) {
+    // the two capture scenarios alone, with the slowest calls of each: a quick look at the tail
+    try {
+      const dir = args.has('--profile') ? mkdtempSync(join(tmpdir(), 'gw-profile-capture-')) : undefined;
+      const gw = await gateway('bench-capture', { ...(dir ? { profileDir: dir } : {}), ...allocDir('capture') });
+      const capture1 = await captureScenario(gw, 1, true);
+      const capture8 = await captureScenario(gw, 8);
+      print([capture1, capture8]);
+      for (const c of [capture1, capture8])
+        console.log(`${c.name}: p50 ${c.p50.toFixed(1)} ms, p99 ${c.p99.toFixed(1)} ms; slowest: ${slowest(c.latencies, 5)}`);
+      if (capture1.errors + capture8.errors > 0) process.exitCode = 1;
+      const served = gw.allocDir ? await requestsServed(gw, '/v1/capture') : 0;
+      await gw.stop();
+      if (dir) printProfiles(dir, 'POST /v1/capture', { fromMs: capture1.from - gw.spawnedAt, toMs: capture1.to - gw.spawnedAt });
+      // the whole life: the authorisations that made the orders, then the captures
+      if (gw.allocDir) printAllocations(gw.allocDir, 'authorise and capture', served);
+    } finally {
+      for (const g of started) await g.stop();
+    }
+    return;
+  }
   const bares = new Set<ChildProcess>();
   const startBare = async (): Promise<{ port: number; child: ChildProcess }> => {
     const port = await freePort();
@@ -284,7 +314,6 @@ async function main(): Promise<void> {
     return { port, child };
   };
   const profileDir = args.has('--profile') ? mkdtempSync(join(tmpdir(), 'gw-profile-')) : undefined;
-  const allocDir = (name: string) => (args.has('--alloc') ? { allocDir: mkdtempSync(join(tmpdir(), `gw-alloc-${name}-`)) } : {});
   const profiling = profileDir !== undefined || args.has('--alloc');
   const rows: Figures[] = [];
   try {
