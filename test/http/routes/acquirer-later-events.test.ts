@@ -59,6 +59,13 @@ async function refundedInPart(gw: TestGateway): Promise<{ paid: Paid; refundRefe
   return { paid, refundReference: p!.refunds[0]!.refund_reference_id };
 }
 
+/** A payment of 50.00 EUR captured whole: what a dispute at the acquirer is opened on. */
+async function captured(gw: TestGateway): Promise<Paid> {
+  const paid = await pay(gw.app, { amount: '50.00', currency: 'EUR', ...NOTIFY });
+  expect((await postBatch(gw.app, 'capture', [ref(paid, { amount: '50.00' })])).status).toBe(200);
+  return paid;
+}
+
 /** The refund_status of the payment's refund notifications (one each: the acceptance and the failure). */
 async function refundNotices(gw: TestGateway, orderNo: string): Promise<string[]> {
   const all = await gw.deps.store.outboxOfOrder(MERCHANT_ID, ACCOUNT_ID, orderNo, 50);
@@ -118,8 +125,7 @@ describe('a dispute opened at the acquirer', () => {
   it('when Stripe reports an inquiry, escalates it and closes it lost, then the gateway’s dispute follows each step once', async () => {
     const gw = gateway('stripe', 'dispute');
     try {
-      const paid = await pay(gw.app, { amount: '50.00', currency: 'EUR', ...NOTIFY });
-      expect((await postBatch(gw.app, 'capture', [ref(paid, { amount: '50.00' })])).status).toBe(200);
+      const paid = await captured(gw);
       const intent = stripe.intentFor(paid.transaction_id)!;
       const dispute = {
         id: 'dp_stub_1',
@@ -151,8 +157,7 @@ describe('a dispute opened at the acquirer', () => {
   it('when Stripe closes won a dispute the gateway still has awaiting a response (the merchant answered at Stripe), then it is recorded reviewed, then won', async () => {
     const gw = gateway('stripe', 'dispute-won');
     try {
-      const paid = await pay(gw.app, { amount: '50.00', currency: 'EUR', ...NOTIFY });
-      expect((await postBatch(gw.app, 'capture', [ref(paid, { amount: '50.00' })])).status).toBe(200);
+      const paid = await captured(gw);
       const intent = stripe.intentFor(paid.transaction_id)!;
       const dispute = { id: 'dp_stub_won', object: 'dispute', payment_intent: intent.id, amount: 5000, currency: 'eur', reason: 'general' };
       const created = await stripeDelivery(gw, 'charge.dispute.created', { ...dispute, status: 'needs_response' }, 'evt_dpw_created');
@@ -173,12 +178,8 @@ describe('a dispute opened at the acquirer', () => {
   it('when Adyen notifies a chargeback and then its second chargeback, then the gateway opens its dispute and records it lost', async () => {
     const gw = gateway('adyen', 'dispute');
     try {
-      const paid = await pay(gw.app, { amount: '50.00', currency: 'EUR', ...NOTIFY });
-      expect((await postBatch(gw.app, 'capture', [ref(paid, { amount: '50.00' })])).status).toBe(200);
-      const chargeback = (eventCode: string) => {
-        const item = adyen.notification(eventCode, paid.transaction_id, ADYEN_HMAC, true, 'Goods not received');
-        return item;
-      };
+      const paid = await captured(gw);
+      const chargeback = (eventCode: string) => adyen.notification(eventCode, paid.transaction_id, ADYEN_HMAC, true, 'Goods not received');
       expect((await adyenDelivery(gw, chargeback('NOTIFICATION_OF_CHARGEBACK'))).status).toBe(200);
       expect((await adyenDelivery(gw, chargeback('NOTIFICATION_OF_CHARGEBACK'))).status).toBe(200);
       let p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
