@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 /** The outcome of a command that must fail: its exit code and output. */
 type Failed = { code: number; stdout: string; stderr: string };
@@ -10,34 +10,20 @@ const failure = async (p: Promise<unknown>): Promise<Failed> => {
   if (!r) throw new Error('the command succeeded');
   return r;
 };
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { redisWorld } from '../../../test/support/redis-world.js';
-import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, type TestGateway } from '../../../test/support/gateway.js';
+import { ACCOUNT_FLAGS, CLI, builtCli, cleanupAfterEach, run } from './support/cli.js';
+import { MERCHANT_ID, type TestGateway } from '../../../test/support/gateway.js';
 import { NotificationReceiver } from '../../../test/support/receiver.js';
 import { authorise, jobOf } from '../../../test/support/jobs.js';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
-const run = promisify(execFile);
-const ACCOUNT_FLAGS = ['--merchant', MERCHANT_ID, '--account', ACCOUNT_ID, '--key', SIGN_KEY];
-
 const world = redisWorld('sdk-cli');
-const cleanup: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0)) await c();
-});
-
-beforeAll(() => {
-  // npm test builds the package first (pretest); a single-file run builds it here
-  if (!existsSync(CLI)) execFileSync('npx', ['tsc', '-p', 'packages/sdk/tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
-});
+const cleanup = cleanupAfterEach();
+builtCli(false);
 
 async function listeningGateway(name: string): Promise<{ gw: TestGateway; url: string }> {
   // the X-Signature timestamp comes from this clock: near real time, so the listener's replay window holds

@@ -1,32 +1,18 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { execFile, execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { backgroundJobs } from '../../../src/compose.js';
 import { redisWorld } from '../../../test/support/redis-world.js';
+import { ACCOUNT_FLAGS, CLI, builtCli, cleanupAfterEach, run } from './support/cli.js';
 import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, type TestGateway } from '../../../test/support/gateway.js';
 import { authorise, dailyPlan } from '../../../test/support/jobs.js';
 import { NotificationReceiver } from '../../../test/support/receiver.js';
 import { GatewayApiError, GatewayClient, verifyNotification } from '../src/index.js';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
-const run = promisify(execFile);
-const ACCOUNT_FLAGS = ['--merchant', MERCHANT_ID, '--account', ACCOUNT_ID, '--key', SIGN_KEY];
-
 const world = redisWorld('sdk-test-clocks');
-const cleanup: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0)) await c();
-});
-
-beforeAll(() => {
-  // the CLI as built from this source (a dist built before the clock command would not know it)
-  execFileSync('npx', ['tsc', '-p', 'packages/sdk/tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
-});
+const cleanup = cleanupAfterEach();
+builtCli(true);
 
 /** A gateway on Redis listening on a port, its test clock job and notification delivery running as main runs them. */
 async function listeningGateway(name: string): Promise<{ gw: TestGateway; client: GatewayClient; url: string }> {
