@@ -12,11 +12,19 @@ export function healthRouter(store: GatewayStore, isShuttingDown: () => boolean)
       res.status(503).json({ status: 'shutting down' });
       return;
     }
+    // a store that does not answer within a second is not ready; the deadline goes with the answer (a probe a
+    // second would otherwise keep a timer alive for each)
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('timeout')), 1000).unref();
+    });
     try {
-      await Promise.race([store.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 1000).unref())]);
+      await Promise.race([store.ping(), deadline]);
       res.json({ status: 'ready' });
     } catch {
       res.status(503).json({ status: 'store unavailable' });
+    } finally {
+      clearTimeout(timer);
     }
   });
   return router;
