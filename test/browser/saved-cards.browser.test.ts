@@ -152,6 +152,28 @@ describe('when a returning shopper pays on the hosted card page', () => {
     await after.context().close();
   });
 
+  it('then without JavaScript the shopper still pays with a saved card, and a new card left empty is named by the server', async () => {
+    await saveCard('browser-shopper-6');
+    const page = await w.newPage({ javaScriptEnabled: false });
+    await page.goto(await w.checkoutUrl({ default_lang: 'en', open3d: 'no3DS', ...proven('browser-shopper-6') }));
+    const radios = savedRadios(page);
+    await expect(radios.count()).resolves.toBe(1);
+    await expect(radios.first().isChecked()).resolves.toBe(true);
+    // the page as sent: the new card's empty fields are shown beside the saved card, and must not stop the form
+    await page.locator('#saved_security_code').fill(TEST_SECURITY_CODE);
+    await page.locator('#pay-button').click();
+    await page.waitForURL(/\/result$/, { timeout: 5_000 });
+    await expect(page.locator('#result-heading').textContent()).resolves.toBe(t('en', 'result.approved'));
+    // a new card chosen and left empty: the server answers the form again, naming the card number
+    await page.goto(await w.checkoutUrl({ default_lang: 'en', open3d: 'no3DS', ...proven('browser-shopper-6') }));
+    await page.locator('#saved-new').check();
+    await page.locator('#pay-button').click();
+    await page.waitForLoadState();
+    await expect(page.locator('#card-error').textContent()).resolves.not.toBe('');
+    await expect(page.locator('#error-summary').isVisible()).resolves.toBe(true);
+    await page.context().close();
+  });
+
   it('then the saved-cards page in Arabic reads right to left with no serious accessibility violation', async () => {
     await saveCard('browser-shopper-5', CARDS.approved, 'ar');
     const page = await cardPage(proven('browser-shopper-5'), 'ar');
