@@ -214,6 +214,7 @@ export function processConnector(inner: CardConnector, proc: SimProcess, plan: F
   const forMerchant = inner.forMerchant?.bind(inner);
   const authoriseInCommit = inner.authoriseInCommit?.bind(inner);
   const captureInCommit = inner.captureInCommit?.bind(inner);
+  const endChallenge = inner.endChallenge?.bind(inner);
   return {
     code: inner.code,
     displayName: inner.displayName,
@@ -245,6 +246,10 @@ export function processConnector(inner: CardConnector, proc: SimProcess, plan: F
     ...(inner.disputes ? { disputes: processDisputes(inner.disputes, proc) } : {}),
     ...(inner.repeatIsStatus ? { repeatIsStatus: true } : {}),
     ...(inner.ownChallengePage ? { ownChallengePage: true } : {}),
+    // ending a challenge at the acquirer reads the authorisation and voids it: the void's faults
+    ...(endChallenge
+      ? { endChallenge: (ref: string, reference: string) => call('void', reference, () => endChallenge(ref, reference)) }
+      : {}),
     authorise: (req) => call('authorise', req.reference, () => inner.authorise(req)),
     completeChallenge: (ref, code, reference) => call('completeChallenge', reference, () => inner.completeChallenge(ref, code, reference)),
     capture: (ref, amount, currency, reference) => call('capture', reference, () => inner.capture(ref, amount, currency, reference)),

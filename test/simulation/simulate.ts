@@ -7,6 +7,9 @@ import { randomFault, randomStep, type Sent, type Trace } from './steps.js';
 import { violations } from './invariants.js';
 import { MERCHANT_ID } from '../support/gateway.js';
 import { startAdvance } from '../../src/core/clocks/advance.js';
+import { PaymentStatus as S } from '../../src/core/payments/payment.js';
+import { CHALLENGE_WINDOW_MS } from '../../src/core/payments/settle.js';
+import type { ClockMark } from '../../src/core/clocks/clock-record.js';
 
 export interface RunResult {
   seed: number;
@@ -66,17 +69,30 @@ function failover(w: World, trace: Trace): void {
   trace.push('failover: a replica is promoted (the unconfirmed commit is gone), 5 s later');
 }
 
-/** Time passes and recovery runs, until no payment is claimed (bounded). */
+/**
+ * Time passes and recovery runs, until no payment is claimed and none waits on a challenge (bounded): a
+ * challenge no return answered ends at its expiry, with what the acquirer did on its own page meanwhile.
+ */
 async function quiesce(w: World, trace: Trace): Promise<void> {
   for (let round = 0; round < 12; round++) {
-    const claimed = (await w.checkStore.getPayments(MERCHANT_ID, [...new Set(w.transactions)])).some((p) => p?.claim);
+    const payments = await w.checkStore.getPayments(MERCHANT_ID, [...new Set(w.transactions)]);
+    const claimed = payments.some((p) => p?.claim);
+    // a test clock's payments wait in its own time (its expiry is one of its steps)
+    const waiting = payments.some(
+      (p) => p?.status === S.PENDING && p.threeds.challenge_pending && (p as ClockMark).test_clock_id === undefined,
+    );
+    if (waiting) {
+      w.clock.advance(CHALLENGE_WINDOW_MS);
+      trace.push(`quiesce: time +${CHALLENGE_WINDOW_MS / 1000}s, challenges expire`);
+      await w.job('threeds-challenge-expiry');
+    }
     const queued = await w.checkStore.due(MERCHANT_ID, 'pending_resolve', Number.MAX_SAFE_INTEGER, 1);
     const clocks = await w.checkStore.testClocksOf(MERCHANT_ID, 10);
     const onClocks = await Promise.all(
       clocks.map((c) => w.checkStore.due(MERCHANT_ID, 'pending_resolve', Number.MAX_SAFE_INTEGER, 1, c.test_clock_id)),
     );
     const advancing = clocks.some((c) => c.clock_status === 'advancing');
-    if (!claimed && queued.length === 0 && !advancing && onClocks.every((q) => q.length === 0)) return;
+    if (!claimed && !waiting && queued.length === 0 && !advancing && onClocks.every((q) => q.length === 0)) return;
     // a test clock's claims are resolved in its time (recovery is one of its steps): each ready clock moves on too
     for (const c of clocks.filter((x) => x.clock_status === 'ready')) {
       const to = c.frozen_time + Math.max(w.deps.pendingResolveMs, 60_000) + 1_000;

@@ -198,6 +198,12 @@ export async function randomStep(w: World, sent: Sent, trace: Trace): Promise<vo
     const passes = w.chance(0.75);
     // on an acquirer's own challenge page the shopper passes or fails there, and the return carries its answer
     const code = w.sim?.challengeAnswer ? w.sim.challengeAnswer(p.transaction_id, passes) : passes ? CHALLENGE_CODE : '000000';
+    if (w.sim?.challengeAnswer && w.chance(0.3)) {
+      // ... or closes the tab there: no return reaches the gateway, whose expiry (or recovery) then ends the
+      // challenge with whatever the acquirer did on its own page
+      trace.push(`challenge ${p.transaction_id} answered at the acquirer (${passes ? 'passed' : 'failed'}), no return`);
+      return;
+    }
     const r = await w.run((deps) => answerChallenge(deps, account(w, p), p, code));
     trace.push(`challenge ${p.transaction_id} ${code} -> ${summary(r)}`);
     return;

@@ -5,8 +5,9 @@ import { PaymentStatus as S, type Payment } from './payment.js';
 import { acquirerReference, takeClaim } from './claim.js';
 import { settleAuthorisation, type PaymentResult } from './settle.js';
 import type { Account } from '../merchants/directory.js';
+import type { AuthorisationOutcome } from '../ports/card-connector.js';
 import { connectorFor } from './connector.js';
-import { CHALLENGE_EXPIRED } from './recovery.js';
+import { CHALLENGE_EXPIRED, endChallengeAtAcquirer } from './recovery.js';
 
 /**
  * Fails challenges still unanswered CHALLENGE_WINDOW_MS (settle.ts) after they began: 4300 with its
@@ -73,10 +74,21 @@ export async function failChallenge(
   );
   if (taken.kind === 'busy') return 'busy';
   if (taken.kind !== 'claimed') return undefined;
-  const status = await connectorFor(deps, account).status(taken.payment.claim!.reference);
-  const outcome =
-    status?.op === 'authorise' && status.outcome.kind !== 'challenge'
-      ? status.outcome
-      : { ...why, connectorRef: taken.payment.connector_ref ?? '' };
-  return settleAuthorisation(deps, account, taken.payment, outcome, 'threeds');
+  const claimed = taken.payment;
+  const connector = connectorFor(deps, account);
+  let answered: AuthorisationOutcome | undefined;
+  try {
+    const status = await connector.status(claimed.claim!.reference);
+    answered =
+      status?.op === 'authorise' && status.outcome.kind !== 'challenge' ? status.outcome : await endChallengeAtAcquirer(connector, claimed);
+  } catch (err) {
+    // what the acquirer did is unknown: never failed over it. The claim stays; once stale, recovery ends the
+    // challenge the same way (payments/recovery.ts), and the sweep looks again
+    deps.log.warn(
+      { transaction_id: claimed.transaction_id, merchant_id: claimed.merchant_id, err: { message: (err as Error).message } },
+      'challenge not ended: the acquirer did not answer',
+    );
+    return 'busy';
+  }
+  return settleAuthorisation(deps, account, claimed, answered ?? { ...why, connectorRef: claimed.connector_ref ?? '' }, 'threeds');
 }

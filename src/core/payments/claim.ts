@@ -25,6 +25,11 @@ export const acquirerReference = {
   capture: (transactionId: string): string => `${transactionId}-cap`,
   /** cancel, expiry, a review's rejection and a skipped charge all void the one authorisation */
   void: (transactionId: string): string => `${transactionId}-void`,
+  /**
+   * a challenge the gateway ends, ended at the acquirer too (CardConnector.endChallenge): the void of that
+   * attempt's authorisation (the first attempt's is `void` above: the same operation on the same authorisation)
+   */
+  endChallenge: (transactionId: string, attempt = 1): string => `${acquirerReference.authorise(transactionId, attempt)}-void`,
   /** refund_reference_id, `<transaction_id>-NN` */
   refund: (refundReferenceId: string): string => refundReferenceId,
 };

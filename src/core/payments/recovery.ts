@@ -1,9 +1,9 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
-import type { AuthorisationOutcome } from '../ports/card-connector.js';
+import type { AuthorisationOutcome, CardConnector } from '../ports/card-connector.js';
 import { PaymentStatus as S, type Payment } from './payment.js';
 import { connectorFor } from './connector.js';
-import { commitMarked, releaseClaim, resolveDue } from './claim.js';
+import { acquirerReference, commitMarked, releaseClaim, resolveDue } from './claim.js';
 import { settleAuthorisation, type SettleOutcome } from './settle.js';
 
 /** What a challenge the shopper never answered ends as. */
@@ -51,7 +51,17 @@ export async function resolveAuthorisationClaim(deps: CoreDeps, account: Account
       break;
     }
     case 'challenge_expiry':
-      outcome = known ?? { ...CHALLENGE_EXPIRED, connectorRef: p.connector_ref ?? '' };
+      if (known) {
+        outcome = known;
+        break;
+      }
+      try {
+        // ended at the acquirer too, where it would finish the challenge by itself
+        outcome = (await endChallengeAtAcquirer(connector, p)) ?? { ...CHALLENGE_EXPIRED, connectorRef: p.connector_ref ?? '' };
+      } catch {
+        // unknown there: never failed over it. The claim is released below, and the sweep ends it again later
+        outcome = undefined;
+      }
       break;
     default:
       return;
@@ -68,6 +78,17 @@ export async function resolveAuthorisationClaim(deps: CoreDeps, account: Account
       { transaction_id: p.transaction_id, merchant_id: p.merchant_id, operation: claim.op, status: settled.payment.status },
       'unrecorded outcome resolved through the acquirer',
     );
+}
+
+/**
+ * Ends at the acquirer a challenge the gateway ends (expired, or given up on the gateway's page) where the
+ * acquirer would otherwise finish it by itself (CardConnector.endChallenge): the answer the shopper gave there
+ * meanwhile, or undefined once nothing there can authorise the payment (so too for an acquirer whose challenge
+ * the gateway finishes itself). Throws when the acquirer's state is unknown.
+ */
+export async function endChallengeAtAcquirer(connector: CardConnector, p: Payment): Promise<AuthorisationOutcome | undefined> {
+  if (!connector.endChallenge || !p.connector_ref) return undefined;
+  return connector.endChallenge(p.connector_ref, acquirerReference.endChallenge(p.transaction_id, p.attempt));
 }
 
 /** True for a payment whose pending state is expected: a challenge waiting, or a scheduled recurring charge. */

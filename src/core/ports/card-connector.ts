@@ -112,6 +112,16 @@ export interface CardConnector {
    * shopper back (CardAuthorisation.returnUrl). The sandbox's challenge is the gateway's own page.
    */
   readonly ownChallengePage?: boolean;
+  /**
+   * For an acquirer that finishes a 3-D Secure challenge on its own page by itself (Stripe: the intent is
+   * authorised there, whether or not the shopper comes back): ends at the acquirer a challenge the gateway ends
+   * (expired, or given up on the gateway's page), under `reference` (the authorisation's void). The acquirer's
+   * own answer when the shopper gave one there meanwhile; undefined once the authorisation is cancelled, so no
+   * later answer there can authorise it. Throws when the acquirer's state cannot be read or moved: unknown.
+   * Absent where the gateway finishes the challenge itself (the sandbox; Adyen authorises only on the
+   * gateway's details call), so nothing at the acquirer outlives a challenge the gateway ended.
+   */
+  endChallenge?(connectorRef: string, reference: string): Promise<AuthorisationOutcome | undefined>;
   /** Disputes (DESIGN 13); absent where the connector does not offer them (the gateway then opens none itself). */
   readonly disputes?: DisputeOperations;
 }

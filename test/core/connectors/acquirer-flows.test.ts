@@ -7,6 +7,7 @@ import { authorise, dailyPlan, jobOf } from '../../support/jobs.js';
 import { StripeStub } from '../../support/acquirers/stripe-stub.js';
 import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
 import { faultyStore } from '../../support/faults.js';
+import { CHALLENGE_WINDOW_MS } from '../../../src/core/payments/settle.js';
 import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../support/acquirers/accounts.js';
 
 /**
@@ -288,6 +289,110 @@ describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', 
       expect(again.text).toMatch(/<order_status>1<\/order_status>/);
       expect(p?.status).toBe('3000');
       expect(acquirerCharges(p!.transaction_id)).toBe(1);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('a challenge on the acquirer’s own page that the gateway ends (its expiry, or the shopper’s cancel)', () => {
+  /** The challenged payment's time runs out and the expiry sweep runs. */
+  async function expire(gw: TestGateway, clock: ManualClock): Promise<void> {
+    clock.advance(CHALLENGE_WINDOW_MS + 60_000);
+    await jobOf(gw, 'threeds-challenge-expiry').runOnce();
+  }
+
+  it('when the shopper passed Stripe’s challenge but never came back, then the expiry records the approval Stripe holds, never 4300', async () => {
+    const { gw, clock } = gateway('stripe', 'expiry-passed');
+    try {
+      const { transactionId } = await challenged(gw);
+      // the shopper passed on Stripe's page and closed the tab there: Stripe has authorised, no return came
+      const intent = stripe.intentFor(transactionId)!;
+      stripe.finishChallenge(intent.id, true);
+      await expire(gw, clock);
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({
+        status: '3000',
+        threeds: { challenge_pending: false },
+      });
+      expect(stripe.intentFor(transactionId)).toMatchObject({ status: 'requires_capture' });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when the shopper has not answered Stripe’s challenge at the expiry, then the intent is cancelled at Stripe, so a late answer there cannot authorise it', async () => {
+    const { gw, clock } = gateway('stripe', 'expiry-waiting');
+    try {
+      const { issuer, transactionId } = await challenged(gw);
+      const handOff = await request(gw.app).get(issuer.pathname);
+      const stripePage = new URL(handOff.headers.location!);
+      await expire(gw, clock);
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status: '4300' });
+      expect(stripe.intentFor(transactionId)).toMatchObject({ status: 'canceled' });
+      // the shopper finishes on Stripe's page after all: Stripe has nothing left to authorise
+      const late = await fetch(stripePage, { method: 'POST', body: new URLSearchParams({ result: 'pass' }), redirect: 'manual' });
+      expect(late.status).toBe(404);
+      expect(stripe.intentFor(transactionId)).toMatchObject({ status: 'canceled' });
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status: '4300' });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when the shopper gives up on the gateway’s challenge page, then the Stripe intent is cancelled too', async () => {
+    const { gw } = gateway('stripe', 'abandoned');
+    try {
+      const { issuer, transactionId } = await challenged(gw);
+      const cancelled = await request(gw.app).post(`${issuer.pathname}/cancel`).type('form').send({});
+      expect(cancelled.status).toBeLessThan(400);
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status: '4300' });
+      expect(stripe.intentFor(transactionId)).toMatchObject({ status: 'canceled' });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when Stripe cannot be reached at the expiry, then the payment is not failed over an unknown: it waits, and the next sweep ends it', async () => {
+    const { gw, clock } = gateway('stripe', 'expiry-unreachable');
+    try {
+      const { transactionId } = await challenged(gw);
+      await stripe.server.refuse(true);
+      try {
+        await expire(gw, clock);
+      } finally {
+        await stripe.server.refuse(false);
+      }
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status: '1000' });
+      expect(stripe.intentFor(transactionId)).toMatchObject({ status: 'requires_action' });
+      // Stripe answers again: the claim left is resolved by recovery, which ends the challenge the same way
+      clock.advance(gw.deps.pendingResolveMs + 1_000);
+      await jobOf(gw, 'pending-resolve').runOnce();
+      await jobOf(gw, 'threeds-challenge-expiry').runOnce();
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status: '4300' });
+      expect(stripe.intentFor(transactionId)).toMatchObject({ status: 'canceled' });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when the shopper passed Adyen’s challenge but never came back, then the expiry fails it and Adyen authorised nothing (Adyen authorises only on the gateway’s details call)', async () => {
+    const { gw, clock } = gateway('adyen', 'expiry-passed');
+    try {
+      const { issuer, transactionId } = await challenged(gw);
+      const handOff = await request(gw.app).get(issuer.pathname);
+      const passed = await fetch(handOff.headers.location!, {
+        method: 'POST',
+        body: new URLSearchParams({ result: 'pass' }),
+        redirect: 'manual',
+      });
+      const back = new URL(passed.headers.get('location')!);
+      await expire(gw, clock);
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status: '4300' });
+      // the shopper's return arrives after the expiry: the failed payment stays failed, nothing is authorised
+      const returned = await request(gw.app).get(`${back.pathname}${back.search}`);
+      expect(returned.text).toContain('3-D Secure authentication failed');
+      expect(adyen.paymentFor(transactionId)?.resultCode).toBe('RedirectShopper');
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status: '4300' });
     } finally {
       await gw.close();
     }

@@ -134,6 +134,29 @@ export class StripeConnector implements CardConnector {
     return outcome;
   }
 
+  /**
+   * Stripe authorises an intent on its own page once the shopper passes there, whether or not they come back:
+   * a challenge the gateway ends is read first (an answer given meanwhile is the outcome), and an intent still
+   * waiting is cancelled, so a late answer on Stripe's page finds nothing to authorise. Cancelling races the
+   * shopper: Stripe refuses to cancel an intent that has just succeeded, and that intent's answer is then the
+   * outcome. An intent already cancelled (an earlier call whose answer was lost) is ended.
+   */
+  async endChallenge(connectorRef: string, reference: string): Promise<AuthorisationOutcome | undefined> {
+    const answer = async (): Promise<AuthorisationOutcome | 'ended' | undefined> => {
+      const pi = await this.call(() => this.stripe.paymentIntents.retrieve(connectorRef, { expand: ['latest_charge'] }));
+      if (pi.status === 'canceled') return 'ended';
+      const outcome = intentOutcome(pi, 'do3DS');
+      return outcome?.kind === 'challenge' ? undefined : outcome;
+    };
+    const before = await answer();
+    if (before !== undefined) return before === 'ended' ? undefined : before;
+    const voided = await this.void(connectorRef, reference);
+    if (voided.ok) return undefined;
+    const after = await answer();
+    if (after !== undefined) return after === 'ended' ? undefined : after;
+    throw new AcquirerUnreachable('stripe', `intent ${connectorRef} neither cancelled nor answered (${voided.message})`);
+  }
+
   capture(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome> {
     return this.operation(reference, connectorRef, async () => {
       const pi = await this.stripe.paymentIntents.capture(
