@@ -44,7 +44,14 @@ export const cancelOperation: PaymentOperation<OrderRef, CancelPlan> = {
     }
   },
   intent: (p) => ({ reference: acquirerReference.void(p.transaction_id) }),
-  execute: (connector, p, plan, reference) => (plan.void && p.connector_ref ? connector.void(p.connector_ref, reference) : undefined),
+  execute: (connector, p, plan, reference) => {
+    if (!plan.void || !p.connector_ref) return undefined;
+    // a challenge waiting on the acquirer's own page, where the gateway finishes it (Adyen authorises only on
+    // the gateway's details call, which a return after the cancel never makes): no authorisation to void, and
+    // a void there is refused, which would leave the payment uncancellable
+    if (p.threeds.challenge_pending && connector.ownChallengePage && !connector.endChallenge) return undefined;
+    return connector.void(p.connector_ref, reference);
+  },
   apply({ now }, p) {
     const move = moveTo(p, S.CANCELLED, now, {
       result_code: RESULT.CANCELLED[0],

@@ -375,6 +375,34 @@ describe('a challenge on the acquirer’s own page that the gateway ends (its ex
     }
   });
 
+  it('when the merchant cancels an Adyen payment waiting on its challenge, then it is cancelled (4100) without a void Adyen would refuse, and a return after it authorises nothing', async () => {
+    const { gw } = gateway('adyen', 'cancel-waiting');
+    try {
+      const { res, issuer, transactionId } = await challenged(gw);
+      const field = (name: string) => new RegExp(`<${name}>([^<]+)</${name}>`).exec(res.text)![1]!;
+      const handOff = await request(gw.app).get(issuer.pathname);
+      const passed = await fetch(handOff.headers.location!, {
+        method: 'POST',
+        body: new URLSearchParams({ result: 'pass' }),
+        redirect: 'manual',
+      });
+      const back = new URL(passed.headers.get('location')!);
+      const order = { transaction_id: transactionId, order_no: field('order_no'), currency: field('currency'), amount: field('amount') };
+      const cancelled = await postBatch(gw.app, 'cancel', [order]);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body.cancel_orders[0]).toMatchObject({ transaction_id: transactionId, cancel_status: '1' });
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status: '4100' });
+      const psp = adyen.paymentFor(transactionId)!.pspReference;
+      expect(adyen.modifications.filter((m) => m.paymentPspReference === psp)).toEqual([]);
+      // the shopper's return from Adyen's page after the cancel: no details call, nothing authorised
+      await request(gw.app).get(`${back.pathname}${back.search}`);
+      expect(adyen.paymentFor(transactionId)?.resultCode).toBe('RedirectShopper');
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status: '4100' });
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('when the shopper passed Adyen’s challenge but never came back, then the expiry fails it and Adyen authorised nothing (Adyen authorises only on the gateway’s details call)', async () => {
     const { gw, clock } = gateway('adyen', 'expiry-passed');
     try {
