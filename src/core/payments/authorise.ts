@@ -21,6 +21,7 @@ import { resolveStaleClaim } from '../operations/stale-claim.js';
 import { connectorFor } from './connector.js';
 import type { VaultRecord } from './vault.js';
 import { orderForms, paymentOfOrder } from './order-lookup.js';
+import { savedCardHash } from '../saved-cards/saved-card-record.js';
 
 export interface CardInput {
   pan: string;
@@ -132,7 +133,7 @@ export function keptCards(deps: CoreDeps, cmd: AuthoriseCommand, card: ResolvedC
   if (cmd.saveCardFor) {
     const token = deps.ids.token();
     keep(token);
-    fields.save_card = { shopper_id: cmd.saveCardFor, token };
+    fields.save_card = { shopper_id: cmd.saveCardFor, token, card_hash: savedCardHash(deps.vault, card.pan) };
   }
   return { fields, records };
 }

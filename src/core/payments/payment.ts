@@ -102,7 +102,7 @@ export interface Payment {
    * the shopper asked on the hosted page to save this card (DESIGN 15): a vault token of its own, made with the
    * payment; the saved card is recorded when the payment is approved, the token dropped when it fails
    */
-  save_card?: { shopper_id: string; token: string; card_id?: string };
+  save_card?: { shopper_id: string; token: string; card_id?: string; card_hash?: string };
   /** the subscription block, kept until the payment is approved and the contract made */
   subscription?: SubscriptionTerms;
   threeds: ThreeDSInfo;

@@ -20,6 +20,11 @@ export interface SavedCard {
   card_last4: string;
   exp_month: string;
   exp_year: string;
+  /**
+   * the vault's keyed hash of the card number (an HMAC: the number cannot be guessed back from it), so the same
+   * card saved again is known without its number; absent on a card saved before it was kept
+   */
+  card_hash?: string;
   created_at: number;
   /** the payment that saved it */
   transaction_id: string;
@@ -37,6 +42,11 @@ export function savedCardExpired(card: Pick<SavedCard, 'exp_month' | 'exp_year'>
   return expiryPassed(card.exp_month, card.exp_year, now);
 }
 
+/** A saved card's card_hash of a card number: the vault's keyed hash (its fingerprint), never the number. */
+export function savedCardHash(vault: { fingerprint(text: string): string }, pan: string): string {
+  return vault.fingerprint(`saved card\n${pan}`);
+}
+
 /** The expiry as shown and answered: MM/YYYY. */
 export function savedCardExpiry(card: Pick<SavedCard, 'exp_month' | 'exp_year'>): string {
   const year = card.exp_year.length === 2 ? `20${card.exp_year}` : card.exp_year;
@@ -46,7 +56,7 @@ export function savedCardExpiry(card: Pick<SavedCard, 'exp_month' | 'exp_year'>)
 /** The saved card an approved payment leaves, under the token made for it. */
 export function savedCardOf(
   p: { merchant_id: string; account_id: string; transaction_id: string; card?: CardSummary | undefined },
-  save: { shopper_id: string; token: string },
+  save: { shopper_id: string; token: string; card_hash?: string },
   cardId: string,
   now: number,
 ): SavedCard {
@@ -61,6 +71,7 @@ export function savedCardOf(
     card_last4: p.card?.last4 ?? '',
     exp_month: p.card?.exp_month ?? '',
     exp_year: p.card?.exp_year ?? '',
+    ...(save.card_hash ? { card_hash: save.card_hash } : {}),
     created_at: now,
     transaction_id: p.transaction_id,
   };

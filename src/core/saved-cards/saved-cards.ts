@@ -4,7 +4,7 @@ import type { AuthoriseCommand } from '../payments/authorise.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import { compactDate } from '../kernel/dates.js';
 import { requestSignatureMatches, RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
-import { savedCardExpired, savedCardExpiry, type SavedCard, type ShopperScope } from './saved-card-record.js';
+import { savedCardExpired, savedCardExpiry, savedCardHash, type SavedCard, type ShopperScope } from './saved-card-record.js';
 
 export type { SavedCard, ShopperScope } from './saved-card-record.js';
 
@@ -84,6 +84,23 @@ export async function deleteSavedCard(
     if (ok) return true;
   }
   throw new GatewayError('STORE_UNAVAILABLE', 'could not remove the saved card; try again');
+}
+
+/**
+ * The shopper's consent to save the card typed, unless the shopper has that card saved already (the same
+ * number and expiry): paying with it again keeps one saved card, not a second one under a second token. A
+ * reissued card (a new expiry) is saved beside the old one, which the page stops offering once it expires.
+ */
+export async function saveChoiceFor(
+  deps: Pick<CoreDeps, 'store' | 'vault'>,
+  account: Account,
+  choice: { saveCardFor: string },
+  card: { pan: string; expMonth: string; expYear: string },
+): Promise<ShopperChoice | undefined> {
+  const hash = savedCardHash(deps.vault, card.pan);
+  const expiry = savedCardExpiry({ exp_month: card.expMonth, exp_year: card.expYear });
+  const saved = await savedCardsOf(deps, account, choice.saveCardFor);
+  return saved.some((c) => c.card_hash === hash && savedCardExpiry(c) === expiry) ? undefined : choice;
 }
 
 /** What the proven shopper chose on the card page: save the card typed, or pay with a saved one. */

@@ -17,7 +17,7 @@ import { renderCard } from '../render/card-page.js';
 import { findSession } from './hosted-session.js';
 import { prepareSavedCards } from '../render/saved-cards.js';
 import { readShopperChoice } from '../schemas/saved-card-form.js';
-import { deleteSavedCard } from '../../core/saved-cards/saved-cards.js';
+import { deleteSavedCard, saveChoiceFor } from '../../core/saved-cards/saved-cards.js';
 
 const s = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -123,6 +123,14 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
       return renderNotice(res, deps, account, lang, { ...NOTICES.outdated, parentOrigin: parentOrigin(account, session.return_url) });
     }
     const order = paymentOrder(stored.data);
+    let choice = shopper.kind === 'none' ? undefined : shopper.choice;
+    // a card the shopper has saved already (the same number and expiry) is paid with, not saved a second time
+    if (card && choice && 'saveCardFor' in choice)
+      choice = await saveChoiceFor(deps, account, choice, {
+        pan: card.card,
+        expMonth: card.expiration_month,
+        expYear: card.expiration_year,
+      });
     let stage: CheckoutStage;
     try {
       stage = await payCheckout(
@@ -138,7 +146,7 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
         },
         readBrowserData(body, { userAgent: req.get('user-agent'), accept: req.get('accept') }),
         retry,
-        shopper.kind === 'none' ? undefined : shopper.choice,
+        choice,
       );
     } catch (err) {
       // another request paid this order_no between the stage check and the payment: nothing was charged here

@@ -118,6 +118,37 @@ describe('saved cards on the hosted card page', () => {
     expect(await offered(gw, next.card)).toEqual([list.body.cards[0].card_id]);
   });
 
+  it('when the shopper saves the same card again, then it stays one saved card (no second token), while another card, or the same number with a new expiry, is saved beside it', async () => {
+    const { gw } = gateway('save-twice');
+    const first = await saveCard(gw);
+    const tokens = async () => (await world.redis.client().keys(`gw:{${MERCHANT_ID}}:card:*`)).length;
+    const before = await tokens();
+    // the same number and expiry typed again, the consent box ticked again: paid, nothing more saved
+    const again = await openSession(gw, { id: SHOPPER });
+    expect(
+      (
+        await request(gw.app)
+          .post(again.pay)
+          .type('form')
+          .send(newCard({ save_card: '1' }))
+      ).status,
+    ).toBe(303);
+    expect((await retrievalCards(gw, SHOPPER)).body.cards.map((c: { card_id: string }) => c.card_id)).toEqual([first]);
+    expect(await tokens()).toBe(before);
+    // a reissued card (same number, new expiry) and another card are new cards
+    const reissued = await openSession(gw, { id: SHOPPER });
+    const paid = await request(gw.app)
+      .post(reissued.pay)
+      .type('form')
+      .send(newCard({ save_card: '1', expiration_year: '2035' }));
+    expect(paid.status).toBe(303);
+    await saveCard(gw, SHOPPER, CARDS.approvedMastercard);
+    const expiries = ((await retrievalCards(gw, SHOPPER)).body.cards as { card_last4: string; expiry: string }[]).map(
+      (c) => `${c.card_last4} ${c.expiry}`,
+    );
+    expect(expiries.sort()).toEqual(['4242 12/2034', '4242 12/2035', `${CARDS.approvedMastercard.slice(-4)} 12/2034`].sort());
+  });
+
   it('when the consent box is not ticked, or the payment is declined, then nothing is saved and no card is left in the vault', async () => {
     const { gw } = gateway('no-consent');
     const plain = await openSession(gw, { id: SHOPPER });
