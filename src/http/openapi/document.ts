@@ -99,7 +99,7 @@ function pageOperation(page: PageSpec): Json {
     summary: page.summary,
     description: page.description,
     security: page.security ? [{ [page.security]: [] }] : [],
-    ...(params.length ? { parameters: params } : {}),
+    ...(params.length || page.parameters ? { parameters: [...params, ...(page.parameters ?? [])] } : {}),
     responses: page.responses,
   };
 }

@@ -1,4 +1,24 @@
 import { body, page, seeOther, type PageSpec, type Responses } from './responses.js';
+import { PORTAL_LANGUAGES } from '../../i18n/portal.js';
+import { LANG_COOKIE } from '../middleware/portal-language.js';
+
+/** How every portal page, sign-in and error pages too, picks its language (http/middleware/portal-language.ts). */
+const LANGUAGE_PARAMETERS = [
+  {
+    name: 'lang',
+    in: 'query',
+    required: false,
+    description: `The page's language, kept in the ${LANG_COOKIE} cookie for the next pages; another value is ignored`,
+    schema: { type: 'string', enum: [...PORTAL_LANGUAGES] },
+  },
+  {
+    name: LANG_COOKIE,
+    in: 'cookie',
+    required: false,
+    description: 'The language chosen with lang (a year); without either, Accept-Language, else English',
+    schema: { type: 'string', enum: [...PORTAL_LANGUAGES] },
+  },
+];
 
 /**
  * The merchant portal (DESIGN 11) as the document describes it: pages for people, signed in with the
@@ -115,6 +135,7 @@ export const PORTAL_PAGES: PageSpec[] = PORTAL.map(([method, path, summary, desc
     summary,
     description,
     responses,
+    parameters: LANGUAGE_PARAMETERS,
     ...(open ? {} : { security: 'portalSession' as const }),
   };
 });

@@ -24,6 +24,8 @@ export interface PageSpec {
   responses: Responses;
   /** the portal's session cookie; every other page is public */
   security?: 'portalSession';
+  /** query and cookie parameters besides the path's own */
+  parameters?: Record<string, unknown>[];
 }
 
 /** components.responses.NotFound: what any address the document does not list answers (JSON, or a portal page). */

@@ -115,6 +115,26 @@ describe('GET /openapi.json', () => {
     expect(form.encoding).toMatchObject({ cart_items: { contentType: 'application/json' } });
   });
 
+  it('when a portal page is read, then it documents how its language is chosen: the lang query and the portal_lang cookie', async () => {
+    const doc = await documentOf(world.gateway('openapi-portal-lang', new ManualClock()));
+    type Param = { name: string; in: string; schema?: { enum?: string[] } };
+    const pages = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith('/portal'))
+      .flatMap(([path, o]) =>
+        Object.entries(o).map(([method, op]) => ({ at: `${method} ${path}`, params: (op as { parameters?: Param[] }).parameters ?? [] })),
+      );
+    expect(pages.length).toBeGreaterThan(10);
+    for (const { at, params } of pages) {
+      const lang = params.find((p) => p.name === 'lang');
+      expect(lang, at).toMatchObject({ in: 'query' });
+      expect(lang!.schema!.enum, at).toEqual(expect.arrayContaining(['en', 'de', 'ar']));
+      expect(
+        params.find((p) => p.name === 'portal_lang'),
+        at,
+      ).toMatchObject({ in: 'cookie' });
+    }
+  });
+
   it('when real answers are read against the answer schemas, then they fit (the document describes what is sent)', async () => {
     const gw = world.gateway('openapi-answers', new ManualClock());
     const paid = await authorise(gw);
