@@ -13,6 +13,7 @@ import type { OutboxRecord } from '../core/notifications/outbox.js';
 import type { VaultRecord } from '../core/payments/vault.js';
 import type { SavedCard, ShopperScope } from '../core/saved-cards/saved-card-record.js';
 import type { DepositBalance, Payout } from '../core/payouts/payout.js';
+import { isFinalPayout } from '../core/payouts/payout-state.js';
 import type { CheckoutSession } from '../core/checkout/session.js';
 import type { AcquirerLedger } from '../core/ports/acquirer-ledger.js';
 import { CLOCK_QUEUES, type ClockMark, type TestClock } from '../core/clocks/clock-record.js';
@@ -316,6 +317,10 @@ export class KvGatewayStore implements GatewayStore {
       (next as ClockMark).test_clock_id = clock;
       if (expected === 0) list(`dispute:${next.dispute_id}`);
     }
+    for (const { next, expected } of change.payouts ?? []) {
+      (next as ClockMark).test_clock_id = clock;
+      if (expected === 0) list(`payout:${next.transaction_id}`);
+    }
   }
 
   async getTestClock(m: string, clock: string): Promise<TestClock | undefined> {
@@ -358,6 +363,28 @@ export class KvGatewayStore implements GatewayStore {
       );
     }
     for (const notifyId of ids('outbox')) writes.push({ op: 'del', key: keys.outbox(m, notifyId) });
+    // the clock's payouts go with it; one still under way (not completed, nor failed and credited back) gives
+    // its debit back to the deposit balance, in the same commit, under the balance's version
+    const conditions: Condition[] = [{ key: keys.testClock(m, id), version: clock.version }];
+    const credits = new Map<string, { account: string; currency: string; amount: number }>();
+    for (const p of (await Promise.all(ids('payout').map((txn) => this.getPayout(m, txn)))).flatMap((x) => x ?? [])) {
+      writes.push(
+        { op: 'del', key: keys.payout(m, p.transaction_id) },
+        { op: 'del', key: keys.payoutRequest(m, p.account_id, p.request_id) },
+      );
+      if (isFinalPayout(p.status)) continue;
+      const at = `${p.account_id}\u0000${p.request.source_currency}`;
+      const credit = credits.get(at) ?? { account: p.account_id, currency: p.request.source_currency, amount: 0 };
+      credits.set(at, { ...credit, amount: credit.amount + p.amount_payer_pays });
+    }
+    for (const c of credits.values()) {
+      const balance = await this.getBalance(m, c.account, c.currency);
+      if (!balance) continue;
+      const key = keys.balance(m, c.account, c.currency);
+      conditions.push({ key, version: balance.version });
+      const credited: DepositBalance = { ...balance, available: balance.available + c.amount };
+      writes.push({ op: 'put', key, data: encode(credited) });
+    }
     for (const queue of [...CLOCK_QUEUES, 'outbox-pending'] as const) writes.push({ op: 'del', key: keys.clockDue(m, id, queue) });
     writes.push(
       { op: 'del', key: keys.clockObjects(m, id) },
@@ -365,7 +392,7 @@ export class KvGatewayStore implements GatewayStore {
       { op: 'zrem', key: keys.testClocks(m), member: id },
       { op: 'zrem', key: keys.due(m, 'test_clock'), member: id },
     );
-    return (await this.kv.commit([{ key: keys.testClock(m, id), version: clock.version }], writes)).ok;
+    return (await this.kv.commit(conditions, writes)).ok;
   }
 
   async paymentsByTime(m: string, account: string, from: number, to: number, limit: number): Promise<PaymentIndexEntry[]> {

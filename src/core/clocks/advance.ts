@@ -12,6 +12,7 @@ import { subscriptionChargeJob } from '../subscriptions/charges.js';
 import { chargeQueueAt, dueAt } from '../subscriptions/contract.js';
 import { challengeExpiryJob } from '../payments/challenge-expiry.js';
 import { disputeStepsJob } from '../disputes/steps.js';
+import { payoutLifecycleJob } from '../payouts/lifecycle.js';
 import { CLOCK_QUEUES, type ClockQueue, type TestClock } from './clock-record.js';
 import { clockDeps, type ClockDeps } from './clock-deps.js';
 import { assertSandbox, findClock } from './clocks.js';
@@ -35,6 +36,7 @@ export function clockJobs(cdeps: ClockDeps): Record<ClockQueue, BackgroundJob> {
     pending_resolve: recoveryJob(cdeps),
     outbox: deliveryJob(cdeps),
     dispute: disputeStepsJob(cdeps),
+    payout: payoutLifecycleJob(cdeps),
   };
 }
 

@@ -33,5 +33,13 @@ export interface ClockMark {
 }
 
 /** Queues of due work whose members are a clock's objects: the same queues as the live ones, per clock. */
-export const CLOCK_QUEUES = ['contract_charge', 'auth_expiry', 'threeds_challenge', 'pending_resolve', 'outbox', 'dispute'] as const;
+export const CLOCK_QUEUES = [
+  'contract_charge',
+  'auth_expiry',
+  'threeds_challenge',
+  'pending_resolve',
+  'outbox',
+  'dispute',
+  'payout',
+] as const;
 export type ClockQueue = (typeof CLOCK_QUEUES)[number];

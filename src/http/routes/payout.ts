@@ -4,6 +4,7 @@ import { parseAmount } from '../../core/kernel/money.js';
 import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
 import { requestFingerprint } from '../../core/kernel/fingerprint.js';
 import { createPayout } from '../../core/payouts/create.js';
+import { paymentDepsOnClock } from '../../core/clocks/clocks.js';
 import { payoutAnswer } from '../../core/payouts/answer.js';
 import { findPayout, localClearingSystem } from '../../core/payouts/query.js';
 import type { PayoutEcho } from '../../core/payouts/payout.js';
@@ -15,7 +16,7 @@ import { payoutQuerySchema, payoutSchema, type PayoutRequest } from '../schemas/
 function payoutEcho(input: PayoutRequest): PayoutEcho {
   const { bank_code: _code, ...bank } = input.beneficiary.bank_details;
   const clearing = localClearingSystem(input.payment_method, bank.bank_country_code, input.payment_currency);
-  const { encryption_data: _sig, ...rest } = input;
+  const { encryption_data: _sig, test_clock_id: _clock, ...rest } = input;
   return { ...rest, beneficiary: { ...input.beneficiary, bank_details: { ...bank, local_clearing_system: clearing } } };
 }
 
@@ -26,7 +27,8 @@ export function payoutRouter(deps: CoreDeps): Router {
     const body = req.body as Record<string, unknown>;
     const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.payout));
     const input = parseOrThrow(payoutSchema, body);
-    const result = await createPayout(deps, {
+    // a payout naming a test clock lives in the clock's time and queues, as a payment on it does (DESIGN 14)
+    const result = await createPayout(input.test_clock_id ? await paymentDepsOnClock(deps, account, input.test_clock_id) : deps, {
       account,
       request: payoutEcho(input),
       bank_code: input.beneficiary.bank_details.bank_code,

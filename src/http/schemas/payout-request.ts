@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { fitsCurrency, parseAmount, wholeUnitsMessage } from '../../core/kernel/money.js';
 import { accountId, currencyCode, httpUrl, merchantId, optionalText, positiveAmountText, signature } from './common.js';
 import { eitherOf, requiredWhen } from './either-of.js';
+import { optionalTestClockId } from './test-clocks.js';
 
 /** Shapes of /v1/payout (docs/payouts.md lists the rules and the sets of values). */
 export const ENTITY_TYPES = ['COMPANY', 'PERSONAL'] as const;
@@ -232,6 +233,8 @@ export const payoutSchema = z
       .optional()
       .transform((v) => v || 'DepositAccount'),
     notify_url: blankOr(httpUrl),
+    /** a test clock of the account (DESIGN 14): the payout's lifecycle then runs in the clock's time */
+    test_clock_id: optionalTestClockId,
     encryption_data: signature,
   })
   .superRefine((o, ctx) => {

@@ -14,7 +14,7 @@ import { clockCall, clockState, compact, newClock, runClockJobs, signedAnswer } 
 import { answerSigned, disputeCall } from '../../support/disputes.js';
 import { CARDS, CHALLENGE_CODE } from '../../support/cards.js';
 import { checkoutBody } from '../../support/checkout.js';
-import { payoutMerchants } from '../../support/payout.js';
+import { payoutBody, payoutMerchants, payoutQueryBody } from '../../support/payout.js';
 
 const world = redisWorld('test-clocks');
 const DAY = 86_400_000;
@@ -488,5 +488,68 @@ describe('a 3-D Secure challenge on a clock', () => {
     await clockCall(gw.app, 'testClockAdvance', { test_clock_id: id, frozen_time: compact(T0 + DAY) });
     await runClockJobs([gw], id);
     expect((await paymentOf(gw, left.order_no!))!.status).toBe('4300');
+  });
+});
+
+describe('a payout on a clock', () => {
+  const OPENING = 1_000_000;
+  const payoutOf = async (gw: TestGateway, body: Record<string, unknown>) => {
+    const res = await request(gw.app).post('/v1/payout').send(JSON.stringify(body));
+    expect(res.status, res.text).toBe(200);
+    return res.body as Record<string, string>;
+  };
+  const queried = async (gw: TestGateway, requestId: string) =>
+    (
+      await request(gw.app)
+        .post('/v1/payout/query')
+        .send(JSON.stringify(payoutQueryBody({ request_id: requestId })))
+    ).body as Record<string, string>;
+  const available = async (gw: TestGateway) => (await gw.deps.store.getBalance(MERCHANT_ID, ACCOUNT_ID, 'USD'))?.available ?? OPENING;
+
+  it('when a payout names a clock, then its lifecycle runs in the clock time: submitted and completed as the clock moves, never by live time', async () => {
+    const live = new ManualClock();
+    const gw = world.gateway('clocks-payout', live, { merchants: payoutMerchants({ USD: OPENING }) });
+    const r = await receiver();
+    const id = await newClock(gw.app, T0);
+    const body = payoutBody({ test_clock_id: id, payment_date: '2030-01-01', notify_url: r.url });
+    const made = await payoutOf(gw, body);
+    expect(made).toMatchObject({ status: 'PENDING', created_at: '2030-01-01T00:00:00+0000' });
+    expect(made).not.toHaveProperty('test_clock_id');
+    // a day of live time and the live jobs: the clock's payout does not move
+    live.advance(DAY);
+    await runLiveJobs(gw);
+    expect(await queried(gw, String(body.request_id))).toMatchObject({ status: 'PENDING' });
+    // ten minutes of the clock: submitted after 60 s, completed 5 minutes later, each dated in the clock time
+    signedAnswer(await clockCall(gw.app, 'testClockAdvance', { test_clock_id: id, frozen_time: compact(T0 + 10 * 60_000) }));
+    await runClockJobs([gw], id);
+    expect(await queried(gw, String(body.request_id))).toMatchObject({ status: 'COMPLETED', last_updated_at: '2030-01-01T00:06:00+0000' });
+    expect(r.received.filter((n) => n.fields.notify_type === 'payout').map((n) => n.fields.status)).toEqual([
+      'PENDING',
+      'PROCESSING',
+      'COMPLETED',
+    ]);
+  });
+
+  it('when a payout names an unknown clock, then it is refused naming test_clock_id and nothing is debited', async () => {
+    const gw = world.gateway('clocks-payout-refused', new ManualClock(), { merchants: payoutMerchants({ USD: OPENING }) });
+    const res = await request(gw.app)
+      .post('/v1/payout')
+      .send(JSON.stringify(payoutBody({ test_clock_id: 'clock_nosuchclock' })));
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('test_clock_id');
+    expect(await available(gw)).toBe(OPENING);
+  });
+
+  it('when the clock is deleted, then its payouts are gone, and the debit of one not completed is credited back', async () => {
+    const gw = world.gateway('clocks-payout-delete', new ManualClock(), { merchants: payoutMerchants({ USD: OPENING }) });
+    const id = await newClock(gw.app, T0);
+    const body = payoutBody({ test_clock_id: id, payment_date: '2030-01-01' });
+    const made = await payoutOf(gw, body);
+    expect(await available(gw)).toBeLessThan(OPENING);
+    signedAnswer(await clockCall(gw.app, 'testClockDelete', { test_clock_id: id }));
+    expect(await gw.deps.store.getPayout(MERCHANT_ID, made.transaction_id!)).toBeUndefined();
+    expect(await available(gw)).toBe(OPENING);
+    // its request_id is free again (a live payout now)
+    expect((await payoutOf(gw, payoutBody({ request_id: body.request_id }))).status).toBe('PENDING');
   });
 });
