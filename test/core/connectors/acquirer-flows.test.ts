@@ -47,6 +47,16 @@ async function challenged(gw: TestGateway): Promise<{ res: request.Response; iss
   };
 }
 
+/**
+ * The shopper on the acquirer's own challenge page: the gateway's page hands them over, they pass or fail there,
+ * and the acquirer answers the address it sends them back to (the challenge's return route).
+ */
+async function answeredAtAcquirer(gw: TestGateway, issuer: URL, result: 'pass' | 'fail'): Promise<URL> {
+  const handOff = await request(gw.app).get(issuer.pathname);
+  const answered = await fetch(handOff.headers.location!, { method: 'POST', body: new URLSearchParams({ result }), redirect: 'manual' });
+  return new URL(answered.headers.get('location')!);
+}
+
 const payment = (gw: TestGateway, orderNo: string) => gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, orderNo);
 
 describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', (code) => {
@@ -157,13 +167,7 @@ describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', 
     const { gw } = gateway(code, '3ds-handoff-fail');
     try {
       const { issuer, transactionId } = await challenged(gw);
-      const handOff = await request(gw.app).get(issuer.pathname);
-      const failed = await fetch(handOff.headers.location!, {
-        method: 'POST',
-        body: new URLSearchParams({ result: 'fail' }),
-        redirect: 'manual',
-      });
-      const back = new URL(failed.headers.get('location')!);
+      const back = await answeredAtAcquirer(gw, issuer, 'fail');
       const returned = await request(gw.app).get(`${back.pathname}${back.search}`);
       expect(returned.text).toContain('3-D Secure authentication failed');
       expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status: '4300' });
@@ -380,13 +384,7 @@ describe('a challenge on the acquirer’s own page that the gateway ends (its ex
     try {
       const { res, issuer, transactionId } = await challenged(gw);
       const field = (name: string) => new RegExp(`<${name}>([^<]+)</${name}>`).exec(res.text)![1]!;
-      const handOff = await request(gw.app).get(issuer.pathname);
-      const passed = await fetch(handOff.headers.location!, {
-        method: 'POST',
-        body: new URLSearchParams({ result: 'pass' }),
-        redirect: 'manual',
-      });
-      const back = new URL(passed.headers.get('location')!);
+      const back = await answeredAtAcquirer(gw, issuer, 'pass');
       const order = { transaction_id: transactionId, order_no: field('order_no'), currency: field('currency'), amount: field('amount') };
       const cancelled = await postBatch(gw.app, 'cancel', [order]);
       expect(cancelled.status).toBe(200);
@@ -407,13 +405,7 @@ describe('a challenge on the acquirer’s own page that the gateway ends (its ex
     const { gw, clock } = gateway('adyen', 'expiry-passed');
     try {
       const { issuer, transactionId } = await challenged(gw);
-      const handOff = await request(gw.app).get(issuer.pathname);
-      const passed = await fetch(handOff.headers.location!, {
-        method: 'POST',
-        body: new URLSearchParams({ result: 'pass' }),
-        redirect: 'manual',
-      });
-      const back = new URL(passed.headers.get('location')!);
+      const back = await answeredAtAcquirer(gw, issuer, 'pass');
       await expire(gw, clock);
       expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status: '4300' });
       // the shopper's return arrives after the expiry: the failed payment stays failed, nothing is authorised
