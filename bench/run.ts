@@ -14,6 +14,7 @@ import {
   bodyPool,
   measure,
   print,
+  removeStoreFiles,
   startGateway,
   stopChild,
   startServer,
@@ -201,6 +202,7 @@ async function clusterConfirmation(
     return pair;
   } finally {
     await cluster.stop();
+    removeStoreFiles(...cluster.nodes);
   }
 }
 
