@@ -64,8 +64,9 @@ export async function findClock(deps: CoreDeps, account: Account, id: string, fi
 }
 
 /**
- * The core in the time of the clock a payment request names (`test_clock_id` on /v1/authorise or /v1/checkout):
- * the request path runs unchanged on it, so the payment and all it makes live in the clock's time and queues.
+ * The core in the time of the clock a payment or payout request names (`test_clock_id` on /v1/authorise,
+ * /v1/checkout or /v1/payout): the request path runs unchanged on it, so the payment (or payout) and all it
+ * makes live in the clock's time and queues.
  */
 export async function paymentDepsOnClock(deps: CoreDeps, account: Account, id: string): Promise<ClockDeps> {
   assertSandbox(account);

@@ -51,17 +51,9 @@ export async function resolveAuthorisationClaim(deps: CoreDeps, account: Account
       break;
     }
     case 'challenge_expiry':
-      if (known) {
-        outcome = known;
-        break;
-      }
-      try {
-        // ended at the acquirer too, where it would finish the challenge by itself
-        outcome = (await endChallengeAtAcquirer(connector, p)) ?? { ...CHALLENGE_EXPIRED, connectorRef: p.connector_ref ?? '' };
-      } catch {
-        // unknown there: never failed over it. The claim is released below, and the sweep ends it again later
-        outcome = undefined;
-      }
+      // ended at the acquirer too, where it would finish the challenge by itself; not known there, it throws as
+      // an unreadable status does: the claim stays, and the next recovery run asks again
+      outcome = known ?? (await endChallengeAtAcquirer(connector, p)) ?? { ...CHALLENGE_EXPIRED, connectorRef: p.connector_ref ?? '' };
       break;
     default:
       return;
