@@ -8,6 +8,7 @@ import { instrumented } from '../support/faults.js';
 import { pay, postBatch, ref } from '../support/operations.js';
 import { checkoutBody } from '../support/checkout.js';
 import { CARDS, TEST_SECURITY_CODE } from '../support/cards.js';
+import { settleAuthorisation } from '../../src/core/payments/settle.js';
 
 /**
  * Issue 36, findings 1 and 2: an acquirer that acted but whose answer was lost, while its status cannot be
@@ -200,6 +201,24 @@ describe('unknown is never "no"', () => {
     expect(await authorise(gw, abandoned)).toMatchObject({ order_status: '1', transaction_id: failed!.transaction_id });
     expect(await find(abandoned)).toMatchObject({ status: '3000', transaction_id: failed!.transaction_id });
     expect(await authorise(gw, abandoned)).toMatchObject({ order_status: '1', transaction_id: failed!.transaction_id });
+  });
+
+  it('when the order is sent again while its claim is held, and meanwhile recovery records it as never sent, then the retry is re-opened and approved, never answered "declined"', async () => {
+    const { gw, find, sendAndLose } = deadBeforeAsking('takeover-waiting');
+    const body = authoriseBody(NOTIFY);
+    await sendAndLose(body);
+    const first = (await find(body))!;
+    expect(first).toMatchObject({ status: '1000' });
+    // the retry finds the first attempt's claim fresh: it waits for its outcome
+    const again = authorise(gw, body);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await find(body)).toMatchObject({ status: '1000', version: first.version });
+    // meanwhile another process's recovery ends the grace window with no record at the acquirer (recovery.ts)
+    const account = gw.deps.merchants.find(MERCHANT_ID, ACCOUNT_ID)!;
+    await settleAuthorisation(gw.deps, account, first, { kind: 'error', message: 'no record', notSent: true }, 'payment');
+    expect(await find(body)).toMatchObject({ status: '4000', never_sent: true });
+    expect(await again).toMatchObject({ order_status: '1', transaction_id: first.transaction_id });
+    expect(await find(body)).toMatchObject({ status: '3000', transaction_id: first.transaction_id });
   });
 
   it('when a subscription charge acted at the acquirer but its answer and status are lost, then the period is not charged again as a new payment and the approval is recorded', async () => {

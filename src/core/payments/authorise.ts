@@ -175,6 +175,8 @@ async function replayOf(deps: CoreDeps, account: Account, cmd: AuthoriseCommand)
   const awaited = await awaitOutcome(deps, account, existing, cmd);
   if ('replayed' in awaited) return awaited;
   const payment = awaited;
+  // recorded as never sent while this retry waited (recovery elsewhere closed the grace window): re-opened as above
+  if (payment.status === S.DECLINED && payment.never_sent) return replayOf(deps, account, cmd);
   const contract = payment.recurring_id ? await deps.store.getContract(account.merchant_id, payment.recurring_id) : undefined;
   if (payment.threeds.challenge_pending) return { payment, issuerUrl: issuerUrl(deps.baseUrl, payment), replayed: true };
   return { payment, contract, replayed: true };
