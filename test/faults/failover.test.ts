@@ -216,7 +216,9 @@ async function stored(base: string, orderNos: string[]): Promise<Map<string, { t
 /** Every key of the merchant's slot matching `pattern`, read from the slot's primary now. */
 async function keysOfSlot(cluster: Cluster, pattern: string): Promise<string[]> {
   const all: string[] = [];
-  for (const node of cluster.nodes('master')) all.push(...(await node.keys(pattern)));
+  const primaries = cluster.nodes('master');
+  if (primaries.length === 0) throw new Error('the cluster client knows no primary yet');
+  for (const node of primaries) all.push(...(await node.keys(pattern)));
   return all;
 }
 
@@ -316,9 +318,13 @@ async function failover(name: string, opts: { stall: boolean; minReplicas?: stri
   const cluster = new Cluster([{ host: '127.0.0.1', port: topology.replicas[0]!.port }]);
   cluster.on('error', () => undefined);
   try {
+    // its nodes are known only once it is ready: before, keysOfSlot would find no key at all
+    if (cluster.status !== 'ready') await new Promise((resolve) => cluster.once('ready', resolve));
     // recovery settles what was claimed and not recorded: nothing pending, no claim left
+    let payments = 0;
     const pendingNow = async () => {
       const rows = await Promise.all((await keysOfSlot(cluster, `gw:{${MERCHANT_ID}}:pay:*`)).map((k) => cluster.hget(k, 'd')));
+      payments = rows.length;
       return rows.filter((d) => {
         const p = JSON.parse(d!) as { status: string; claim?: unknown };
         return p.status === '1000' || p.claim !== undefined;
@@ -326,12 +332,13 @@ async function failover(name: string, opts: { stall: boolean; minReplicas?: stri
     };
     const settleBy = Date.now() + 30_000;
     let pending = await pendingNow();
+    const pendingAtStop = pending;
     while (pending > 0 && Date.now() < settleBy) {
       await sleep(500);
       pending = await pendingNow();
     }
 
-    mark(`${name}: recovered`);
+    mark(`${name}: recovered (of ${payments} payments, ${pendingAtStop} pending or claimed when the load stopped, ${pending} now)`);
     if (process.env.FAILOVER_DEBUG) {
       const bySecond = new Map<string, number>();
       for (const a of attempts) {
@@ -358,12 +365,11 @@ async function failover(name: string, opts: { stall: boolean; minReplicas?: stri
       unacknowledged.map((a) => String(a.body.order_no)),
     );
     const retriesApproved = retries.filter((r) => r.orderStatus === '1').length;
-    if (process.env.FAILOVER_DEBUG)
-      for (const [i, r] of retries.entries())
-        if (r.orderStatus !== '1')
-          console.info(
-            `retry not approved: ${r.status} ${r.orderStatus} ${why(r.text)}; first: ${unacknowledged[i]!.status} ${why(unacknowledged[i]!.text)}`,
-          );
+    for (const [i, r] of retries.entries())
+      if (r.orderStatus !== '1')
+        console.info(
+          `retry not approved: ${r.status} ${r.orderStatus} ${why(r.text)}; first: ${unacknowledged[i]!.status} ${why(unacknowledged[i]!.text)}`,
+        );
     const retriesOtherTxn = unacknowledged.filter(
       (a, i) => retries[i]!.txn === undefined || afterRetry.get(String(a.body.order_no))?.txn !== retries[i]!.txn,
     ).length;
