@@ -51,6 +51,8 @@ export async function simulate(seed: number, kv: KvStore, options: RunOptions): 
     await randomStep(w, sent, trace);
     // the notification worker runs beside the merchants' calls (a fault still armed may meet its sends)
     if (w.chance(0.3)) await w.job('notification-delivery');
+    // a real acquirer's webhooks arrive beside them too, racing the shopper's return and the merchant's calls
+    if (w.sim?.events && w.chance(0.3)) await acquirerWebhooks(w, trace);
     w.plan.arm(undefined);
   }
   failover(w, trace);
@@ -75,6 +77,9 @@ function failover(w: World, trace: Trace): void {
  */
 async function quiesce(w: World, trace: Trace): Promise<void> {
   for (let round = 0; round < 12; round++) {
+    // what the acquirer owes arrives first, as it would within seconds: an answer given on its own challenge
+    // page settles the payment before its expiry would
+    await acquirerWebhooks(w, trace);
     const payments = await w.checkStore.getPayments(MERCHANT_ID, [...new Set(w.transactions)]);
     const claimed = payments.some((p) => p?.claim);
     // a test clock's payments wait in its own time (its expiry is one of its steps)

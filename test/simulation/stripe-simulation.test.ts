@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { StripeStub } from '../support/acquirers/stripe-stub.js';
 import { acquirerRuns } from './acquirer-runs.js';
 import type { SimAcquirer } from './world.js';
+import type Stripe from 'stripe';
+import { stripeEvent } from '../../src/core/connectors/stripe/events.js';
 
 /**
  * The seeded fault simulation's flows with every account on the Stripe connector, through Stripe's SDK to the
@@ -27,6 +29,8 @@ describe('the seeded fault simulation on the Stripe connector', () => {
           if (intent?.status === 'requires_action') stub.finishChallenge(intent.id, passed);
           return '';
         },
+        // its webhooks: an intent authorised or failed on Stripe's page settles a payment still waiting on it
+        events: () => stub.pendingEvents().map((e) => stripeEvent(e as unknown as Stripe.Event)),
       };
       return { acquirer, charges: () => stub.intents.size, stop: () => stub.stop() };
     });

@@ -6,6 +6,8 @@ import { reportAcquirerDispute } from '../disputes/report.js';
 import { recordRefundFailedLater } from '../operations/refund-failed.js';
 import { isStale } from '../payments/claim.js';
 import { resolveStaleClaim } from '../operations/stale-claim.js';
+import { answerChallenge } from '../payments/authorise.js';
+import { depsOnClockOf } from '../clocks/clock-deps.js';
 import { referenceKind, type AcquirerJournal } from './journal.js';
 
 /**
@@ -31,6 +33,11 @@ export interface AcquirerEvent {
   dispute?: AcquirerDispute;
   /** the acquirer's object of the payment when the event does not name the gateway's reference (a Stripe intent) */
   paymentObject?: string;
+  /**
+   * `object` has moved past the shopper's challenge on the acquirer's own page (a Stripe intent authorised or
+   * failed there): a payment still waiting on that challenge is settled now, as the shopper's return would
+   */
+  challengeDone?: boolean;
 }
 
 export type EventResult = 'applied' | 'duplicate' | 'ignored';
@@ -73,6 +80,7 @@ export async function applyAcquirerEvent(
   }
   if (event.unhandled) deps.log.warn({ ...fields, reference }, `acquirer event not acted on: ${event.unhandled}`);
   await settleStaleClaim(deps, account, reference);
+  if (event.challengeDone && event.object) await settleWaitingChallenge(deps, account, reference, event.object);
   await journal.markEvent(event.id);
   deps.log.info({ ...fields, reference }, 'acquirer event applied');
   return 'applied';
@@ -119,4 +127,16 @@ async function settleStaleClaim(deps: CoreDeps, account: Account, reference: str
   if (!payment?.claim || payment.account_id !== account.account_id) return;
   if (!isStale(payment.claim, deps.clock.now())) return;
   await resolveStaleClaim(deps, account, payment);
+}
+
+/**
+ * The payment of `reference` still waiting on its challenge at the acquirer's object `object`, settled from the
+ * acquirer now (the shopper answered on the acquirer's page and may never come back): the same answer as their
+ * return, which then finds it settled. One answered, failed or ended meanwhile is left as it is.
+ */
+async function settleWaitingChallenge(deps: CoreDeps, account: Account, reference: string, object: string): Promise<void> {
+  const payment = await deps.store.getPayment(account.merchant_id, referenceKind(reference).transactionId);
+  if (!payment || payment.account_id !== account.account_id) return;
+  if (!payment.threeds.challenge_pending || payment.connector_ref !== object) return;
+  await answerChallenge((await depsOnClockOf(deps, account.merchant_id, payment)) ?? deps, account, payment, '');
 }

@@ -9,6 +9,7 @@ import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
 import { faultyStore } from '../../support/faults.js';
 import { CHALLENGE_WINDOW_MS } from '../../../src/core/payments/settle.js';
 import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../support/acquirers/accounts.js';
+import { stripeDelivery } from '../../support/acquirers/deliveries.js';
 
 /**
  * The /v1 money flows with the account routed to Stripe and to Adyen (DESIGN 16), each against its stub:
@@ -338,6 +339,48 @@ describe('a challenge on the acquirer’s own page that the gateway ends (its ex
       expect(late.status).toBe(404);
       expect(stripe.intentFor(transactionId)).toMatchObject({ status: 'canceled' });
       expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status: '4300' });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when the shopper passes Stripe’s challenge and Stripe’s event arrives before their return (or instead of it), then the event records the approval at once, and the return finds it', async () => {
+    const { gw } = gateway('stripe', 'event-passed');
+    try {
+      const { issuer, transactionId } = await challenged(gw);
+      const intent = stripe.intentFor(transactionId)!;
+      // still waiting at Stripe: its event settles nothing
+      expect((await stripeDelivery(gw, 'payment_intent.requires_action', intent, 'evt_waiting')).status).toBe(200);
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({
+        status: '1000',
+        threeds: { challenge_pending: true },
+      });
+      stripe.finishChallenge(intent.id, true);
+      expect((await stripeDelivery(gw, 'payment_intent.amount_capturable_updated', intent, 'evt_passed')).status).toBe(200);
+      const settled = await gw.deps.store.getPayment(MERCHANT_ID, transactionId);
+      expect(settled).toMatchObject({ status: '3000', threeds: { challenge_pending: false }, connector_ref: intent.id });
+      // sent again, and the shopper's return after all: both find it settled, nothing moves
+      expect((await stripeDelivery(gw, 'payment_intent.amount_capturable_updated', intent, 'evt_passed')).status).toBe(200);
+      const back = await request(gw.app).get(`${issuer.pathname}/return`).query({ payment_intent: intent.id });
+      expect(back.status).toBeLessThan(400);
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({ status: '3000', version: settled!.version });
+      expect(stripe.intentFor(transactionId)).toMatchObject({ status: 'requires_capture' });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when the shopper fails Stripe’s challenge and Stripe’s event arrives first, then the event records 3-D Secure failed (4300)', async () => {
+    const { gw } = gateway('stripe', 'event-failed');
+    try {
+      const { transactionId } = await challenged(gw);
+      const intent = stripe.intentFor(transactionId)!;
+      stripe.finishChallenge(intent.id, false);
+      expect((await stripeDelivery(gw, 'payment_intent.payment_failed', intent, 'evt_failed')).status).toBe(200);
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, transactionId)).toMatchObject({
+        status: '4300',
+        threeds: { challenge_pending: false },
+      });
     } finally {
       await gw.close();
     }

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import Stripe from 'stripe';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { ACCOUNT_ID, MERCHANT_ID, makeGateway, type TestGateway } from '../../support/gateway.js';
 import { pay, postBatch, ref, type Paid } from '../../support/operations.js';
 import { StripeStub } from '../../support/acquirers/stripe-stub.js';
 import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
 import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../support/acquirers/accounts.js';
+import { stripeDelivery } from '../../support/acquirers/deliveries.js';
 
 /**
  * Later events at the acquirer (issue 38): a refund that fails after the acquirer accepted it is recorded on
@@ -31,16 +31,6 @@ function gateway(code: 'stripe' | 'adyen', name: string): TestGateway {
     merchants: acquirerMerchants(code, code === 'stripe' ? stripe.baseUrl : adyen.baseUrl),
     env: code === 'stripe' ? STRIPE_ENV : ADYEN_ENV,
   });
-}
-
-function stripeDelivery(gw: TestGateway, type: string, object: unknown, id: string) {
-  const payload = JSON.stringify({ id, object: 'event', type, data: { object } });
-  const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: STRIPE_ENV.STRIPE_WHSEC_SHOP1 });
-  return request(gw.app)
-    .post('/connectors/stripe/webhook')
-    .set('Content-Type', 'application/json')
-    .set('Stripe-Signature', header)
-    .send(payload);
 }
 
 const adyenDelivery = (gw: TestGateway, item: unknown) =>

@@ -79,6 +79,8 @@ export class StripeStub extends AcquirerStub {
   readonly captures: [string, number][] = [];
   /** the return_url each intent was confirmed with (Stripe sends the shopper there after its challenge) */
   private readonly returnUrls = new Map<string, string>();
+  /** intent statuses already sent as events (pendingEvents) */
+  private readonly evented = new Set<string>();
 
   constructor() {
     super('Stripe', () =>
@@ -110,6 +112,32 @@ export class StripeStub extends AcquirerStub {
       pi.status = 'requires_payment_method';
       pi.last_payment_error = { code: 'payment_intent_authentication_failure', message: 'authentication failed' };
     }
+  }
+
+  /**
+   * The payment_intent events Stripe owes since the last call, one for each status an intent reached (its
+   * webhooks, as `Stripe.Event`-shaped objects with a copy of the intent): requires_action, requires_capture
+   * (amount_capturable_updated), succeeded, payment_failed (back to requires_payment_method with an error) and
+   * canceled.
+   */
+  pendingEvents(): { id: string; object: 'event'; type: string; data: { object: Intent } }[] {
+    const types: Record<string, string> = {
+      requires_action: 'payment_intent.requires_action',
+      requires_capture: 'payment_intent.amount_capturable_updated',
+      succeeded: 'payment_intent.succeeded',
+      canceled: 'payment_intent.canceled',
+    };
+    const out: { id: string; object: 'event'; type: string; data: { object: Intent } }[] = [];
+    for (const pi of this.intents.values()) {
+      const type =
+        types[pi.status] ??
+        (pi.status === 'requires_payment_method' && pi.last_payment_error ? 'payment_intent.payment_failed' : undefined);
+      const key = `${pi.id}:${pi.status}`;
+      if (!type || this.evented.has(key)) continue;
+      this.evented.add(key);
+      out.push({ id: `evt_${key}`, object: 'event', type, data: { object: structuredClone(pi) } });
+    }
+    return out;
   }
 
   /** The intent Stripe made for a gateway reference (its metadata). */

@@ -6,7 +6,8 @@ import { REFERENCE_METADATA } from './connector.js';
 
 /**
  * A Stripe event in the gateway's terms. The intent's events name the authorisation's reference (its
- * metadata) and the intent: `status` then reads the intent directly instead of waiting for Stripe's search.
+ * metadata) and the intent: `status` then reads the intent directly instead of waiting for Stripe's search,
+ * and an intent authorised or failed settles its payment still waiting on the challenge at Stripe's page.
  * A refund that failed after Stripe accepted it (refund.failed, or charge.refund.updated to failed) names the
  * refund's reference (its metadata); a dispute (charge.dispute.*) names its intent, whose payment the journal
  * knows, and becomes the gateway's dispute (DESIGN 13). Any other type is acknowledged and ignored.
@@ -19,6 +20,8 @@ export function stripeEvent(event: Stripe.Event): AcquirerEvent {
     case 'payment_intent.amount_capturable_updated':
     case 'payment_intent.succeeded':
     case 'payment_intent.payment_failed':
+      // authorised or failed: past a challenge on Stripe's page, if it had one
+      return reference && object.id ? { ...base, reference, object: object.id, challengeDone: true } : base;
     case 'payment_intent.canceled':
     case 'payment_intent.requires_action':
       return reference && object.id ? { ...base, reference, object: object.id } : base;
