@@ -7,6 +7,7 @@ import { StripeStub } from '../../support/acquirers/stripe-stub.js';
 import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
 import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../support/acquirers/accounts.js';
 import { stripeDelivery } from '../../support/acquirers/deliveries.js';
+import { disputeCall } from '../../support/disputes.js';
 
 /**
  * Later events at the acquirer (issue 38): a refund that fails after the acquirer accepted it is recorded on
@@ -160,6 +161,79 @@ describe('a dispute opened at the acquirer', () => {
       expect((await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id))!.disputes).toEqual([
         { dispute_id: `${paid.transaction_id}-D01`, status: 'won' },
       ]);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when the merchant sends evidence through the gateway on a Stripe dispute, then Stripe gets it submitted once, and its decision closes the gateway’s dispute', async () => {
+    const gw = gateway('stripe', 'dispute-evidence');
+    try {
+      const paid = await captured(gw);
+      const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'product_not_received', 'needs_response');
+      expect((await stripeDelivery(gw, 'charge.dispute.created', dp, 'evt_dpe_created')).text).toBe('applied');
+      const disputeId = `${paid.transaction_id}-D01`;
+      const evidence = {
+        product_description: 'A blue T-shirt, size M',
+        customer_communication: 'The shopper thanked us on 21 November',
+        shipping_tracking: 'TRACK-0001',
+        uncategorized_text: 'Delivered to the door',
+        submit: '1',
+      };
+      const sent = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, ...evidence });
+      expect(sent.body).toMatchObject({ return_status: '1', dispute_status: 'under_review' });
+      expect(stripe.disputes.get(dp.id)).toMatchObject({
+        status: 'under_review',
+        evidence_details: { submission_count: 1 },
+        evidence: {
+          product_description: 'A blue T-shirt, size M',
+          shipping_tracking_number: 'TRACK-0001',
+          uncategorized_text: 'Customer communication:\nThe shopper thanked us on 21 November\n\nDelivered to the door',
+        },
+      });
+      // sent again (a double click): refused by the gateway, nothing more at Stripe
+      const again = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, ...evidence });
+      expect(again.body).toMatchObject({ return_status: '0' });
+      expect(stripe.disputes.get(dp.id)!.evidence_details.submission_count).toBe(1);
+      // Stripe's updates on the way (under review) change nothing; its decision closes the dispute
+      expect((await stripeDelivery(gw, 'charge.dispute.updated', stripe.disputes.get(dp.id), 'evt_dpe_review')).text).toBe('applied');
+      stripe.disputes.get(dp.id)!.status = 'won';
+      expect((await stripeDelivery(gw, 'charge.dispute.closed', stripe.disputes.get(dp.id), 'evt_dpe_won')).text).toBe('applied');
+      const [won] = await gw.deps.store.getDisputes(MERCHANT_ID, [disputeId]);
+      expect(won!.history.map((h) => h.to)).toEqual(['needs_response', 'under_review', 'won']);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when the merchant accepts a Stripe dispute through the gateway, then it is closed at Stripe too; and evidence Stripe refuses is refused, the dispute left as it was', async () => {
+    const gw = gateway('stripe', 'dispute-accept');
+    try {
+      const paid = await captured(gw);
+      const intent = stripe.intentFor(paid.transaction_id)!.id;
+      const dp = stripe.openDispute(intent, 'fraudulent', 'needs_response');
+      expect((await stripeDelivery(gw, 'charge.dispute.created', dp, 'evt_dpa_created')).text).toBe('applied');
+      const accepted = await disputeCall(gw.app, 'disputeAccept', { dispute_id: `${paid.transaction_id}-D01` });
+      expect(accepted.body).toMatchObject({ return_status: '1', dispute_status: 'lost' });
+      expect(stripe.disputes.get(dp.id)).toMatchObject({ status: 'lost' });
+
+      // a second payment's dispute that Stripe has closed already (its webhook not arrived yet)
+      const other = await captured(gw);
+      const closed = stripe.openDispute(stripe.intentFor(other.transaction_id)!.id, 'general', 'needs_response');
+      expect((await stripeDelivery(gw, 'charge.dispute.created', closed, 'evt_dpa_created_2')).text).toBe('applied');
+      stripe.disputes.get(closed.id)!.status = 'lost';
+      const refused = await disputeCall(gw.app, 'disputeEvidence', {
+        dispute_id: `${other.transaction_id}-D01`,
+        uncategorized_text: 'too late',
+        submit: '1',
+      });
+      expect(refused.body).toMatchObject({
+        return_status: '0',
+        return_message: expect.stringContaining('the acquirer refused it: stripe: This dispute is lost') as unknown,
+        dispute_status: 'needs_response',
+      });
+      const [left] = await gw.deps.store.getDisputes(MERCHANT_ID, [`${other.transaction_id}-D01`]);
+      expect(left).toMatchObject({ status: 'needs_response', evidence_submitted_at: null });
     } finally {
       await gw.close();
     }

@@ -25,6 +25,19 @@ interface Intent {
   card: string;
 }
 
+interface Dispute {
+  id: string;
+  object: 'dispute';
+  amount: number;
+  currency: string;
+  payment_intent: string;
+  reason: string;
+  status: string;
+  evidence: Record<string, string>;
+  evidence_details: { submission_count: number };
+  metadata: Record<string, string>;
+}
+
 interface Refund {
   id: string;
   object: 'refund';
@@ -79,6 +92,8 @@ export class StripeStub extends AcquirerStub {
   readonly captures: [string, number][] = [];
   /** the return_url each intent was confirmed with (Stripe sends the shopper there after its challenge) */
   private readonly returnUrls = new Map<string, string>();
+  /** the disputes opened on intents (openDispute), moved by the merchant's evidence and acceptance */
+  readonly disputes = new Map<string, Dispute>();
   /** intent statuses already sent as events (pendingEvents) */
   private readonly evented = new Set<string>();
 
@@ -140,6 +155,25 @@ export class StripeStub extends AcquirerStub {
     return out;
   }
 
+  /** A dispute the cardholder's bank opens on an intent's charge: what Stripe's charge.dispute.created carries. */
+  openDispute(intentId: string, reason: string, status: 'warning_needs_response' | 'needs_response'): Dispute {
+    const pi = this.intents.get(intentId)!;
+    const dp: Dispute = {
+      id: this.id('dp'),
+      object: 'dispute',
+      amount: pi.amount_received || pi.amount,
+      currency: pi.currency,
+      payment_intent: pi.id,
+      reason,
+      status,
+      evidence: {},
+      evidence_details: { submission_count: 0 },
+      metadata: {},
+    };
+    this.disputes.set(dp.id, dp);
+    return structuredClone(dp);
+  }
+
   /** The intent Stripe made for a gateway reference (its metadata). */
   intentFor(reference: string): Intent | undefined {
     return [...this.intents.values()].find((pi) => pi.metadata.gateway_reference === reference);
@@ -160,12 +194,41 @@ export class StripeStub extends AcquirerStub {
       return this.found(m[1]!, (pi) => ({ status: 200, body: pi }));
     if ((m = /^\/v1\/payment_intents\/([^/]+)\/capture$/.exec(r.path))) return this.found(m[1]!, (pi) => this.capture(pi, form));
     if ((m = /^\/v1\/payment_intents\/([^/]+)\/cancel$/.exec(r.path))) return this.found(m[1]!, (pi) => this.cancel(pi));
+    if ((m = /^\/v1\/disputes\/([^/]+)$/.exec(r.path)) && r.method === 'POST')
+      return this.disputeFound(m[1]!, (dp) => this.evidence(dp, form));
+    if ((m = /^\/v1\/disputes\/([^/]+)\/close$/.exec(r.path)) && r.method === 'POST')
+      return this.disputeFound(m[1]!, (dp) => this.close(dp));
     if (r.method === 'POST' && r.path === '/v1/refunds') return this.refund(form);
     if (r.method === 'GET' && r.path === '/v1/refunds') {
       const data = [...this.refunds.values()].filter((x) => x.payment_intent === r.query.get('payment_intent'));
       return { status: 200, body: { object: 'list', data, has_more: false, url: '/v1/refunds' } };
     }
     return error(404, 'invalid_request_error', `Unrecognized request URL (${r.method}: ${r.path})`);
+  }
+
+  private disputeFound(id: string, then: (dp: Dispute) => StubAnswer): StubAnswer {
+    const dp = this.disputes.get(id);
+    return dp ? then(dp) : error(404, 'invalid_request_error', `No such dispute: '${id}'`, { code: 'resource_missing' });
+  }
+
+  /** Updates a dispute's evidence; with submit=true sends it (once): the dispute is then under review. */
+  private evidence(dp: Dispute, form: Record<string, unknown>): StubAnswer {
+    if (!dp.status.endsWith('needs_response'))
+      return error(400, 'invalid_request_error', `This dispute is ${dp.status} and its evidence can no longer be updated.`);
+    Object.assign(dp.evidence, (form.evidence as Record<string, string> | undefined) ?? {});
+    Object.assign(dp.metadata, (form.metadata as Record<string, string> | undefined) ?? {});
+    if (form.submit === 'true') {
+      dp.evidence_details.submission_count++;
+      dp.status = dp.status === 'warning_needs_response' ? 'warning_under_review' : 'under_review';
+    }
+    return { status: 200, body: dp };
+  }
+
+  /** Closes a dispute (the merchant accepts it): a chargeback is lost, an inquiry closed. */
+  private close(dp: Dispute): StubAnswer {
+    if (!dp.status.endsWith('needs_response')) return error(400, 'invalid_request_error', `This dispute is already ${dp.status}.`);
+    dp.status = dp.status === 'warning_needs_response' ? 'warning_closed' : 'lost';
+    return { status: 200, body: dp };
   }
 
   private found(id: string, then: (pi: Intent) => StubAnswer): StubAnswer {

@@ -4,8 +4,10 @@ import type {
   AuthorisationOutcome,
   CardAuthorisation,
   CardConnector,
+  DisputeOperations,
   OperationOutcome,
 } from '../../ports/card-connector.js';
+import type { DisputeEvidence } from '../../disputes/dispute-record.js';
 import { AcquirerJournal, AcquirerUnreachable, referenceKind } from '../journal.js';
 import { declineReason, intentOutcome, paymentMethodOf } from './map.js';
 
@@ -157,6 +159,32 @@ export class StripeConnector implements CardConnector {
     throw new AcquirerUnreachable('stripe', `intent ${connectorRef} neither cancelled nor answered (${voided.message})`);
   }
 
+  /**
+   * Stripe's disputes (DESIGN 13): Stripe reports them by webhook (charge.dispute.*, events.ts), so the gateway
+   * watches no payment and asks for none. The merchant's evidence is sent as the dispute's evidence and
+   * submitted at once (Stripe takes one submission); an acceptance closes the dispute at Stripe, which then
+   * counts it lost. Each call carries its reference as the Idempotency-Key, so a retry acts once; Stripe's
+   * refusal (a dispute already closed or submitted) is the answer, and an unreachable Stripe is thrown.
+   */
+  readonly disputes: DisputeOperations = {
+    watches: () => false,
+    since: () => Promise.resolve([]),
+    submitEvidence: (disputeRef, evidence, reference) =>
+      this.operation(reference, disputeRef, async () => {
+        const dp = await this.stripe.disputes.update(
+          disputeRef,
+          { evidence: stripeEvidence(evidence), submit: true, metadata: { [REFERENCE_METADATA]: reference } },
+          { idempotencyKey: reference },
+        );
+        return { ok: true, connectorRef: dp.id };
+      }),
+    accept: (disputeRef, reference) =>
+      this.operation(reference, disputeRef, async () => {
+        const dp = await this.stripe.disputes.close(disputeRef, {}, { idempotencyKey: reference });
+        return { ok: true, connectorRef: dp.id };
+      }),
+  };
+
   capture(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome> {
     return this.operation(reference, connectorRef, async () => {
       const pi = await this.stripe.paymentIntents.capture(
@@ -274,4 +302,19 @@ function definiteRefusal(err: unknown): boolean {
   if (!(err instanceof Stripe.errors.StripeError)) return false;
   const status = err.statusCode ?? 0;
   return status >= 400 && status < 500 && status !== 409 && status !== 429 && !(err instanceof Stripe.errors.StripeConnectionError);
+}
+
+/**
+ * The gateway's evidence as Stripe's text fields. Stripe's customer_communication is a file upload, not text:
+ * the merchant's text of it goes first in uncategorized_text, under its own heading. Empty fields are not sent.
+ */
+export function stripeEvidence(e: DisputeEvidence): Stripe.DisputeUpdateParams.Evidence {
+  const other = [e.customer_communication ? `Customer communication:\n${e.customer_communication}` : '', e.uncategorized_text].filter(
+    Boolean,
+  );
+  return {
+    ...(e.product_description ? { product_description: e.product_description } : {}),
+    ...(e.shipping_tracking ? { shipping_tracking_number: e.shipping_tracking } : {}),
+    ...(other.length > 0 ? { uncategorized_text: other.join('\n\n') } : {}),
+  };
 }
