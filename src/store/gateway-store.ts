@@ -17,7 +17,7 @@ import { isFinalPayout } from '../core/payouts/payout-state.js';
 import type { CheckoutSession } from '../core/checkout/session.js';
 import type { AcquirerLedger } from '../core/ports/acquirer-ledger.js';
 import { CLOCK_QUEUES, type ClockMark, type TestClock } from '../core/clocks/clock-record.js';
-import type { DisputeRecord } from '../core/disputes/dispute-record.js';
+import { isOpenDispute, type DisputeRecord } from '../core/disputes/dispute-record.js';
 import type { Condition, KvStore, Versioned, Write } from './kv.js';
 
 /**
@@ -355,27 +355,31 @@ export class KvGatewayStore implements GatewayStore {
       }
     }
     for (const recurringId of ids('contract')) writes.push({ op: 'del', key: keys.contract(m, recurringId) });
+    // what the clock's objects still under way took from the deposit balance is given back, in the same commit,
+    // under the balance's version: a payout not completed (nor failed and credited back already), a dispute
+    // still open (its amount and fee); a decided dispute or a completed payout moved money that stays moved
+    const conditions: Condition[] = [{ key: keys.testClock(m, id), version: clock.version }];
+    const credits = new Map<string, { account: string; currency: string; amount: number }>();
+    const giveBack = (account: string, currency: string, amount: number) => {
+      const at = `${account}\u0000${currency}`;
+      const credit = credits.get(at) ?? { account, currency, amount: 0 };
+      credits.set(at, { ...credit, amount: credit.amount + amount });
+    };
     for (const d of (await this.getDisputes(m, ids('dispute'))).flatMap((x) => x ?? [])) {
       writes.push(
         { op: 'del', key: keys.dispute(m, d.dispute_id) },
         { op: 'zrem', key: keys.disputesByTime(m, d.account_id), member: d.dispute_id },
         { op: 'zrem', key: keys.openDisputes(m, d.account_id), member: d.dispute_id },
       );
+      if (isOpenDispute(d.status)) giveBack(d.account_id, d.currency, d.amount + d.fee);
     }
     for (const notifyId of ids('outbox')) writes.push({ op: 'del', key: keys.outbox(m, notifyId) });
-    // the clock's payouts go with it; one still under way (not completed, nor failed and credited back) gives
-    // its debit back to the deposit balance, in the same commit, under the balance's version
-    const conditions: Condition[] = [{ key: keys.testClock(m, id), version: clock.version }];
-    const credits = new Map<string, { account: string; currency: string; amount: number }>();
     for (const p of (await Promise.all(ids('payout').map((txn) => this.getPayout(m, txn)))).flatMap((x) => x ?? [])) {
       writes.push(
         { op: 'del', key: keys.payout(m, p.transaction_id) },
         { op: 'del', key: keys.payoutRequest(m, p.account_id, p.request_id) },
       );
-      if (isFinalPayout(p.status)) continue;
-      const at = `${p.account_id}\u0000${p.request.source_currency}`;
-      const credit = credits.get(at) ?? { account: p.account_id, currency: p.request.source_currency, amount: 0 };
-      credits.set(at, { ...credit, amount: credit.amount + p.amount_payer_pays });
+      if (!isFinalPayout(p.status)) giveBack(p.account_id, p.request.source_currency, p.amount_payer_pays);
     }
     for (const c of credits.values()) {
       const balance = await this.getBalance(m, c.account, c.currency);

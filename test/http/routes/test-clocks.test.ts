@@ -436,6 +436,20 @@ describe('the other dispute paths on a clock (DESIGN 13 driven by DESIGN 14)', (
     for (const n of r.received) expectSigned(n);
   });
 
+  it('when the clock is deleted, then the amount and fee of its dispute still open are given back to the deposit balance, and those of a decided one are not', async () => {
+    const open = await openDispute('clocks-dispute-delete-open', CARDS.disputeFraud);
+    expect(await balance(open.gw)).toBe(OPENING - 1000 - 1500);
+    signedAnswer(await clockCall(open.gw.app, 'testClockDelete', { test_clock_id: open.id }));
+    expect(await open.gw.deps.store.getDispute(MERCHANT_ID, open.dispute.dispute_id!)).toBeUndefined();
+    expect(await balance(open.gw)).toBe(OPENING);
+
+    const decided = await openDispute('clocks-dispute-delete-lost', CARDS.disputeFraud);
+    const accepted = await disputeCall(decided.gw.app, 'disputeAccept', { dispute_id: decided.dispute.dispute_id });
+    expect(accepted.body).toMatchObject({ return_status: '1', dispute_status: 'lost' });
+    signedAnswer(await clockCall(decided.gw.app, 'testClockDelete', { test_clock_id: decided.id }));
+    expect(await balance(decided.gw)).toBe(OPENING - 1000 - 1500);
+  });
+
   it('when the clock passes due_date without evidence, then it is lost, and evidence sent after the deadline is refused saying why', async () => {
     const { gw, r, id, order, dispute } = await openDispute('clocks-dispute-late', CARDS.disputeNotReceived);
     expect(dispute.due_date).toBe(compact(T0 + 7 * DAY));
