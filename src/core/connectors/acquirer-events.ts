@@ -4,6 +4,7 @@ import type { AcquirerDispute, AcquirerStatus } from '../ports/card-connector.js
 import { GatewayError } from '../kernel/errors.js';
 import { reportAcquirerDispute } from '../disputes/report.js';
 import { recordRefundFailedLater } from '../operations/refund-failed.js';
+import { recordCaptureFailedLater } from '../operations/capture-failed.js';
 import { isStale } from '../payments/claim.js';
 import { resolveStaleClaim } from '../operations/stale-claim.js';
 import { answerChallenge } from '../payments/authorise.js';
@@ -29,6 +30,8 @@ export interface AcquirerEvent {
   unhandled?: string;
   /** a refund the acquirer accepted failed later: `reference` is the refund's, this says why */
   refundFailed?: { reason: string };
+  /** a capture the acquirer accepted failed later: `reference` is the capture's (or its payment's), this says why */
+  captureFailed?: { reason: string };
   /** a dispute the acquirer reports on the payment of `reference` (or of `paymentObject`): DESIGN 13 */
   dispute?: AcquirerDispute;
   /** the acquirer's object of the payment when the event does not name the gateway's reference (a Stripe intent) */
@@ -57,7 +60,8 @@ export async function applyAcquirerEvent(
   if (await journal.eventSeen(event.id)) return 'duplicate';
   const fields = { merchant_id: account.merchant_id, account_id: account.account_id, event_id: event.id, event_type: event.type };
   const named = event.reference ?? (event.paymentObject ? await journal.referenceOf(event.paymentObject) : undefined);
-  if (named && (event.dispute || event.refundFailed)) return laterEvent(deps, account, journal, event, named, fields);
+  if (named && (event.dispute || event.refundFailed || event.captureFailed))
+    return laterEvent(deps, account, journal, event, named, fields);
   if (!event.reference) {
     if (event.unhandled) deps.log.warn({ ...fields }, `acquirer event not acted on: ${event.unhandled}`);
     else deps.log.info(fields, 'acquirer event of a type the gateway does not use: acknowledged');
@@ -106,6 +110,18 @@ async function laterEvent(
     if (reported.kind === 'busy') throw new GatewayError('STORE_UNAVAILABLE', 'the payment is busy; send the event again');
     outcome =
       reported.kind === 'refused' ? `dispute not applied: ${reported.why}` : `dispute ${reported.dispute.dispute_id} ${reported.kind}`;
+  } else if (event.captureFailed) {
+    const recorded = await recordCaptureFailedLater(deps, account, transactionId, event.captureFailed.reason);
+    if (recorded === 'busy') throw new GatewayError('STORE_UNAVAILABLE', 'the payment is busy; send the event again');
+    // a capture not recorded yet: the failure is its answer, which its claim reads
+    if (recorded === 'not-recorded' && event.answer && referenceKind(reference).op === 'capture') {
+      await journal.answered(reference, event.answer);
+      await settleStaleClaim(deps, account, reference);
+    }
+    outcome =
+      recorded === 'operator'
+        ? `capture of ${transactionId} failed later (${event.captureFailed.reason}), after the payment was refunded or disputed: the operator settles it with the acquirer`
+        : `capture of ${transactionId} failed later: ${recorded}`;
   } else {
     const recorded = await recordRefundFailedLater(deps, account, transactionId, reference, event.refundFailed!.reason);
     if (recorded === 'busy') throw new GatewayError('STORE_UNAVAILABLE', 'the payment is busy; send the event again');

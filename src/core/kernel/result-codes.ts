@@ -16,6 +16,7 @@ export const RESULT = {
   EXPIRED: ['3008', 'Authorisation expired'],
   SHOPPER_CANCELLED: ['3009', 'Cancelled by the shopper'],
   SUSPECTED_FRAUD: ['3010', 'Declined as suspected fraud'],
+  CAPTURE_FAILED: ['3011', 'Capture failed at the acquirer'],
   CONNECTOR_ERROR: ['5001', 'Processing error at the connector'],
 } as const satisfies Record<string, readonly [string, string]>;
 

@@ -8,7 +8,8 @@ const TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
   [S.PENDING]: [S.HELD, S.AUTHORISED, S.CAPTURED, S.DECLINED, S.REJECTED, S.THREEDS_FAILED, S.CANCELLED, S.EXPIRED],
   [S.HELD]: [S.AUTHORISED, S.CAPTURED, S.REJECTED, S.CANCELLED, S.EXPIRED],
   [S.AUTHORISED]: [S.CAPTURED, S.CANCELLED, S.EXPIRED],
-  [S.CAPTURED]: [S.PARTLY_REFUNDED, S.REFUNDED],
+  // expired, when a capture the acquirer accepted fails there later (operations/capture-failed.ts): no money moved
+  [S.CAPTURED]: [S.PARTLY_REFUNDED, S.REFUNDED, S.EXPIRED],
   // back, when a refund the acquirer accepted fails there later (operations/refund-failed.ts): the money stayed
   [S.PARTLY_REFUNDED]: [S.PARTLY_REFUNDED, S.REFUNDED, S.CAPTURED],
   [S.REFUNDED]: [S.PARTLY_REFUNDED, S.CAPTURED],

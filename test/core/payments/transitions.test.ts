@@ -15,7 +15,8 @@ const ALLOWED: Record<PaymentStatus, PaymentStatus[]> = {
   [S.PENDING]: [S.HELD, S.AUTHORISED, S.CAPTURED, S.DECLINED, S.REJECTED, S.THREEDS_FAILED, S.CANCELLED, S.EXPIRED],
   [S.HELD]: [S.AUTHORISED, S.CAPTURED, S.REJECTED, S.CANCELLED, S.EXPIRED],
   [S.AUTHORISED]: [S.CAPTURED, S.CANCELLED, S.EXPIRED],
-  [S.CAPTURED]: [S.PARTLY_REFUNDED, S.REFUNDED],
+  // a capture the acquirer failed later leaves nothing captured: expired (operations/capture-failed.ts)
+  [S.CAPTURED]: [S.PARTLY_REFUNDED, S.REFUNDED, S.EXPIRED],
   // a refund the acquirer failed later gives the amount back (operations/refund-failed.ts)
   [S.PARTLY_REFUNDED]: [S.PARTLY_REFUNDED, S.REFUNDED, S.CAPTURED],
   [S.REFUNDED]: [S.PARTLY_REFUNDED, S.CAPTURED],

@@ -112,6 +112,57 @@ describe('a refund that fails at the acquirer after it was accepted', () => {
   });
 });
 
+describe('a capture that fails at the acquirer after it was accepted', () => {
+  it('when Adyen sends CAPTURE_FAILED (twice) for an accepted capture, then the payment is expired with nothing captured, notified once, and cannot be captured or refunded', async () => {
+    const gw = gateway('adyen', 'capture-failed');
+    try {
+      const paid = await captured(gw);
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id)).toMatchObject({ status: '3100', captured: 5000 });
+      const item = adyen.notification('CAPTURE_FAILED', `${paid.transaction_id}-cap`, ADYEN_HMAC, true, 'Authorisation expired');
+      for (let i = 0; i < 2; i++) {
+        const res = await adyenDelivery(gw, item);
+        expect([res.status, res.text]).toEqual([200, '[accepted]']);
+      }
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id)).toMatchObject({
+        status: '4400',
+        captured: 0,
+        result_code: '3011',
+      });
+      const notices = (await gw.deps.store.outboxOfOrder(MERCHANT_ID, ACCOUNT_ID, paid.order_no, 50)).filter(
+        (n) => n.notify_type === 'capture',
+      );
+      // the capture's notice, then its failure's
+      expect(notices.map((n) => [n.fields.payment_status, n.fields.captured_amount, n.fields.result_info]).sort()).toEqual([
+        ['3100', '50.00', '0000:Success'],
+        ['4400', '0.00', '3011:Capture failed at the acquirer'],
+      ]);
+      const refund = await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '10.00', refund_reason: 'goodwill' })]);
+      expect(refund.body.refund_orders[0].refund_status).toBe('0');
+      const capture = await postBatch(gw.app, 'capture', [ref(paid, { amount: '50.00' })]);
+      expect(capture.body.capture_orders[0].capture_status).toBe('0');
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when the payment was refunded in part before Adyen’s CAPTURE_FAILED arrives, then it is left as it is for the operator, and the event is acknowledged', async () => {
+    const gw = gateway('adyen', 'capture-failed-refunded');
+    try {
+      const { paid } = await refundedInPart(gw);
+      const before = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
+      const item = adyen.notification('CAPTURE_FAILED', `${paid.transaction_id}-cap`, ADYEN_HMAC, true, 'Authorisation expired');
+      const res = await adyenDelivery(gw, item);
+      expect([res.status, res.text]).toEqual([200, '[accepted]']);
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id)).toMatchObject({
+        status: '3200',
+        version: before!.version,
+      });
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
 describe('a dispute opened at the acquirer', () => {
   it('when Stripe reports an inquiry, escalates it and closes it lost, then the gateway’s dispute follows each step once', async () => {
     const gw = gateway('stripe', 'dispute');

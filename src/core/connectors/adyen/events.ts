@@ -12,8 +12,8 @@ type Item = Types.notification.NotificationRequestItem;
  * under the modification's own reference (the gateway sends its reference as the modification's). A refund
  * that failed after Adyen accepted it (REFUND_FAILED, or REFUND with success false) is recorded on the
  * payment; chargebacks (REQUEST_FOR_INFORMATION, NOTIFICATION_OF_CHARGEBACK, CHARGEBACK, CHARGEBACK_REVERSED,
- * SECOND_CHARGEBACK) become the gateway's disputes (DESIGN 13). A capture failed later is logged for the
- * operator; other event codes are acknowledged.
+ * SECOND_CHARGEBACK) become the gateway's disputes (DESIGN 13). A capture failed later (CAPTURE_FAILED) is
+ * recorded on the payment (operations/capture-failed.ts); other event codes are acknowledged.
  * Adyen's own advice: an event is the same event when its code, PSP reference and success are.
  */
 export function adyenEvent(item: Item): AcquirerEvent {
@@ -78,7 +78,12 @@ export function adyenEvent(item: Item): AcquirerEvent {
         answer: { op: 'refund', outcome: failed, ...amount },
       };
     case 'CAPTURE_FAILED':
-      return { ...base, unhandled: `${item.eventCode} for ${reference} (${item.reason || 'no reason given'})` };
+      return {
+        ...base,
+        reference,
+        captureFailed: { reason: `adyen: ${item.eventCode}${item.reason ? ` (${item.reason})` : ''}` },
+        answer: { op: 'capture', outcome: failed, ...amount },
+      };
     case 'REQUEST_FOR_INFORMATION':
     case 'NOTIFICATION_OF_CHARGEBACK':
     case 'CHARGEBACK':
