@@ -6,7 +6,6 @@ import { acquirerReference } from '../payments/claim.js';
 import { formatAmount } from '../kernel/money.js';
 import { pause } from '../kernel/clock.js';
 import { RESULT } from '../kernel/result-codes.js';
-import { isOpenDispute } from '../disputes/dispute-record.js';
 import { outboxRecord, paymentNotificationFields } from '../notifications/outbox.js';
 
 /**
@@ -41,8 +40,7 @@ export async function recordCaptureFailedLater(
       await pause(deps.clock, 20 * (attempt + 1));
       continue;
     }
-    if (p.status === S.PARTLY_REFUNDED || p.status === S.REFUNDED || (p.disputes ?? []).some((d) => isOpenDispute(d.status)))
-      return 'operator';
+    if (p.status === S.PARTLY_REFUNDED || p.status === S.REFUNDED || (p.disputes ?? []).length > 0) return 'operator';
     if (p.status !== S.CAPTURED) return 'not-recorded';
     const now = deps.clock.now();
     const move = moveTo(p, S.EXPIRED, now, { captured: 0, result_code: RESULT.CAPTURE_FAILED[0] });
