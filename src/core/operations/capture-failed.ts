@@ -4,17 +4,15 @@ import { PaymentStatus as S } from '../payments/payment.js';
 import { moveTo } from '../payments/transitions.js';
 import { acquirerReference } from '../payments/claim.js';
 import { formatAmount } from '../kernel/money.js';
-import { pause } from '../kernel/clock.js';
 import { RESULT } from '../kernel/result-codes.js';
 import { outboxRecord, paymentNotificationFields } from '../notifications/outbox.js';
+import { recordLaterFailure } from './later-failure.js';
 
 /**
  * What recording a later capture failure did. `operator`: the payment has moved on from the capture (refunded
  * in part or whole, or disputed): the failure is the operator's to settle with the acquirer, and is logged.
  */
 export type CaptureFailedResult = 'recorded' | 'unchanged' | 'not-recorded' | 'operator' | 'busy';
-
-const ATTEMPTS = 8;
 
 /**
  * A capture the acquirer accepted and failed later (Adyen's CAPTURE_FAILED: the scheme refused it, often
@@ -31,40 +29,22 @@ export async function recordCaptureFailedLater(
   transactionId: string,
   reason: string,
 ): Promise<CaptureFailedResult> {
-  const m = account.merchant_id;
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const p = await deps.store.getPayment(m, transactionId);
-    if (!p || p.account_id !== account.account_id) return 'not-recorded';
+  const result = await recordLaterFailure<'unchanged' | 'not-recorded' | 'operator'>(deps, account, transactionId, (p, now) => {
+    if (!p) return 'not-recorded';
     if (p.result_code === RESULT.CAPTURE_FAILED[0]) return 'unchanged';
-    if (p.claim) {
-      await pause(deps.clock, 20 * (attempt + 1));
-      continue;
-    }
+    if (p.claim) return 'wait';
     if (p.status === S.PARTLY_REFUNDED || p.status === S.REFUNDED || (p.disputes ?? []).length > 0) return 'operator';
     if (p.status !== S.CAPTURED) return 'not-recorded';
-    const now = deps.clock.now();
     const move = moveTo(p, S.EXPIRED, now, { captured: 0, result_code: RESULT.CAPTURE_FAILED[0] });
     if (!move.ok) return 'unchanged';
     const next = move.payment;
-    const outbox = next.notify_url
-      ? [
-          outboxRecord(deps, account, 'capture', next.notify_url, {
-            ...paymentNotificationFields(next, deps.timezone),
-            capture_amount: formatAmount(p.captured),
-          }),
-        ]
-      : [];
-    const committed = await deps.store
-      .commit({ merchantId: m, payments: [{ next, expected: p.version }], outbox: outbox.map((o) => ({ next: o, expected: 0 })) })
-      .catch(() => false);
-    if (committed) {
-      deps.log.warn(
-        { merchant_id: m, transaction_id: transactionId, reference: acquirerReference.capture(transactionId), reason },
-        'capture failed at the acquirer after it was accepted: the payment is expired, nothing captured',
-      );
-      return 'recorded';
-    }
-    await pause(deps.clock, 5);
-  }
-  return 'busy';
+    const fields = { ...paymentNotificationFields(next, deps.timezone), capture_amount: formatAmount(p.captured) };
+    return { next, outbox: next.notify_url ? [outboxRecord(deps, account, 'capture', next.notify_url, fields)] : [] };
+  });
+  if (result === 'recorded')
+    deps.log.warn(
+      { merchant_id: account.merchant_id, transaction_id: transactionId, reference: acquirerReference.capture(transactionId), reason },
+      'capture failed at the acquirer after it was accepted: the payment is expired, nothing captured',
+    );
+  return result;
 }

@@ -3,13 +3,11 @@ import type { Account } from '../merchants/directory.js';
 import { PaymentStatus as S, type RefundRecord } from '../payments/payment.js';
 import { moveTo } from '../payments/transitions.js';
 import { formatAmount } from '../kernel/money.js';
-import { pause } from '../kernel/clock.js';
 import { outboxRecord, paymentNotificationFields } from '../notifications/outbox.js';
+import { recordLaterFailure } from './later-failure.js';
 
 /** What recording a later refund failure did. */
 export type RefundFailedResult = 'recorded' | 'unchanged' | 'not-recorded' | 'busy';
-
-const ATTEMPTS = 8;
 
 /**
  * A refund the acquirer accepted and failed later (Stripe's refund.failed, Adyen's REFUND_FAILED or a REFUND
@@ -27,19 +25,13 @@ export async function recordRefundFailedLater(
   refundReferenceId: string,
   reason: string,
 ): Promise<RefundFailedResult> {
-  const m = account.merchant_id;
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const p = await deps.store.getPayment(m, transactionId);
-    if (!p || p.account_id !== account.account_id) return 'not-recorded';
+  return recordLaterFailure<'unchanged' | 'not-recorded'>(deps, account, transactionId, (p, now) => {
+    if (!p) return 'not-recorded';
     const i = p.refunds.findIndex((r) => r.refund_reference_id === refundReferenceId);
     if (i < 0) return 'not-recorded';
     const accepted = p.refunds[i]!;
     if (accepted.refund_status === '0') return 'unchanged';
-    if (p.claim) {
-      await pause(deps.clock, 20 * (attempt + 1));
-      continue;
-    }
-    const now = deps.clock.now();
+    if (p.claim) return 'wait';
     const failed: RefundRecord = {
       ...accepted,
       refund_status: '0',
@@ -51,22 +43,13 @@ export async function recordRefundFailedLater(
     const move = moveTo(p, refunded === 0 ? S.CAPTURED : S.PARTLY_REFUNDED, now, { refunded, refunds });
     if (!move.ok) return 'unchanged';
     const next = move.payment;
-    const outbox = next.notify_url
-      ? [
-          outboxRecord(deps, account, 'refund', next.notify_url, {
-            ...paymentNotificationFields(next, deps.timezone),
-            refund_reference_id: refundReferenceId,
-            refund_amount: formatAmount(accepted.refund_amount),
-            refund_status: '0',
-            refund_message: failed.refund_message,
-          }),
-        ]
-      : [];
-    const committed = await deps.store
-      .commit({ merchantId: m, payments: [{ next, expected: p.version }], outbox: outbox.map((o) => ({ next: o, expected: 0 })) })
-      .catch(() => false);
-    if (committed) return 'recorded';
-    await pause(deps.clock, 5);
-  }
-  return 'busy';
+    const fields = {
+      ...paymentNotificationFields(next, deps.timezone),
+      refund_reference_id: refundReferenceId,
+      refund_amount: formatAmount(accepted.refund_amount),
+      refund_status: '0',
+      refund_message: failed.refund_message,
+    };
+    return { next, outbox: next.notify_url ? [outboxRecord(deps, account, 'refund', next.notify_url, fields)] : [] };
+  });
 }
