@@ -71,7 +71,13 @@ async function answerDispute(
       try {
         outcome = await send(d);
       } catch (err) {
-        outcome = { ok: false, message: (err as Error).message };
+        // unreachable, or its answer lost: it may have acted. Never "refused"; the same call again asks under the
+        // same reference, which the acquirer answers with its first result, so it acts once
+        return {
+          ok: false,
+          message: `dispute_id: the acquirer's answer is unknown (${(err as Error).message}); send the same call again`,
+          dispute: d,
+        };
       }
       if (!outcome.ok) return { ok: false, message: `the acquirer refused it: ${outcome.message}`, dispute: d };
       sent = true;

@@ -257,6 +257,28 @@ describe('a dispute opened at the acquirer', () => {
     }
   });
 
+  it('when Stripe takes the evidence but its answer is lost, then the merchant is told the outcome is unknown (never refused), and the same call again records it once', async () => {
+    const gw = gateway('stripe', 'dispute-lost-answer');
+    try {
+      const paid = await captured(gw);
+      const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'fraudulent', 'needs_response');
+      expect((await stripeDelivery(gw, 'charge.dispute.created', dp, 'evt_dpl_created')).text).toBe('applied');
+      const disputeId = `${paid.transaction_id}-D01`;
+      // Stripe's SDK sends a dropped request once more by itself: both drops, after Stripe acted on the first
+      stripe.server.fail('act-then-drop', (r) => r.path.startsWith('/v1/disputes/'), 2);
+      const lost = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: 'proof', submit: '1' });
+      expect(lost.body).toMatchObject({ return_status: '0', dispute_status: 'needs_response' });
+      expect(String(lost.body.return_message)).toContain('unknown');
+      expect(String(lost.body.return_message)).not.toContain('refused');
+      expect(stripe.disputes.get(dp.id)).toMatchObject({ status: 'under_review', evidence_details: { submission_count: 1 } });
+      const again = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: 'proof', submit: '1' });
+      expect(again.body).toMatchObject({ return_status: '1', dispute_status: 'under_review' });
+      expect(stripe.disputes.get(dp.id)!.evidence_details.submission_count).toBe(1);
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('when the merchant accepts a Stripe dispute through the gateway, then it is closed at Stripe too; and evidence Stripe refuses is refused, the dispute left as it was', async () => {
     const gw = gateway('stripe', 'dispute-accept');
     try {
