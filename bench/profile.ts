@@ -126,8 +126,8 @@ export function redisCommandCosts(commandstats: string, requests: number): Redis
   return costs.filter((c) => c.callsPerRequest >= 0.01).sort((a, b) => b.usPerRequest - a.usPerRequest);
 }
 
-export function printRedisCommands(title: string, costs: readonly RedisCommandCost[]): void {
-  console.log(`\nRedis commands per ${title} (commandstats over the gateway's life; a script's time includes its commands):`);
+export function printRedisCommands(title: string, costs: readonly RedisCommandCost[], over = "over the gateway's life"): void {
+  console.log(`\nRedis commands per ${title} (commandstats ${over}; a script's time includes its commands):`);
   for (const c of costs)
     console.log(`  ${c.command.padEnd(12)} ${c.callsPerRequest.toFixed(2).padStart(6)} calls ${c.usPerRequest.toFixed(1).padStart(7)} us`);
 }

@@ -42,9 +42,9 @@ import { soak } from './soak.js';
  *                                allocated a request, by function and by the nearest function of ours
  *   npm run bench -- --soak      the soak alone, BENCH_SOAK payments (default 100000)
  *   npm run bench -- --authorise baseline and authorise only (a quick check of one change)
- *   npm run bench -- --capture   the two capture scenarios alone, with each one's slowest calls (with
- *                                --profile: the one-connection run's CPU profile; with --alloc: the
- *                                gateway's allocations over its life)
+ *   npm run bench -- --capture   the two capture scenarios alone, with each one's slowest calls and Redis's
+ *                                commands per call at 8 connections (with --profile: each run's CPU
+ *                                profile; with --alloc: the gateway's allocations over its life)
  *   npm run bench -- --cluster   authorise on a Redis Cluster (3 primaries, one replica each), commits confirmed
  *                                by the replica against confirmation off (REDIS_MIN_REPLICAS=0), alternating
  *                                rounds: the cost of confirmation (also in the full run)
@@ -79,9 +79,16 @@ const CAPTURE_WARM_CALLS = 10;
  * 2 s before they are measured; a fixed number of calls has no such warm-up, so with `warm` the first
  * CAPTURE_WARM_CALLS captures after the gateway's start are made (and timed) before the measured ones.
  */
-async function captureScenario(gw: Gateway, connections: number, warm = false): Promise<Figures & { coldMs?: number[] }> {
+async function captureScenario(
+  gw: Gateway,
+  connections: number,
+  warm = false,
+  /** run once the orders are authorised, before the captures (the Redis statistics reset) */
+  before?: () => Promise<unknown>,
+): Promise<Figures & { coldMs?: number[] }> {
   const orders = await authorisedOrders(`${gw.url}/v1/authorise`, (CAPTURE_CALLS + (warm ? CAPTURE_WARM_CALLS : 0)) * 50);
   const bodies = captureBodies(orders);
+  await before?.();
   const coldMs: number[] = [];
   for (const body of warm ? bodies.splice(0, CAPTURE_WARM_CALLS) : []) {
     const started = performance.now();
@@ -289,14 +296,18 @@ async function main(): Promise<void> {
       const dir = args.has('--profile') ? mkdtempSync(join(tmpdir(), 'gw-profile-capture-')) : undefined;
       const gw = await gateway('bench-capture', { ...(dir ? { profileDir: dir } : {}), ...allocDir('capture') });
       const capture1 = await captureScenario(gw, 1, true);
-      const capture8 = await captureScenario(gw, 8);
+      // Redis's commands per call of the 8-connection run, counted from its start
+      const capture8 = await captureScenario(gw, 8, false, () => gw.redis.client().config('RESETSTAT'));
+      const redisCosts = redisCommandCosts(await gw.redis.client().info('commandstats'), capture8.total);
       print([capture1, capture8]);
       for (const c of [capture1, capture8])
         console.log(`${c.name}: p50 ${c.p50.toFixed(1)} ms, p99 ${c.p99.toFixed(1)} ms; slowest: ${slowest(c.latencies, 5)}`);
+      printRedisCommands(capture8.name, redisCosts, 'over its measured calls');
       if (capture1.errors + capture8.errors > 0) process.exitCode = 1;
       const served = gw.allocDir ? await requestsServed(gw, '/v1/capture') : 0;
       await gw.stop();
-      if (dir) printProfiles(dir, 'POST /v1/capture', { fromMs: capture1.from - gw.spawnedAt, toMs: capture1.to - gw.spawnedAt });
+      if (dir)
+        for (const c of [capture1, capture8]) printProfiles(dir, c.name, { fromMs: c.from - gw.spawnedAt, toMs: c.to - gw.spawnedAt });
       // the whole life: the authorisations that made the orders, then the captures
       if (gw.allocDir) printAllocations(gw.allocDir, 'authorise and capture', served);
     } finally {
