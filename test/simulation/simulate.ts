@@ -114,18 +114,21 @@ async function quiesce(w: World, trace: Trace): Promise<void> {
 
 /**
  * The acquirer's webhooks owed so far arrive (Adyen's: what it did that the gateway may not have heard), each
- * applied through the core as the webhook route applies it, for the account of the payment it names.
+ * applied through the core as the webhook route applies it, for the account of the payment it names. One the
+ * gateway did not acknowledge (it threw: the route's 5xx; or the process died under it) is sent again with the
+ * next, as the acquirer sends until it is acknowledged.
  */
 async function acquirerWebhooks(w: World, trace: Trace): Promise<void> {
-  const events = w.sim?.events?.() ?? [];
+  const events = [...w.unacknowledged.splice(0), ...(w.sim?.events?.() ?? [])];
   if (events.length > 0) trace.push(`webhooks: ${events.length} from ${w.sim!.code}`);
   for (const event of events) {
-    await w.run(async (deps) => {
+    const applied = await w.run(async (deps) => {
       const p = event.reference ? await deps.store.getPayment(MERCHANT_ID, referenceKind(event.reference).transactionId) : undefined;
       const account = deps.merchants.find(MERCHANT_ID, p?.account_id ?? '') ?? deps.merchants.all()[0]!;
       const journal = new AcquirerJournal(deps.store.ledgerOf?.(MERCHANT_ID) ?? deps.store, w.sim!.code, () => w.clock.now());
       return applyAcquirerEvent(deps, account, journal, event);
     });
+    if (applied.kind !== 'done') w.unacknowledged.push(event);
   }
 }
 

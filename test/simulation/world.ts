@@ -114,6 +114,8 @@ export interface Node {
  * composes it, over the shared store.
  */
 export class World {
+  /** acquirer webhooks the gateway did not acknowledge: sent again with the next (simulate.ts) */
+  readonly unacknowledged: AcquirerEvent[] = [];
   readonly clock = new SimClock(Date.UTC(2026, 10, 21, 10, 0, 0));
   readonly ids: IdGenerator;
   readonly plan = new FaultPlan();

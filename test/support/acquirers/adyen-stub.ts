@@ -32,6 +32,10 @@ interface Modification {
   paymentPspReference: string;
   reference: string;
   amount?: { value: number; currency: string };
+  /** a capture the scheme refuses after Adyen accepted it: CAPTURE_FAILED follows its CAPTURE */
+  failsLater?: boolean;
+  /** that refusal happened: nothing was captured */
+  failed?: boolean;
 }
 
 const REFUSALS: Record<string, [string, string]> = {
@@ -49,8 +53,14 @@ const apiError = (status: number, errorCode: string, message: string): StubAnswe
 export class AdyenStub extends AcquirerStub {
   readonly payments = new Map<string, StubPayment>();
   readonly modifications: Modification[] = [];
+  /** captures that failed after they were accepted (CAPTURE_FAILED sent) */
+  capturesFailed = 0;
 
-  constructor() {
+  /**
+   * `failCaptureLater`: which accepted captures the scheme refuses later (by the captured amount in minor
+   * units); each then has its CAPTURE_FAILED webhook owed after its CAPTURE, unless it was refunded meanwhile.
+   */
+  constructor(private readonly failCaptureLater: (value: number) => boolean = () => false) {
     super('Adyen', () => apiError(422, '704', 'request already processed or in progress (Idempotency-Key reused with another request)'));
   }
 
@@ -124,6 +134,13 @@ export class AdyenStub extends AcquirerStub {
     }
     const m = this.modifications.find((x) => x.reference === reference);
     if (!m) return undefined;
+    if (m.failed)
+      return {
+        op: 'capture',
+        outcome: { ok: false, message: 'adyen: CAPTURE_FAILED' },
+        amount: m.amount!.value,
+        currency: m.amount!.currency,
+      };
     const outcome = { ok: true as const, connectorRef: m.kind === 'refund' ? m.pspReference : m.paymentPspReference };
     const amount = m.amount ? { amount: m.amount.value, currency: m.amount.currency } : {};
     return m.kind === 'cancel' ? { op: 'void', outcome } : { op: m.kind, outcome, ...amount };
@@ -146,7 +163,21 @@ export class AdyenStub extends AcquirerStub {
       if (p.resultCode === 'Authorised' || p.resultCode === 'Refused')
         once(`auth:${p.pspReference}`, () => this.notification('AUTHORISATION', p.reference, hmacKey, p.resultCode === 'Authorised'));
     const codes = { capture: 'CAPTURE', cancel: 'CANCELLATION', refund: 'REFUND' } as const;
-    for (const m of this.modifications) once(`mod:${m.pspReference}`, () => this.notification(codes[m.kind], m.reference, hmacKey));
+    for (const m of this.modifications) {
+      const items: Types.notification.NotificationRequestItem[] = [];
+      once(`mod:${m.pspReference}`, () => this.notification(codes[m.kind], m.reference, hmacKey));
+      // the scheme's refusal of a capture comes with or after its CAPTURE (webhooks keep no order: one in two
+      // such refusals arrives first); a capture refunded meanwhile stands
+      const payment = this.payments.get(m.paymentPspReference);
+      if (m.failsLater && !m.failed && payment && payment.refunded === 0) {
+        m.failed = true;
+        payment.captured = 0;
+        this.capturesFailed++;
+        const failure = this.notification('CAPTURE_FAILED', m.reference, hmacKey, true, 'Capture refused by the scheme');
+        if (m.amount!.value % 10 === 7 && out.at(-1)?.pspReference === m.pspReference) items.push(out.pop()!);
+        out.push(failure, ...items);
+      }
+    }
     return out;
   }
 
@@ -248,6 +279,7 @@ export class AdyenStub extends AcquirerStub {
     if (kind === 'refund' && payment.refunded + (amount?.value ?? 0) > payment.captured)
       return apiError(422, '137', 'Invalid amount specified');
     if (kind === 'capture') payment.captured = amount!.value;
+    const failsLater = kind === 'capture' && this.failCaptureLater(amount!.value);
     if (kind === 'cancel') payment.cancelled = true;
     if (kind === 'refund') payment.refunded += amount!.value;
     const modification: Modification = {
@@ -256,6 +288,7 @@ export class AdyenStub extends AcquirerStub {
       paymentPspReference: psp,
       reference: String(body.reference),
       ...(amount ? { amount } : {}),
+      ...(failsLater ? { failsLater } : {}),
     };
     this.modifications.push(modification);
     return {
