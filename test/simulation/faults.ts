@@ -6,7 +6,8 @@ import { GatewayError } from '../../src/core/kernel/errors.js';
  * The faults the simulation injects at the step boundaries of a money flow (issue 36, build 9). One fault is
  * armed at a time; the first call it matches consumes it.
  */
-export type ConnectorOp = 'authorise' | 'completeChallenge' | 'capture' | 'void' | 'refund';
+/** `dispute`: a dispute's evidence or acceptance sent to the acquirer */
+export type ConnectorOp = 'authorise' | 'completeChallenge' | 'capture' | 'void' | 'refund' | 'dispute';
 
 export type Fault =
   /** the connector call throws without acting (a refused connection) or after acting (a timeout on the answer) */
@@ -243,7 +244,7 @@ export function processConnector(inner: CardConnector, proc: SimProcess, plan: F
           },
         }
       : {}),
-    ...(inner.disputes ? { disputes: processDisputes(inner.disputes, proc) } : {}),
+    ...(inner.disputes ? { disputes: processDisputes(inner.disputes, proc, call) } : {}),
     ...(inner.repeatIsStatus ? { repeatIsStatus: true } : {}),
     ...(inner.ownChallengePage ? { ownChallengePage: true } : {}),
     // ending a challenge at the acquirer reads the authorisation and voids it: the void's faults
@@ -263,8 +264,15 @@ export function processConnector(inner: CardConnector, proc: SimProcess, plan: F
   };
 }
 
-/** The connector's dispute operations as this process reaches them: nothing answers once it has died. */
-function processDisputes(inner: DisputeOperations, proc: SimProcess): DisputeOperations {
+/**
+ * The connector's dispute operations as this process reaches them: nothing answers once it has died, and the
+ * evidence and the acceptance meet the plan's connector faults (`dispute`) as the other calls do.
+ */
+function processDisputes(
+  inner: DisputeOperations,
+  proc: SimProcess,
+  call: <T>(op: ConnectorOp, reference: string, act: () => Promise<T>) => Promise<T>,
+): DisputeOperations {
   const alive = async <T>(act: () => Promise<T>): Promise<T> => {
     if (proc.dead) return never();
     const answer = await act();
@@ -273,8 +281,8 @@ function processDisputes(inner: DisputeOperations, proc: SimProcess): DisputeOpe
   return {
     watches: (ref) => inner.watches(ref),
     since: (ref, since) => alive(() => inner.since(ref, since)),
-    submitEvidence: (ref, evidence, reference) => alive(() => inner.submitEvidence(ref, evidence, reference)),
-    accept: (ref, reference) => alive(() => inner.accept(ref, reference)),
+    submitEvidence: (ref, evidence, reference) => call('dispute', reference, () => inner.submitEvidence(ref, evidence, reference)),
+    accept: (ref, reference) => call('dispute', reference, () => inner.accept(ref, reference)),
   };
 }
 

@@ -28,7 +28,7 @@ const DAY = 86_400_000;
 /** The steps of a run, as the log of a failing seed prints them. */
 export type Trace = string[];
 
-const CONNECTOR_OPS: readonly (ConnectorOp | 'any')[] = ['authorise', 'completeChallenge', 'capture', 'void', 'refund', 'any'];
+const CONNECTOR_OPS: readonly (ConnectorOp | 'any')[] = ['authorise', 'completeChallenge', 'capture', 'void', 'refund', 'dispute', 'any'];
 
 /** A fault for the next step, or none (about one step in three carries one). */
 export function randomFault(w: World, options: { badWrites: boolean; lostCommits: boolean }): Fault | undefined {

@@ -58,6 +58,13 @@ export interface DisputeRecord {
   evidence: DisputeEvidence;
   /** when evidence was sent (submit 1); null while only a draft (or nothing) is kept */
   evidence_submitted_at: number | null;
+  /**
+   * The merchant's evidence or acceptance as it was sent to the acquirer, recorded before it was sent and kept
+   * while its outcome is not recorded: an answer the acquirer may have taken. The deadline then sends it again
+   * under its reference (the acquirer answers its first result) instead of closing the dispute as unanswered
+   * (disputes/steps.ts).
+   */
+  sending?: { act: 'evidence' | 'accept'; at: number; evidence?: DisputeEvidence };
   /** the acquirer's own name of the dispute, for the connector's evidence and accept calls */
   acquirer_ref: string;
   /** the fee debited with the amount when it opened (hundredths) */

@@ -41,9 +41,26 @@ function masked(evidence: DisputeEvidence): DisputeEvidence {
 }
 
 /**
- * Runs one answer to a dispute: reads it and its payment, checks it may still be answered, asks the acquirer
- * (once per dispute and act: the same reference again gets its first answer), and commits the change with
- * everything it moves. A lost race reads again; a payment held by another flow is waited for a moment.
+ * The evidence, submitted: the dispute under review (an inquiry through needs_response), its decision asked
+ * for later. `submittedAt`: when the merchant sent it, where the gateway learns only now that it was taken.
+ */
+export function evidenceChange(d: DisputeRecord, evidence: DisputeEvidence, now: number, submittedAt = now): DisputeChange {
+  const steps = pathTo({ ...d, evidence, evidence_submitted_at: submittedAt, sending: undefined }, 'under_review', now, 'evidence')!;
+  const due = closingDue(d.dispute_id).filter((x) => !x.member.startsWith('decide:'));
+  return { before: d, steps, due: [...due, { queue: 'dispute', member: disputeStep.decide(d.dispute_id), at: now + DECISION_DELAY_MS }] };
+}
+
+/** The dispute accepted: lost at once, its steps dropped. */
+export function acceptChange(d: DisputeRecord, now: number): DisputeChange {
+  return { before: d, steps: pathTo({ ...d, sending: undefined }, 'lost', now, 'accepted')!, due: closingDue(d.dispute_id) };
+}
+
+/**
+ * Runs one answer to a dispute: reads it and its payment, checks it may still be answered, records what it
+ * sends (`sending`: should its outcome be lost, the deadline sends it again rather than closing the dispute
+ * unanswered), asks the acquirer (once per dispute and act: the same reference again gets its first answer),
+ * and commits the change with everything it moves. A lost race reads again; a payment held by another flow is
+ * waited for a moment.
  */
 async function answerDispute(
   deps: CoreDeps,
@@ -52,24 +69,39 @@ async function answerDispute(
   act: 'evidence' | 'accept',
   now: number,
   build: (d: DisputeRecord) => DisputeChange,
-  send: ((d: DisputeRecord) => Promise<OperationOutcome>) | undefined,
+  send: { evidence?: DisputeEvidence; ask: (d: DisputeRecord) => Promise<OperationOutcome> } | undefined,
   alreadyDone: (d: DisputeRecord) => boolean,
 ): Promise<DisputeAnswer> {
   let sent = false;
+  /** this call has recorded (or tried to record) what it sends: another copy may have sent it meanwhile */
+  let marking = false;
   let busy = 0;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const d = await findDispute(deps, account, disputeId);
     if (!d) return { ok: false, message: 'dispute_id: no dispute of this account has this dispute_id' };
     // a copy of this call (a retry, a double click) that lost the race to the first one answers like it
-    if (sent && alreadyDone(d)) return { ok: true, dispute: d };
+    if ((sent || marking) && alreadyDone(d) && JSON.stringify(send?.evidence ?? d.evidence) === JSON.stringify(d.evidence))
+      return { ok: true, dispute: d };
     const why = refusal(d, now, act);
     if (why) return { ok: false, message: why, dispute: d };
     const payment = await deps.store.getPayment(account.merchant_id, d.transaction_id);
     if (!payment) return { ok: false, message: 'dispute_id: the disputed payment is not found', dispute: d };
     if (send && !sent) {
+      // what is sent is recorded first, as a claim is before a payment's acquirer is asked (DESIGN 10); kept
+      // after a refusal too, since an earlier sending under the same reference may have been taken
+      if (d.sending?.act !== act || JSON.stringify(d.sending.evidence) !== JSON.stringify(send.evidence)) {
+        const sending = { act, at: now, ...(send.evidence ? { evidence: send.evidence } : {}) };
+        const marked: DisputeRecord = { ...d, ...(send.evidence ? { evidence: send.evidence } : {}), sending };
+        marking = true;
+        const verdict = await commitDisputeChange(deps, account, payment, { before: d, steps: [marked] }, now);
+        if (verdict === 'busy' && ++busy > BUSY_TRIES)
+          return { ok: false, message: 'dispute_id: the payment is busy with another operation; try again', dispute: d };
+        if (verdict !== 'applied') await pause(deps.clock, verdict === 'busy' ? BUSY_WAIT_MS : 2, 4);
+        continue;
+      }
       let outcome: OperationOutcome;
       try {
-        outcome = await send(d);
+        outcome = await send.ask(d);
       } catch (err) {
         // unreachable, or its answer lost: it may have acted. Never "refused"; the same call again asks under the
         // same reference, which the acquirer answers with its first result, so it acts once
@@ -120,18 +152,13 @@ export async function submitDisputeEvidence(
     disputeId,
     'evidence',
     now,
-    (d) => {
-      const withEvidence: DisputeRecord = { ...d, evidence: kept };
-      if (!submit) return { before: d, steps: [withEvidence] };
-      const steps = pathTo({ ...withEvidence, evidence_submitted_at: now }, 'under_review', now, 'evidence')!;
-      const due = closingDue(d.dispute_id).filter((x) => !x.member.startsWith('decide:'));
-      return {
-        before: d,
-        steps,
-        due: [...due, { queue: 'dispute', member: disputeStep.decide(d.dispute_id), at: now + DECISION_DELAY_MS }],
-      };
-    },
-    submit ? (d) => ops!.submitEvidence(d.acquirer_ref, kept, disputeReference.evidence(d.dispute_id)) : undefined,
+    (d) => (submit ? evidenceChange(d, kept, now) : { before: d, steps: [{ ...d, evidence: kept }] }),
+    submit
+      ? {
+          evidence: kept,
+          ask: (d) => ops!.submitEvidence(d.acquirer_ref, kept, disputeReference.evidence(d.dispute_id)),
+        }
+      : undefined,
     (d) => d.status === 'under_review',
   );
 }
@@ -147,8 +174,8 @@ export async function acceptDispute(deps: CoreDeps, account: Account, disputeId:
     disputeId,
     'accept',
     now,
-    (d) => ({ before: d, steps: pathTo(d, 'lost', now, 'accepted')!, due: closingDue(d.dispute_id) }),
-    ops ? (d) => ops.accept(d.acquirer_ref, disputeReference.accept(d.dispute_id)) : undefined,
+    (d) => acceptChange(d, now),
+    ops ? { ask: (d) => ops.accept(d.acquirer_ref, disputeReference.accept(d.dispute_id)) } : undefined,
     (d) => d.status === 'lost' && d.history.some((h) => h.cause === 'accepted'),
   );
 }

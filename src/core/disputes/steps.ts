@@ -9,6 +9,10 @@ import { commitDisputeChange, type DisputeChange } from './write.js';
 import { closingDue, reportAcquirerDispute } from './report.js';
 import { parseDisputeStep } from './rules.js';
 import type { DisputeRecord } from './dispute-record.js';
+import type { Account } from '../merchants/directory.js';
+import type { OperationOutcome } from '../ports/card-connector.js';
+import { acceptChange, evidenceChange } from './respond.js';
+import { disputeReference } from './rules.js';
 
 /** A step that must wait (the payment is held by another flow's claim) is tried again this much later. */
 const BUSY_RETRY_MS = 1_000;
@@ -51,8 +55,17 @@ export async function runDisputeStep(deps: CoreDeps, merchantId: string, member:
   if (parsed.step === 'escalate' && dispute.status === 'inquiry') {
     change = { before: dispute, steps: pathTo(dispute, 'needs_response', now, 'escalated')!, due: [] };
   } else if (parsed.step === 'deadline' && dispute.evidence_submitted_at === null && now >= dispute.due_at) {
-    const steps =
-      dispute.status === 'inquiry' || dispute.status === 'needs_response' ? pathTo(dispute, 'lost', now, 'deadline') : undefined;
+    const unanswered = dispute.status === 'inquiry' || dispute.status === 'needs_response';
+    // an answer sent whose outcome was never recorded: the acquirer may have it, so it is asked again first
+    if (unanswered && dispute.sending) {
+      const resent = await sendAgain(deps, account, dispute, now);
+      if (resent === 'unknown') {
+        await deps.store.commit({ merchantId, due: [{ queue: 'dispute', member, at: now + RESEND_RETRY_MS }] });
+        return false;
+      }
+      if (resent !== 'refused') change = resent;
+    }
+    const steps = unanswered && !change ? pathTo({ ...dispute, sending: undefined }, 'lost', now, 'deadline') : undefined;
     if (steps) change = { before: dispute, steps, due: closingDue(dispute.dispute_id) };
   } else if (parsed.step === 'decide' && dispute.status === 'under_review') {
     return decideStep(deps, merchantId, member, dispute, payment, now);
@@ -67,6 +80,36 @@ export async function runDisputeStep(deps: CoreDeps, merchantId: string, member:
   if (verdict === 'busy') await deps.store.commit({ merchantId, due: [{ queue: 'dispute', member, at: now + BUSY_RETRY_MS }] });
   // conflict: another process moved it; the member is still due and the next run reads it again
   return verdict === 'applied';
+}
+
+/** A deadline step that could not learn the acquirer's answer to an earlier sending tries again this much later. */
+const RESEND_RETRY_MS = 60_000;
+
+/**
+ * The evidence or acceptance a dispute records as sent (`sending`), sent again under its reference: the
+ * acquirer answers its first result, so it acts once. Its change when the acquirer took it (the dispute under
+ * review, or lost as accepted), 'refused' when it did not, 'unknown' when it still cannot be told.
+ */
+async function sendAgain(deps: CoreDeps, account: Account, d: DisputeRecord, now: number): Promise<DisputeChange | 'refused' | 'unknown'> {
+  const ops = connectorFor(deps, account).disputes;
+  const sending = d.sending!;
+  if (!ops || (sending.act === 'evidence' && !sending.evidence)) return 'refused';
+  let outcome: OperationOutcome;
+  try {
+    outcome =
+      sending.act === 'evidence'
+        ? await ops.submitEvidence(d.acquirer_ref, sending.evidence!, disputeReference.evidence(d.dispute_id))
+        : await ops.accept(d.acquirer_ref, disputeReference.accept(d.dispute_id));
+  } catch (err) {
+    deps.log.warn(
+      { merchant_id: d.merchant_id, dispute_id: d.dispute_id, act: sending.act, err: { message: (err as Error).message } },
+      'dispute answer sent before its deadline: the acquirer still cannot be asked; asked again later',
+    );
+    return 'unknown';
+  }
+  if (!outcome.ok) return 'refused';
+  // moved now, the evidence dated when the merchant sent it (before its due_date)
+  return sending.act === 'evidence' ? evidenceChange(d, sending.evidence!, now, sending.at) : acceptChange(d, now);
 }
 
 /** `open:<transaction_id>`: asks the payment's connector for its disputes and opens each new one. */

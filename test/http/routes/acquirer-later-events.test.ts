@@ -8,6 +8,7 @@ import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
 import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../support/acquirers/accounts.js';
 import { stripeDelivery } from '../../support/acquirers/deliveries.js';
 import { disputeCall } from '../../support/disputes.js';
+import { jobOf } from '../../support/jobs.js';
 
 /**
  * Later events at the acquirer (issue 38): a refund that fails after the acquirer accepted it is recorded on
@@ -275,6 +276,60 @@ describe('a dispute opened at the acquirer', () => {
       expect(again.body).toMatchObject({ return_status: '1', dispute_status: 'under_review' });
       expect(stripe.disputes.get(dp.id)!.evidence_details.submission_count).toBe(1);
     } finally {
+      await gw.close();
+    }
+  });
+
+  it('when Stripe takes the evidence, its answer is lost and the merchant never sends it again, then the deadline asks Stripe again and records the dispute under review, never lost', async () => {
+    const gw = gateway('stripe', 'dispute-lost-answer-deadline');
+    try {
+      const paid = await captured(gw);
+      const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'fraudulent', 'needs_response');
+      expect((await stripeDelivery(gw, 'charge.dispute.created', dp, 'evt_dpd_created')).text).toBe('applied');
+      const disputeId = `${paid.transaction_id}-D01`;
+      stripe.server.fail('act-then-drop', (r) => r.path.startsWith('/v1/disputes/'), 2);
+      const lost = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: 'proof', submit: '1' });
+      expect(String(lost.body.return_message)).toContain('unknown');
+      expect(stripe.disputes.get(dp.id)).toMatchObject({ status: 'under_review', evidence_details: { submission_count: 1 } });
+      // the due_date passes without another call from the merchant, and the deadline step runs
+      const before = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
+      (gw.deps.clock as ManualClock).advance(before.due_at - gw.deps.clock.now() + 1_000);
+      await jobOf(gw, 'dispute-steps').runOnce();
+      const after = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
+      expect(after).toMatchObject({ status: 'under_review', evidence: { uncategorized_text: 'proof' } });
+      expect(after.evidence_submitted_at).toBeLessThan(before.due_at);
+      expect(after.sending).toBeUndefined();
+      expect(after.history.map((h) => h.cause)).not.toContain('deadline');
+      expect(stripe.disputes.get(dp.id)!.evidence_details.submission_count).toBe(1);
+    } finally {
+      stripe.server.clearFaults();
+      await gw.close();
+    }
+  });
+
+  it('when Stripe cannot be reached at the deadline either, then the dispute stays open and the deadline asks again later', async () => {
+    const gw = gateway('stripe', 'dispute-deadline-unreachable');
+    try {
+      const paid = await captured(gw);
+      const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'fraudulent', 'needs_response');
+      expect((await stripeDelivery(gw, 'charge.dispute.created', dp, 'evt_dpu_created')).text).toBe('applied');
+      const disputeId = `${paid.transaction_id}-D01`;
+      stripe.server.fail('act-then-drop', (r) => r.path.startsWith('/v1/disputes/'), 2);
+      await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: 'proof', submit: '1' });
+      const before = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
+      (gw.deps.clock as ManualClock).advance(before.due_at - gw.deps.clock.now() + 1_000);
+      stripe.server.fail('drop', (r) => r.path.startsWith('/v1/disputes/'), 2);
+      await jobOf(gw, 'dispute-steps').runOnce();
+      expect(await gw.deps.store.getDispute(MERCHANT_ID, disputeId)).toMatchObject({
+        status: 'needs_response',
+        sending: { act: 'evidence' },
+      });
+      (gw.deps.clock as ManualClock).advance(61_000);
+      await jobOf(gw, 'dispute-steps').runOnce();
+      expect(await gw.deps.store.getDispute(MERCHANT_ID, disputeId)).toMatchObject({ status: 'under_review' });
+      expect(stripe.disputes.get(dp.id)!.evidence_details.submission_count).toBe(1);
+    } finally {
+      stripe.server.clearFaults();
       await gw.close();
     }
   });

@@ -69,6 +69,11 @@ export class StubServer {
     for (let i = 0; i < times; i++) this.faults.push({ match, fault });
   }
 
+  /** Faults armed and not met yet are dropped (a test that failed early leaves none for the next). */
+  clearFaults(): void {
+    this.faults.length = 0;
+  }
+
   /**
    * While refusing, the stub listens no more: every connection is refused (no request reaches it), as an
    * acquirer whose address answers with a reset. `refuse(false)` listens again on the same port.
