@@ -7,12 +7,11 @@ import { PaymentStatus as S } from '../payments/payment.js';
 import { pathTo } from './transitions.js';
 import { commitDisputeChange, type DisputeChange } from './write.js';
 import { closingDue, reportAcquirerDispute } from './report.js';
-import { parseDisputeStep } from './rules.js';
+import { disputeReference, parseDisputeStep } from './rules.js';
 import type { DisputeRecord } from './dispute-record.js';
 import type { Account } from '../merchants/directory.js';
 import type { OperationOutcome } from '../ports/card-connector.js';
 import { acceptChange, evidenceChange } from './respond.js';
-import { disputeReference } from './rules.js';
 
 /** A step that must wait (the payment is held by another flow's claim) is tried again this much later. */
 const BUSY_RETRY_MS = 1_000;
