@@ -58,6 +58,21 @@ async function captured(gw: TestGateway): Promise<Paid> {
   return paid;
 }
 
+/**
+ * A Stripe dispute on a captured payment, and the merchant's evidence for it ('proof') taken by Stripe with
+ * both of its answers dropped (Stripe's SDK sends a dropped request once more by itself): the call answered.
+ */
+async function evidenceAnswerLost(gw: TestGateway, eventId: string) {
+  const paid = await captured(gw);
+  const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'fraudulent', 'needs_response');
+  expect((await stripeDelivery(gw, 'charge.dispute.created', dp, eventId)).text).toBe('applied');
+  const disputeId = `${paid.transaction_id}-D01`;
+  stripe.server.fail('act-then-drop', (r) => r.path.startsWith('/v1/disputes/'), 2);
+  const lost = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: 'proof', submit: '1' });
+  expect(stripe.disputes.get(dp.id)).toMatchObject({ status: 'under_review', evidence_details: { submission_count: 1 } });
+  return { dp, disputeId, lost };
+}
+
 /** The refund_status of the payment's refund notifications (one each: the acceptance and the failure). */
 async function refundNotices(gw: TestGateway, orderNo: string): Promise<string[]> {
   const all = await gw.deps.store.outboxOfOrder(MERCHANT_ID, ACCOUNT_ID, orderNo, 50);
@@ -261,17 +276,10 @@ describe('a dispute opened at the acquirer', () => {
   it('when Stripe takes the evidence but its answer is lost, then the merchant is told the outcome is unknown (never refused), and the same call again records it once', async () => {
     const gw = gateway('stripe', 'dispute-lost-answer');
     try {
-      const paid = await captured(gw);
-      const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'fraudulent', 'needs_response');
-      expect((await stripeDelivery(gw, 'charge.dispute.created', dp, 'evt_dpl_created')).text).toBe('applied');
-      const disputeId = `${paid.transaction_id}-D01`;
-      // Stripe's SDK sends a dropped request once more by itself: both drops, after Stripe acted on the first
-      stripe.server.fail('act-then-drop', (r) => r.path.startsWith('/v1/disputes/'), 2);
-      const lost = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: 'proof', submit: '1' });
+      const { dp, disputeId, lost } = await evidenceAnswerLost(gw, 'evt_dpl_created');
       expect(lost.body).toMatchObject({ return_status: '0', dispute_status: 'needs_response' });
       expect(String(lost.body.return_message)).toContain('unknown');
       expect(String(lost.body.return_message)).not.toContain('refused');
-      expect(stripe.disputes.get(dp.id)).toMatchObject({ status: 'under_review', evidence_details: { submission_count: 1 } });
       const again = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: 'proof', submit: '1' });
       expect(again.body).toMatchObject({ return_status: '1', dispute_status: 'under_review' });
       expect(stripe.disputes.get(dp.id)!.evidence_details.submission_count).toBe(1);
@@ -283,14 +291,8 @@ describe('a dispute opened at the acquirer', () => {
   it('when Stripe takes the evidence, its answer is lost and the merchant never sends it again, then the deadline asks Stripe again and records the dispute under review, never lost', async () => {
     const gw = gateway('stripe', 'dispute-lost-answer-deadline');
     try {
-      const paid = await captured(gw);
-      const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'fraudulent', 'needs_response');
-      expect((await stripeDelivery(gw, 'charge.dispute.created', dp, 'evt_dpd_created')).text).toBe('applied');
-      const disputeId = `${paid.transaction_id}-D01`;
-      stripe.server.fail('act-then-drop', (r) => r.path.startsWith('/v1/disputes/'), 2);
-      const lost = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: 'proof', submit: '1' });
+      const { dp, disputeId, lost } = await evidenceAnswerLost(gw, 'evt_dpd_created');
       expect(String(lost.body.return_message)).toContain('unknown');
-      expect(stripe.disputes.get(dp.id)).toMatchObject({ status: 'under_review', evidence_details: { submission_count: 1 } });
       // the due_date passes without another call from the merchant, and the deadline step runs
       const before = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
       (gw.deps.clock as ManualClock).advance(before.due_at - gw.deps.clock.now() + 1_000);
@@ -310,12 +312,7 @@ describe('a dispute opened at the acquirer', () => {
   it('when Stripe cannot be reached at the deadline either, then the dispute stays open and the deadline asks again later', async () => {
     const gw = gateway('stripe', 'dispute-deadline-unreachable');
     try {
-      const paid = await captured(gw);
-      const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'fraudulent', 'needs_response');
-      expect((await stripeDelivery(gw, 'charge.dispute.created', dp, 'evt_dpu_created')).text).toBe('applied');
-      const disputeId = `${paid.transaction_id}-D01`;
-      stripe.server.fail('act-then-drop', (r) => r.path.startsWith('/v1/disputes/'), 2);
-      await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: 'proof', submit: '1' });
+      const { dp, disputeId } = await evidenceAnswerLost(gw, 'evt_dpu_created');
       const before = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
       (gw.deps.clock as ManualClock).advance(before.due_at - gw.deps.clock.now() + 1_000);
       stripe.server.fail('drop', (r) => r.path.startsWith('/v1/disputes/'), 2);
