@@ -11,7 +11,8 @@ import type { SimAcquirer } from './world.js';
  * after acting, a process that dies, status unavailable, late answers), Adyen's webhooks for what it did
  * arriving during recovery (Adyen cannot be asked by reference), and the same invariants, comparing the stub's
  * own records with the gateway's. Some captures fail after Adyen accepted them (CAPTURE_FAILED, its webhook
- * sent after the CAPTURE's and again until the gateway acknowledges it). SIM_ADYEN_SEEDS sets how many run.
+ * with or before the CAPTURE's, each sent again until the gateway acknowledges it). SIM_ADYEN_SEEDS sets how
+ * many run.
  */
 const SEEDS = Number(process.env.SIM_ADYEN_SEEDS ?? 40);
 

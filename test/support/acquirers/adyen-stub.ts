@@ -58,7 +58,7 @@ export class AdyenStub extends AcquirerStub {
 
   /**
    * `failCaptureLater`: which accepted captures the scheme refuses later (by the captured amount in minor
-   * units); each then has its CAPTURE_FAILED webhook owed after its CAPTURE, unless it was refunded meanwhile.
+   * units); each then has its CAPTURE_FAILED webhook owed with its CAPTURE, unless it was refunded meanwhile.
    */
   constructor(private readonly failCaptureLater: (value: number) => boolean = () => false) {
     super('Adyen', () => apiError(422, '704', 'request already processed or in progress (Idempotency-Key reused with another request)'));
@@ -150,7 +150,8 @@ export class AdyenStub extends AcquirerStub {
 
   /**
    * The webhooks Adyen owes since the last call: AUTHORISATION for each payment with a final result, CAPTURE,
-   * CANCELLATION and REFUND for each modification, each once (Adyen sends until acknowledged).
+   * CANCELLATION and REFUND for each modification, CAPTURE_FAILED for a capture that fails later, each once
+   * (the simulation sends again what the gateway did not acknowledge).
    */
   pendingNotifications(hmacKey: string): Types.notification.NotificationRequestItem[] {
     const out: Types.notification.NotificationRequestItem[] = [];
