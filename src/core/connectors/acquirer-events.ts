@@ -114,10 +114,8 @@ async function laterEvent(
     const recorded = await recordCaptureFailedLater(deps, account, transactionId, event.captureFailed.reason);
     if (recorded === 'busy') throw new GatewayError('STORE_UNAVAILABLE', 'the payment is busy; send the event again');
     // a capture not recorded yet: the failure is its answer, which its claim reads
-    if (recorded === 'not-recorded' && event.answer && referenceKind(reference).op === 'capture') {
-      await journal.answered(reference, event.answer);
-      await settleStaleClaim(deps, account, reference);
-    }
+    if (recorded === 'not-recorded' && referenceKind(reference).op === 'capture')
+      await answerItsClaim(deps, account, journal, reference, event);
     outcome =
       recorded === 'operator'
         ? `capture of ${transactionId} failed later (${event.captureFailed.reason}), after the payment was refunded or disputed: the operator settles it with the acquirer`
@@ -126,15 +124,28 @@ async function laterEvent(
     const recorded = await recordRefundFailedLater(deps, account, transactionId, reference, event.refundFailed!.reason);
     if (recorded === 'busy') throw new GatewayError('STORE_UNAVAILABLE', 'the payment is busy; send the event again');
     // a refund not recorded as accepted yet: the failure is its answer, which its claim reads
-    if (recorded === 'not-recorded' && event.answer) {
-      await journal.answered(reference, event.answer);
-      await settleStaleClaim(deps, account, reference);
-    }
+    if (recorded === 'not-recorded') await answerItsClaim(deps, account, journal, reference, event);
     outcome = `refund ${reference} failed later: ${recorded}`;
   }
   await journal.markEvent(event.id);
   deps.log.warn({ ...fields, reference }, `acquirer event applied: ${outcome}`);
   return 'applied';
+}
+
+/**
+ * A later failure of an operation the gateway has not recorded yet: the failure is kept as the acquirer's
+ * answer under its reference, which the operation's claim reads (settled now when stale).
+ */
+async function answerItsClaim(
+  deps: CoreDeps,
+  account: Account,
+  journal: AcquirerJournal,
+  reference: string,
+  event: AcquirerEvent,
+): Promise<void> {
+  if (!event.answer) return;
+  await journal.answered(reference, event.answer);
+  await settleStaleClaim(deps, account, reference);
 }
 
 /** The payment the reference belongs to, settled now when its claim is stale (a live holder records it itself). */

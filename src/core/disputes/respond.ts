@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
-import type { OperationOutcome } from '../ports/card-connector.js';
+import type { DisputeOperations, OperationOutcome } from '../ports/card-connector.js';
 import { pause } from '../kernel/clock.js';
 import { maskCardNumbers } from '../kernel/cards.js';
 import { connectorFor } from '../payments/connector.js';
@@ -56,6 +56,20 @@ export function acceptChange(d: DisputeRecord, now: number): DisputeChange {
 }
 
 /**
+ * Sends a dispute's answer to its acquirer under the act's reference (one per dispute and act: the same answer
+ * sent again gets the acquirer's first result). `evidence` is the evidence sent, for the act `evidence`.
+ */
+export function sendToAcquirer(
+  ops: DisputeOperations,
+  d: DisputeRecord,
+  answer: { act: 'evidence' | 'accept'; evidence?: DisputeEvidence },
+): Promise<OperationOutcome> {
+  return answer.act === 'evidence'
+    ? ops.submitEvidence(d.acquirer_ref, answer.evidence!, disputeReference.evidence(d.dispute_id))
+    : ops.accept(d.acquirer_ref, disputeReference.accept(d.dispute_id));
+}
+
+/**
  * Runs one answer to a dispute: reads it and its payment, checks it may still be answered, records what it
  * sends (`sending`: should its outcome be lost, the deadline sends it again rather than closing the dispute
  * unanswered), asks the acquirer (once per dispute and act: the same reference again gets its first answer),
@@ -69,7 +83,8 @@ async function answerDispute(
   act: 'evidence' | 'accept',
   now: number,
   build: (d: DisputeRecord) => DisputeChange,
-  send: { evidence?: DisputeEvidence; ask: (d: DisputeRecord) => Promise<OperationOutcome> } | undefined,
+  /** the acquirer to send the answer to (and the evidence sent); undefined: nothing is sent (a draft) */
+  send: { ops: DisputeOperations; evidence?: DisputeEvidence } | undefined,
   alreadyDone: (d: DisputeRecord) => boolean,
 ): Promise<DisputeAnswer> {
   let sent = false;
@@ -101,7 +116,7 @@ async function answerDispute(
       }
       let outcome: OperationOutcome;
       try {
-        outcome = await send.ask(d);
+        outcome = await sendToAcquirer(send.ops, d, { act, evidence: send.evidence });
       } catch (err) {
         // unreachable, or its answer lost: it may have acted. Never "refused"; the same call again asks under the
         // same reference, which the acquirer answers with its first result, so it acts once
@@ -153,12 +168,7 @@ export async function submitDisputeEvidence(
     'evidence',
     now,
     (d) => (submit ? evidenceChange(d, kept, now) : { before: d, steps: [{ ...d, evidence: kept }] }),
-    submit
-      ? {
-          evidence: kept,
-          ask: (d) => ops!.submitEvidence(d.acquirer_ref, kept, disputeReference.evidence(d.dispute_id)),
-        }
-      : undefined,
+    submit ? { ops: ops!, evidence: kept } : undefined,
     (d) => d.status === 'under_review',
   );
 }
@@ -175,7 +185,7 @@ export async function acceptDispute(deps: CoreDeps, account: Account, disputeId:
     'accept',
     now,
     (d) => acceptChange(d, now),
-    ops ? { ask: (d) => ops.accept(d.acquirer_ref, disputeReference.accept(d.dispute_id)) } : undefined,
+    ops ? { ops } : undefined,
     (d) => d.status === 'lost' && d.history.some((h) => h.cause === 'accepted'),
   );
 }

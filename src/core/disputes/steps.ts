@@ -7,11 +7,11 @@ import { PaymentStatus as S } from '../payments/payment.js';
 import { pathTo } from './transitions.js';
 import { commitDisputeChange, type DisputeChange } from './write.js';
 import { closingDue, reportAcquirerDispute } from './report.js';
-import { disputeReference, parseDisputeStep } from './rules.js';
+import { parseDisputeStep } from './rules.js';
 import type { DisputeRecord } from './dispute-record.js';
 import type { Account } from '../merchants/directory.js';
 import type { OperationOutcome } from '../ports/card-connector.js';
-import { acceptChange, evidenceChange } from './respond.js';
+import { acceptChange, evidenceChange, sendToAcquirer } from './respond.js';
 
 /** A step that must wait (the payment is held by another flow's claim) is tried again this much later. */
 const BUSY_RETRY_MS = 1_000;
@@ -95,10 +95,7 @@ async function sendAgain(deps: CoreDeps, account: Account, d: DisputeRecord, now
   if (!ops || (sending.act === 'evidence' && !sending.evidence)) return 'refused';
   let outcome: OperationOutcome;
   try {
-    outcome =
-      sending.act === 'evidence'
-        ? await ops.submitEvidence(d.acquirer_ref, sending.evidence!, disputeReference.evidence(d.dispute_id))
-        : await ops.accept(d.acquirer_ref, disputeReference.accept(d.dispute_id));
+    outcome = await sendToAcquirer(ops, d, sending);
   } catch (err) {
     deps.log.warn(
       { merchant_id: d.merchant_id, dispute_id: d.dispute_id, act: sending.act, err: { message: (err as Error).message } },
