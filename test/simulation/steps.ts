@@ -177,6 +177,8 @@ export async function timePasses(w: World, trace: Trace): Promise<void> {
 
 /** One random step of a merchant, a shopper, the portal or the clock. */
 export async function randomStep(w: World, sent: Sent, trace: Trace): Promise<void> {
+  // disputes open late in a run and live a few steps: their answers come more often while one is open
+  if (w.chance(0.08) && (await answerDispute(w, trace))) return;
   const roll = w.random();
   if (roll < 0.28) {
     const cmd = newOrder(w, sent);
@@ -334,26 +336,41 @@ async function clockStep(w: World, sent: Sent, trace: Trace): Promise<void> {
   await w.job('test-clocks');
 }
 
-/** A merchant answers one of its disputes: evidence (winning, losing or neutral; now and then a draft) or accept. */
-async function answerDispute(w: World, trace: Trace): Promise<void> {
+/**
+ * A merchant answers one of its disputes: evidence (winning, losing or neutral; now and then a draft) or
+ * accept. False when no dispute is open.
+ */
+async function answerDispute(w: World, trace: Trace): Promise<boolean> {
   const disputes: DisputeRecord[] = [];
   for (const accountId of [ACCOUNT_ID, AUTO_ACCOUNT_ID]) {
     const ids = await w.checkStore.openDisputes(MERCHANT_ID, accountId, 50);
     for (const d of await w.checkStore.getDisputes(MERCHANT_ID, ids)) if (d && isOpenDispute(d.status)) disputes.push(d);
   }
-  if (disputes.length === 0) return;
+  if (disputes.length === 0) return false;
   const d = w.pick(disputes);
   const acct = w.deps.merchants.find(MERCHANT_ID, d.account_id)!;
+  // an answer lost on its way back, or one that never left, is what the merchant's next answer (the same again,
+  // other evidence, or an acceptance instead) and the deadline must get right: more often than the step's faults
+  if (!w.plan.armed && w.chance(0.3)) {
+    const fault = {
+      where: 'connector' as const,
+      op: 'dispute' as const,
+      mode: w.pick(['throw-after', 'throw-before', 'crash-after'] as const),
+    };
+    w.plan.arm(fault);
+    trace.push(`fault: ${JSON.stringify(fault)}`);
+  }
   if (w.chance(0.25)) {
     const r = await w.run((deps) => acceptDispute(deps, acct, d.dispute_id, deps.clock.now()));
     trace.push(`accept dispute ${d.dispute_id} -> ${disputeSummary(r)}`);
-    return;
+    return true;
   }
   const text = w.pick(['winning_evidence', 'losing_evidence', 'a receipt']);
   const submit = w.chance(0.8);
   const evidence = { product_description: 'T-shirt', customer_communication: '', shipping_tracking: 'TRACK-1', uncategorized_text: text };
   const r = await w.run((deps) => submitDisputeEvidence(deps, acct, d.dispute_id, evidence, submit, deps.clock.now()));
   trace.push(`dispute evidence ${d.dispute_id} ${text}${submit ? '' : ' (draft)'} -> ${disputeSummary(r)}`);
+  return true;
 }
 
 function disputeSummary(r: { kind: 'done'; value: unknown } | { kind: 'threw'; error: Error } | { kind: 'died' }): string {

@@ -212,23 +212,27 @@ export class SandboxConnector implements CardConnector {
       const status = decided === 'won' || decided === 'lost' ? decided : plan.inquiry ? 'inquiry' : 'needs_response';
       return [{ disputeRef, reason: plan.reason, status }];
     },
-    submitEvidence: async (disputeRef, evidence, reference) => {
-      const outcome = await this.once({ op: 'evidence', connectorRef: disputeRef }, reference, (): OperationOutcome => ({
-        ok: true,
-        connectorRef: disputeRef,
-      }));
-      if (outcome.ok) await this.ledger.ledgerRecord(decisionKey(disputeRef), sandboxDecision(evidence));
-      return outcome;
-    },
-    accept: async (disputeRef, reference) => {
-      const outcome = await this.once({ op: 'accept', connectorRef: disputeRef }, reference, (): OperationOutcome => ({
-        ok: true,
-        connectorRef: disputeRef,
-      }));
-      if (outcome.ok) await this.ledger.ledgerRecord(decisionKey(disputeRef), 'lost');
-      return outcome;
-    },
+    submitEvidence: (disputeRef, evidence, reference) => this.answerDispute('evidence', disputeRef, reference, sandboxDecision(evidence)),
+    accept: (disputeRef, reference) => this.answerDispute('accept', disputeRef, reference, 'lost'),
   };
+
+  /**
+   * Evidence or an acceptance under `reference`, answered once: taken (its decision kept, the first one wins)
+   * unless another answer of the dispute was taken before it, as an acquirer refuses a dispute answered already.
+   */
+  private async answerDispute(
+    act: 'evidence' | 'accept',
+    disputeRef: string,
+    reference: string,
+    decision: 'won' | 'lost',
+  ): Promise<OperationOutcome> {
+    const answered = (await this.ledger.ledgerLookup(decisionKey(disputeRef))) !== undefined;
+    const outcome = await this.once({ op: act, connectorRef: disputeRef }, reference, (): OperationOutcome =>
+      answered ? { ok: false, message: 'sandbox: the dispute was answered already' } : { ok: true, connectorRef: disputeRef },
+    );
+    if (outcome.ok) await this.ledger.ledgerRecord(decisionKey(disputeRef), decision);
+    return outcome;
+  }
 
   async status(reference: string): Promise<AcquirerStatus> {
     const kept = await this.ledger.ledgerLookup(reference);

@@ -36,6 +36,25 @@ export const emptyEvidence = (): DisputeEvidence => ({
 /** Why a dispute moved: the one who moved it, for its story (portal) and its notification. */
 export type DisputeCause = 'opened' | 'escalated' | 'evidence' | 'accepted' | 'deadline' | 'decided';
 
+/**
+ * An answer the merchant sent to the acquirer: evidence or an acceptance, when it was sent, and for evidence
+ * the text sent and its number among the dispute's different evidence sent (`n`, from 1): each different text
+ * goes under a reference of its own (disputeReference), so sending other evidence never reuses the reference
+ * of an earlier text the acquirer may have taken.
+ */
+export interface SentAnswer {
+  act: 'evidence' | 'accept';
+  at: number;
+  n?: number;
+  evidence?: DisputeEvidence;
+}
+
+/** The answers a dispute records as sent with their outcome unknown, oldest first (a record's former `sending` too). */
+export function answersSent(d: Pick<DisputeRecord, 'sent' | 'sending'>): SentAnswer[] {
+  if (d.sent) return d.sent;
+  return d.sending ? [{ ...d.sending, ...(d.sending.act === 'evidence' ? { n: 1 } : {}) }] : [];
+}
+
 /** A dispute as stored. `version` is the store's optimistic-lock counter. */
 export interface DisputeRecord {
   version: number;
@@ -59,11 +78,14 @@ export interface DisputeRecord {
   /** when evidence was sent (submit 1); null while only a draft (or nothing) is kept */
   evidence_submitted_at: number | null;
   /**
-   * The merchant's evidence or acceptance as it was sent to the acquirer, recorded before it was sent and kept
-   * while its outcome is not recorded: an answer the acquirer may have taken. The deadline then sends it again
-   * under its reference (the acquirer answers its first result) instead of closing the dispute as unanswered
-   * (disputes/steps.ts).
+   * The merchant's answers sent to the acquirer whose outcome is not recorded, oldest first: each recorded
+   * before it was sent (as a payment's claim is before its acquirer is asked) and kept until the dispute moves,
+   * since the acquirer may have taken it. The deadline, and a later answer the acquirer refuses, send them
+   * again under their own references (the acquirer answers each its first result) instead of closing the
+   * dispute as unanswered (disputes/respond.ts, disputes/steps.ts). Emptied when the dispute moves.
    */
+  sent?: SentAnswer[];
+  /** the one answer a record written before `sent` kept (read as `sent`'s only entry: answersSent) */
   sending?: { act: 'evidence' | 'accept'; at: number; evidence?: DisputeEvidence };
   /** the acquirer's own name of the dispute, for the connector's evidence and accept calls */
   acquirer_ref: string;

@@ -4,7 +4,14 @@ import type { DisputeOperations, OperationOutcome } from '../ports/card-connecto
 import { pause } from '../kernel/clock.js';
 import { maskCardNumbers } from '../kernel/cards.js';
 import { connectorFor } from '../payments/connector.js';
-import { EVIDENCE_FIELDS, isOpenDispute, type DisputeEvidence, type DisputeRecord } from './dispute-record.js';
+import {
+  EVIDENCE_FIELDS,
+  answersSent,
+  isOpenDispute,
+  type DisputeEvidence,
+  type DisputeRecord,
+  type SentAnswer,
+} from './dispute-record.js';
 import { pathTo } from './transitions.js';
 import { commitDisputeChange, type DisputeChange } from './write.js';
 import { closingDue } from './report.js';
@@ -45,36 +52,77 @@ function masked(evidence: DisputeEvidence): DisputeEvidence {
  * for later. `submittedAt`: when the merchant sent it, where the gateway learns only now that it was taken.
  */
 export function evidenceChange(d: DisputeRecord, evidence: DisputeEvidence, now: number, submittedAt = now): DisputeChange {
-  const steps = pathTo({ ...d, evidence, evidence_submitted_at: submittedAt, sending: undefined }, 'under_review', now, 'evidence')!;
+  const steps = pathTo(
+    { ...d, evidence, evidence_submitted_at: submittedAt, sent: undefined, sending: undefined },
+    'under_review',
+    now,
+    'evidence',
+  )!;
   const due = closingDue(d.dispute_id).filter((x) => !x.member.startsWith('decide:'));
   return { before: d, steps, due: [...due, { queue: 'dispute', member: disputeStep.decide(d.dispute_id), at: now + DECISION_DELAY_MS }] };
 }
 
 /** The dispute accepted: lost at once, its steps dropped. */
 export function acceptChange(d: DisputeRecord, now: number): DisputeChange {
-  return { before: d, steps: pathTo({ ...d, sending: undefined }, 'lost', now, 'accepted')!, due: closingDue(d.dispute_id) };
+  return {
+    before: d,
+    steps: pathTo({ ...d, sent: undefined, sending: undefined }, 'lost', now, 'accepted')!,
+    due: closingDue(d.dispute_id),
+  };
 }
 
 /**
- * Sends a dispute's answer to its acquirer under the act's reference (one per dispute and act: the same answer
- * sent again gets the acquirer's first result). `evidence` is the evidence sent, for the act `evidence`.
+ * Sends a dispute's answer to its acquirer under the answer's own reference (the acceptance's, or that of its
+ * evidence text): the same answer sent again gets the acquirer's first result.
  */
-export function sendToAcquirer(
+export function sendToAcquirer(ops: DisputeOperations, d: DisputeRecord, answer: SentAnswer): Promise<OperationOutcome> {
+  return answer.act === 'evidence'
+    ? ops.submitEvidence(d.acquirer_ref, answer.evidence!, disputeReference.evidence(d.dispute_id, answer.n))
+    : ops.accept(d.acquirer_ref, disputeReference.accept(d.dispute_id));
+}
+
+/** The change an answer the acquirer took makes: under review with its evidence (dated when sent), or lost. */
+function takenChange(d: DisputeRecord, answer: SentAnswer, now: number): DisputeChange {
+  return answer.act === 'evidence' ? evidenceChange(d, answer.evidence!, now, answer.at) : acceptChange(d, now);
+}
+
+/**
+ * Sends again, oldest first, answers a dispute records as sent whose outcome is unknown: the first the
+ * acquirer took (it answers its first result under the answer's reference) is the dispute's change; 'unknown'
+ * when one of them still cannot be told, 'refused' when the acquirer took none.
+ */
+export async function resendAnswers(
+  deps: Pick<CoreDeps, 'log'>,
   ops: DisputeOperations,
   d: DisputeRecord,
-  answer: { act: 'evidence' | 'accept'; evidence?: DisputeEvidence },
-): Promise<OperationOutcome> {
-  return answer.act === 'evidence'
-    ? ops.submitEvidence(d.acquirer_ref, answer.evidence!, disputeReference.evidence(d.dispute_id))
-    : ops.accept(d.acquirer_ref, disputeReference.accept(d.dispute_id));
+  answers: readonly SentAnswer[],
+  now: number,
+): Promise<DisputeChange | 'refused' | 'unknown'> {
+  let unknown = false;
+  for (const answer of answers) {
+    if (answer.act === 'evidence' && !answer.evidence) continue;
+    let outcome: OperationOutcome;
+    try {
+      outcome = await sendToAcquirer(ops, d, answer);
+    } catch (err) {
+      deps.log.warn(
+        { merchant_id: d.merchant_id, dispute_id: d.dispute_id, act: answer.act, err: { message: (err as Error).message } },
+        'dispute answer sent earlier: the acquirer still cannot be asked',
+      );
+      unknown = true;
+      continue;
+    }
+    if (outcome.ok) return takenChange(d, answer, now);
+  }
+  return unknown ? 'unknown' : 'refused';
 }
 
 /**
  * Runs one answer to a dispute: reads it and its payment, checks it may still be answered, records what it
- * sends (`sending`: should its outcome be lost, the deadline sends it again rather than closing the dispute
- * unanswered), asks the acquirer (once per dispute and act: the same reference again gets its first answer),
- * and commits the change with everything it moves. A lost race reads again; a payment held by another flow is
- * waited for a moment.
+ * sends (`sent`: should its outcome be lost, the deadline sends it again rather than closing the dispute
+ * unanswered), asks the acquirer (once per answer: the same reference again gets its first result), and
+ * commits the change with everything it moves. An answer the acquirer refuses sends the earlier answers again
+ * (one it took is why). A lost race reads again; a payment held by another flow is waited for a moment.
  */
 async function answerDispute(
   deps: CoreDeps,
@@ -102,11 +150,25 @@ async function answerDispute(
     const payment = await deps.store.getPayment(account.merchant_id, d.transaction_id);
     if (!payment) return { ok: false, message: 'dispute_id: the disputed payment is not found', dispute: d };
     if (send && !sent) {
-      // what is sent is recorded first, as a claim is before a payment's acquirer is asked (DESIGN 10); kept
-      // after a refusal too, since an earlier sending under the same reference may have been taken
-      if (d.sending?.act !== act || JSON.stringify(d.sending.evidence) !== JSON.stringify(send.evidence)) {
-        const sending = { act, at: now, ...(send.evidence ? { evidence: send.evidence } : {}) };
-        const marked: DisputeRecord = { ...d, ...(send.evidence ? { evidence: send.evidence } : {}), sending };
+      // what is sent is recorded first, as a claim is before a payment's acquirer is asked (DESIGN 10), and kept
+      // until the dispute moves: the acquirer may have taken it even when its answer is lost. The same answer
+      // again goes under the same reference; other evidence under one of its own (its number n)
+      const earlier = answersSent(d);
+      const answer = earlier.find((a) => a.act === act && JSON.stringify(a.evidence) === JSON.stringify(send.evidence));
+      if (!answer) {
+        const n = act === 'evidence' ? 1 + Math.max(0, ...earlier.map((a) => a.n ?? 0)) : undefined;
+        const added: SentAnswer = {
+          act,
+          at: now,
+          ...(n !== undefined ? { n } : {}),
+          ...(send.evidence ? { evidence: send.evidence } : {}),
+        };
+        const marked: DisputeRecord = {
+          ...d,
+          ...(send.evidence ? { evidence: send.evidence } : {}),
+          sent: [...earlier, added],
+          sending: undefined,
+        };
         marking = true;
         const verdict = await commitDisputeChange(deps, account, payment, { before: d, steps: [marked] }, now);
         if (verdict === 'busy' && ++busy > BUSY_TRIES)
@@ -116,7 +178,7 @@ async function answerDispute(
       }
       let outcome: OperationOutcome;
       try {
-        outcome = await sendToAcquirer(send.ops, d, { act, evidence: send.evidence });
+        outcome = await sendToAcquirer(send.ops, d, answer);
       } catch (err) {
         // unreachable, or its answer lost: it may have acted. Never "refused"; the same call again asks under the
         // same reference, which the acquirer answers with its first result, so it acts once
@@ -126,7 +188,29 @@ async function answerDispute(
           dispute: d,
         };
       }
-      if (!outcome.ok) return { ok: false, message: `the acquirer refused it: ${outcome.message}`, dispute: d };
+      if (!outcome.ok) {
+        const refused = `the acquirer refused it: ${outcome.message}`;
+        // an earlier answer the acquirer may have taken (its answer was lost) can be why: asked again, it tells
+        const others = earlier.filter((a) => a !== answer);
+        const resent = others.length === 0 ? 'refused' : await resendAnswers(deps, send.ops, d, others, now);
+        if (resent === 'refused') {
+          // refused under its own reference, it is not sent again: only answers whose outcome is unknown are kept
+          const left: DisputeRecord = { ...d, sent: others.length > 0 ? others : undefined, sending: undefined };
+          const verdict = await commitDisputeChange(deps, account, payment, { before: d, steps: [left] }, now);
+          return { ok: false, message: refused, dispute: verdict === 'applied' ? { ...left, version: d.version + 1 } : d };
+        }
+        if (resent === 'unknown')
+          return {
+            ok: false,
+            message: `${refused}; an answer sent earlier is still unknown at the acquirer: the deadline asks again`,
+            dispute: d,
+          };
+        const verdict = await commitDisputeChange(deps, account, payment, resent, now);
+        if (verdict !== 'applied') continue;
+        const moved = { ...resent.steps[resent.steps.length - 1]!, version: d.version + 1 };
+        const what = moved.status === 'lost' ? 'the acceptance sent earlier was taken' : 'the evidence sent earlier was taken';
+        return { ok: false, message: `${refused}; ${what}: the dispute is already ${moved.status}`, dispute: moved };
+      }
       sent = true;
     }
     const change = build(d);

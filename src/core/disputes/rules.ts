@@ -32,8 +32,11 @@ export function parseDisputeStep(member: string): { step: keyof typeof disputeSt
 /** `<transaction_id>-D<NN>`, NN from 01 per payment. */
 export const disputeIdOf = (transactionId: string, n: number): string => `${transactionId}-D${String(n).padStart(2, '0')}`;
 
-/** The acquirer references of a dispute's evidence and acceptance: one per dispute, so a retry acts once. */
+/**
+ * The acquirer references of a dispute's answers, so a retry acts once: its acceptance, and each different
+ * evidence text sent (`n` from 1: the first keeps the reference the dispute's evidence always had).
+ */
 export const disputeReference = {
-  evidence: (disputeId: string) => `${disputeId}-evidence`,
+  evidence: (disputeId: string, n = 1) => (n === 1 ? `${disputeId}-evidence` : `${disputeId}-evidence-${n}`),
   accept: (disputeId: string) => `${disputeId}-accept`,
 };

@@ -8,10 +8,9 @@ import { pathTo } from './transitions.js';
 import { commitDisputeChange, type DisputeChange } from './write.js';
 import { closingDue, reportAcquirerDispute } from './report.js';
 import { parseDisputeStep } from './rules.js';
-import type { DisputeRecord } from './dispute-record.js';
+import { answersSent, type DisputeRecord } from './dispute-record.js';
 import type { Account } from '../merchants/directory.js';
-import type { OperationOutcome } from '../ports/card-connector.js';
-import { acceptChange, evidenceChange, sendToAcquirer } from './respond.js';
+import { resendAnswers } from './respond.js';
 
 /** A step that must wait (the payment is held by another flow's claim) is tried again this much later. */
 const BUSY_RETRY_MS = 1_000;
@@ -56,7 +55,7 @@ export async function runDisputeStep(deps: CoreDeps, merchantId: string, member:
   } else if (parsed.step === 'deadline' && dispute.evidence_submitted_at === null && now >= dispute.due_at) {
     const unanswered = dispute.status === 'inquiry' || dispute.status === 'needs_response';
     // an answer sent whose outcome was never recorded: the acquirer may have it, so it is asked again first
-    if (unanswered && dispute.sending) {
+    if (unanswered && answersSent(dispute).length > 0) {
       const resent = await sendAgain(deps, account, dispute, now);
       if (resent === 'unknown') {
         await deps.store.commit({ merchantId, due: [{ queue: 'dispute', member, at: now + RESEND_RETRY_MS }] });
@@ -64,7 +63,7 @@ export async function runDisputeStep(deps: CoreDeps, merchantId: string, member:
       }
       if (resent !== 'refused') change = resent;
     }
-    const steps = unanswered && !change ? pathTo({ ...dispute, sending: undefined }, 'lost', now, 'deadline') : undefined;
+    const steps = unanswered && !change ? pathTo({ ...dispute, sent: undefined, sending: undefined }, 'lost', now, 'deadline') : undefined;
     if (steps) change = { before: dispute, steps, due: closingDue(dispute.dispute_id) };
   } else if (parsed.step === 'decide' && dispute.status === 'under_review') {
     return decideStep(deps, merchantId, member, dispute, payment, now);
@@ -85,27 +84,21 @@ export async function runDisputeStep(deps: CoreDeps, merchantId: string, member:
 const RESEND_RETRY_MS = 60_000;
 
 /**
- * The evidence or acceptance a dispute records as sent (`sending`), sent again under its reference: the
- * acquirer answers its first result, so it acts once. Its change when the acquirer took it (the dispute under
- * review, or lost as accepted), 'refused' when it did not, 'unknown' when it still cannot be told.
+ * The answers a dispute records as sent (answersSent), sent again under their references: the acquirer answers
+ * each its first result, so it acts once. Its change when the acquirer took one (the dispute under review, the
+ * evidence dated when the merchant sent it, or lost as accepted), 'refused' when it took none, 'unknown' when
+ * it still cannot be told.
  */
 async function sendAgain(deps: CoreDeps, account: Account, d: DisputeRecord, now: number): Promise<DisputeChange | 'refused' | 'unknown'> {
   const ops = connectorFor(deps, account).disputes;
-  const sending = d.sending!;
-  if (!ops || (sending.act === 'evidence' && !sending.evidence)) return 'refused';
-  let outcome: OperationOutcome;
-  try {
-    outcome = await sendToAcquirer(ops, d, sending);
-  } catch (err) {
+  if (!ops) return 'refused';
+  const resent = await resendAnswers(deps, ops, d, answersSent(d), now);
+  if (resent === 'unknown')
     deps.log.warn(
-      { merchant_id: d.merchant_id, dispute_id: d.dispute_id, act: sending.act, err: { message: (err as Error).message } },
+      { merchant_id: d.merchant_id, dispute_id: d.dispute_id },
       'dispute answer sent before its deadline: the acquirer still cannot be asked; asked again later',
     );
-    return 'unknown';
-  }
-  if (!outcome.ok) return 'refused';
-  // moved now, the evidence dated when the merchant sent it (before its due_date)
-  return sending.act === 'evidence' ? evidenceChange(d, sending.evidence!, now, sending.at) : acceptChange(d, now);
+  return resent;
 }
 
 /** `open:<transaction_id>`: asks the payment's connector for its disputes and opens each new one. */

@@ -300,9 +300,49 @@ describe('a dispute opened at the acquirer', () => {
       const after = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
       expect(after).toMatchObject({ status: 'under_review', evidence: { uncategorized_text: 'proof' } });
       expect(after.evidence_submitted_at).toBeLessThan(before.due_at);
-      expect(after.sending).toBeUndefined();
+      expect(after.sent).toBeUndefined();
       expect(after.history.map((h) => h.cause)).not.toContain('deadline');
       expect(stripe.disputes.get(dp.id)!.evidence_details.submission_count).toBe(1);
+    } finally {
+      stripe.server.clearFaults();
+      await gw.close();
+    }
+  });
+
+  it('when Stripe took evidence whose answer was lost and the merchant then sends other evidence, then the dispute is recorded under review with the evidence Stripe took, and the deadline never closes it lost', async () => {
+    const gw = gateway('stripe', 'dispute-lost-answer-other');
+    try {
+      const { dp, disputeId } = await evidenceAnswerLost(gw, 'evt_dpo_created');
+      const other = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: 'more proof', submit: '1' });
+      // the new evidence is not taken (Stripe reviews the first), and the merchant is told so
+      expect(other.body).toMatchObject({ return_status: '0', dispute_status: 'under_review' });
+      expect(String(other.body.return_message)).toContain('already');
+      const now = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
+      expect(now).toMatchObject({ status: 'under_review', evidence: { uncategorized_text: 'proof' } });
+      (gw.deps.clock as ManualClock).advance(now.due_at - gw.deps.clock.now() + 1_000);
+      await jobOf(gw, 'dispute-steps').runOnce();
+      const after = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
+      expect(after.history.map((h) => h.cause)).not.toContain('deadline');
+      expect(stripe.disputes.get(dp.id)).toMatchObject({ status: 'under_review', evidence: { uncategorized_text: 'proof' } });
+    } finally {
+      stripe.server.clearFaults();
+      await gw.close();
+    }
+  });
+
+  it('when Stripe took evidence whose answer was lost and the merchant then accepts the dispute, then the acceptance is refused and the dispute is recorded under review, never lost', async () => {
+    const gw = gateway('stripe', 'dispute-lost-answer-accept');
+    try {
+      const { dp, disputeId } = await evidenceAnswerLost(gw, 'evt_dpx_created');
+      const accepted = await disputeCall(gw.app, 'disputeAccept', { dispute_id: disputeId });
+      expect(accepted.body).toMatchObject({ return_status: '0', dispute_status: 'under_review' });
+      const now = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
+      (gw.deps.clock as ManualClock).advance(now.due_at - gw.deps.clock.now() + 1_000);
+      await jobOf(gw, 'dispute-steps').runOnce();
+      const after = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
+      expect(after).toMatchObject({ status: 'under_review', evidence: { uncategorized_text: 'proof' } });
+      expect(after.history.map((h) => h.cause)).not.toContain('accepted');
+      expect(stripe.disputes.get(dp.id)).toMatchObject({ status: 'under_review' });
     } finally {
       stripe.server.clearFaults();
       await gw.close();
@@ -319,7 +359,7 @@ describe('a dispute opened at the acquirer', () => {
       await jobOf(gw, 'dispute-steps').runOnce();
       expect(await gw.deps.store.getDispute(MERCHANT_ID, disputeId)).toMatchObject({
         status: 'needs_response',
-        sending: { act: 'evidence' },
+        sent: [{ act: 'evidence', n: 1, evidence: { uncategorized_text: 'proof' } }],
       });
       (gw.deps.clock as ManualClock).advance(61_000);
       await jobOf(gw, 'dispute-steps').runOnce();
@@ -359,6 +399,8 @@ describe('a dispute opened at the acquirer', () => {
       });
       const [left] = await gw.deps.store.getDisputes(MERCHANT_ID, [`${other.transaction_id}-D01`]);
       expect(left).toMatchObject({ status: 'needs_response', evidence_submitted_at: null });
+      // refused under its own reference, it is not kept to be sent again at the deadline
+      expect(left!.sent).toBeUndefined();
     } finally {
       await gw.close();
     }
