@@ -78,11 +78,11 @@ export interface DisputeRecord {
   /** when evidence was sent (submit 1); null while only a draft (or nothing) is kept */
   evidence_submitted_at: number | null;
   /**
-   * The merchant's answers sent to the acquirer whose outcome is not recorded, oldest first: each recorded
-   * before it was sent (as a payment's claim is before its acquirer is asked) and kept until the dispute moves,
-   * since the acquirer may have taken it. The deadline, and a later answer the acquirer refuses, send them
-   * again under their own references (the acquirer answers each its first result) instead of closing the
-   * dispute as unanswered (disputes/respond.ts, disputes/steps.ts). Emptied when the dispute moves.
+   * The merchant's answers sent to the acquirer whose outcome is not known, oldest first (at most ten): each
+   * recorded before it was sent (as a payment's claim is before its acquirer is asked) and kept until the
+   * dispute moves or the acquirer refuses it, since the acquirer may have taken it. The deadline, and a later
+   * answer the acquirer refuses, send them again under their own references (the acquirer answers each its
+   * first result) instead of closing the dispute as unanswered (disputes/respond.ts, disputes/steps.ts).
    */
   sent?: SentAnswer[];
   /** the one answer a record written before `sent` kept (read as `sent`'s only entry: answersSent) */

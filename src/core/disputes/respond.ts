@@ -22,6 +22,8 @@ import { depsOnClockOf } from '../clocks/clock-deps.js';
 export type DisputeAnswer = { ok: true; dispute: DisputeRecord } | { ok: false; message: string; dispute?: DisputeRecord };
 
 const ATTEMPTS = 32;
+/** Answers kept with no known outcome (each with its evidence text): another different one waits for them. */
+const MAX_SENT = 10;
 /** How long a call waits for another flow's claim on the payment (a capture, a refund) before it refuses. */
 const BUSY_WAIT_MS = 50;
 const BUSY_TRIES = 40;
@@ -87,9 +89,11 @@ function takenChange(d: DisputeRecord, answer: SentAnswer, now: number): Dispute
 }
 
 /**
- * Sends again, oldest first, answers a dispute records as sent whose outcome is unknown: the first the
- * acquirer took (it answers its first result under the answer's reference) is the dispute's change; 'unknown'
- * when one of them still cannot be told, 'refused' when the acquirer took none.
+ * Sends again answers a dispute records as sent whose outcome is unknown, newest first: the merchant's latest
+ * answer is what it means now, and where the acquirer took an earlier one it refuses the later ones (it takes
+ * one answer a dispute), so the one it took answers its first result under its own reference and is found.
+ * The dispute's change for the answer taken; 'unknown' when one still cannot be told, 'refused' when the
+ * acquirer took none.
  */
 export async function resendAnswers(
   deps: Pick<CoreDeps, 'log'>,
@@ -99,7 +103,7 @@ export async function resendAnswers(
   now: number,
 ): Promise<DisputeChange | 'refused' | 'unknown'> {
   let unknown = false;
-  for (const answer of answers) {
+  for (const answer of [...answers].reverse()) {
     if (answer.act === 'evidence' && !answer.evidence) continue;
     let outcome: OperationOutcome;
     try {
@@ -156,6 +160,12 @@ async function answerDispute(
       const earlier = answersSent(d);
       const answer = earlier.find((a) => a.act === act && JSON.stringify(a.evidence) === JSON.stringify(send.evidence));
       if (!answer) {
+        if (earlier.length >= MAX_SENT)
+          return {
+            ok: false,
+            message: `dispute_id: ${earlier.length} answers sent to the acquirer have no known outcome yet; send the last one again`,
+            dispute: d,
+          };
         const n = act === 'evidence' ? 1 + Math.max(0, ...earlier.map((a) => a.n ?? 0)) : undefined;
         const added: SentAnswer = {
           act,

@@ -349,6 +349,60 @@ describe('a dispute opened at the acquirer', () => {
     }
   });
 
+  it('when two different evidence texts both went unanswered and Stripe had neither, then the deadline sends the latest, and Stripe reviews that one', async () => {
+    const gw = gateway('stripe', 'dispute-two-unknown');
+    try {
+      const paid = await captured(gw);
+      const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'fraudulent', 'needs_response');
+      expect((await stripeDelivery(gw, 'charge.dispute.created', dp, 'evt_dp2_created')).text).toBe('applied');
+      const disputeId = `${paid.transaction_id}-D01`;
+      for (const text of ['first draft of proof', 'the proof']) {
+        stripe.server.fail('drop', (r) => r.path.startsWith('/v1/disputes/'), 2);
+        const r = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: text, submit: '1' });
+        expect(String(r.body.return_message)).toContain('unknown');
+      }
+      expect(stripe.disputes.get(dp.id)!.evidence_details.submission_count).toBe(0);
+      const before = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
+      expect(before.sent!.map((a) => a.n)).toEqual([1, 2]);
+      (gw.deps.clock as ManualClock).advance(before.due_at - gw.deps.clock.now() + 1_000);
+      await jobOf(gw, 'dispute-steps').runOnce();
+      expect(await gw.deps.store.getDispute(MERCHANT_ID, disputeId)).toMatchObject({
+        status: 'under_review',
+        evidence: { uncategorized_text: 'the proof' },
+      });
+      expect(stripe.disputes.get(dp.id)).toMatchObject({ status: 'under_review', evidence: { uncategorized_text: 'the proof' } });
+    } finally {
+      stripe.server.clearFaults();
+      await gw.close();
+    }
+  });
+
+  it('when ten different answers of a dispute have no known outcome, then an eleventh is refused until one of them is sent again', async () => {
+    const gw = gateway('stripe', 'dispute-many-unknown');
+    try {
+      const paid = await captured(gw);
+      const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'fraudulent', 'needs_response');
+      expect((await stripeDelivery(gw, 'charge.dispute.created', dp, 'evt_dp10_created')).text).toBe('applied');
+      const disputeId = `${paid.transaction_id}-D01`;
+      stripe.server.fail('drop', (r) => r.path.startsWith('/v1/disputes/'), 1_000);
+      for (let i = 1; i <= 10; i++) {
+        const r = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: `proof ${i}`, submit: '1' });
+        expect(String(r.body.return_message)).toContain('unknown');
+      }
+      const eleventh = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: 'proof 11', submit: '1' });
+      expect(eleventh.body).toMatchObject({ return_status: '0', dispute_status: 'needs_response' });
+      expect(String(eleventh.body.return_message)).toContain('10 answers sent to the acquirer have no known outcome');
+      expect((await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!.sent).toHaveLength(10);
+      stripe.server.clearFaults();
+      const last = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: 'proof 10', submit: '1' });
+      expect(last.body).toMatchObject({ return_status: '1', dispute_status: 'under_review' });
+      expect(stripe.disputes.get(dp.id)).toMatchObject({ evidence: { uncategorized_text: 'proof 10' } });
+    } finally {
+      stripe.server.clearFaults();
+      await gw.close();
+    }
+  });
+
   it('when Stripe cannot be reached at the deadline either, then the dispute stays open and the deadline asks again later', async () => {
     const gw = gateway('stripe', 'dispute-deadline-unreachable');
     try {
