@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { CoreDeps } from '../../../core/ports/deps.js';
-import { EVIDENCE_FIELDS, EVIDENCE_MAX_CHARS, isOpenDispute, type DisputeRecord } from '../../../core/disputes/dispute-record.js';
+import { EVIDENCE_FIELDS, EVIDENCE_MAX_CHARS, answersSent, isOpenDispute, type DisputeRecord } from '../../../core/disputes/dispute-record.js';
 import { acceptDisputeByHand, disputeEvidenceByHand, ownDispute } from '../../../core/portal/dispute-actions.js';
 import { actOnce, takeNotice, type PortalNotice } from '../../../core/portal/forms.js';
 import { requireAdmin } from '../../../core/portal/actions.js';
@@ -44,6 +44,8 @@ async function showDispute(deps: CoreDeps, res: Response, disputeId: string, for
       fields: EVIDENCE_FIELDS,
       viewer: !admin,
       can: { evidence: admin && answerable && deps.clock.now() <= d.due_at, accept: admin && answerable },
+      // answers sent whose outcome the acquirer has not told (the gateway sends them again at the due date)
+      awaiting: answerable ? answersSent(d).map((a) => ({ act: a.act, at: a.at })) : [],
       errors: form.errors ?? {},
       values: form.values ?? {},
       notice: form.notice,

@@ -255,6 +255,10 @@ export const portalAr: PortalCatalogue = {
   'dispute.submit': 'تقديم الأدلة',
   'dispute.accept': 'قبول النزاع',
   'dispute.accept_hint': 'يعود المبلغ إلى حامل البطاقة وتبقى الرسوم؛ لا يمكن التراجع عن ذلك.',
+  'dispute.awaiting':
+    'أُرسل إلى البنك المحصِّل في {time} ولم يُعرف ردّه بعد: {what}. أعد إرساله لمعرفته؛ وإلا فستعيد البوابة إرساله في تاريخ الاستحقاق.',
+  'dispute.awaiting_evidence': 'الأدلة',
+  'dispute.awaiting_accept': 'القبول',
   'payment.disputes': 'النزاعات',
   'dstatus.inquiry': 'استفسار',
   'dstatus.needs_response': 'يحتاج إلى رد',

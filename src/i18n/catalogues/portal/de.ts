@@ -256,6 +256,10 @@ export const portalDe: PortalCatalogue = {
   'dispute.submit': 'Nachweise einreichen',
   'dispute.accept': 'Rückbuchung akzeptieren',
   'dispute.accept_hint': 'Der Betrag geht an den Karteninhaber zurück, die Gebühr bleibt; das lässt sich nicht rückgängig machen.',
+  'dispute.awaiting':
+    'Am {time} an den Acquirer gesendet, seine Antwort ist noch nicht bekannt: {what}. Erneut senden, um sie zu erfahren; sonst sendet das Gateway es zum Fälligkeitsdatum erneut.',
+  'dispute.awaiting_evidence': 'Nachweise',
+  'dispute.awaiting_accept': 'die Annahme',
   'payment.disputes': 'Rückbuchungen',
   'dstatus.inquiry': 'Anfrage',
   'dstatus.needs_response': 'Antwort nötig',

@@ -259,6 +259,10 @@ export const portalEn = {
   'dispute.submit': 'Submit evidence',
   'dispute.accept': 'Accept the dispute',
   'dispute.accept_hint': 'The amount goes back to the card holder and the fee is kept; this cannot be undone.',
+  'dispute.awaiting':
+    'Sent to the acquirer on {time}, its answer not known yet: {what}. Send it again to learn it; if not, the gateway sends it again at the due date.',
+  'dispute.awaiting_evidence': 'evidence',
+  'dispute.awaiting_accept': 'the acceptance',
   'payment.disputes': 'Disputes',
   'dstatus.inquiry': 'Inquiry',
   'dstatus.needs_response': 'Needs a response',

@@ -257,6 +257,10 @@ export const portalEs: PortalCatalogue = {
   'dispute.submit': 'Enviar pruebas',
   'dispute.accept': 'Aceptar la disputa',
   'dispute.accept_hint': 'El importe vuelve al titular de la tarjeta y la comisión se mantiene; no se puede deshacer.',
+  'dispute.awaiting':
+    'Enviado al adquirente el {time}, su respuesta aún no se conoce: {what}. Envíelo de nuevo para conocerla; si no, la pasarela lo reenvía en la fecha límite.',
+  'dispute.awaiting_evidence': 'pruebas',
+  'dispute.awaiting_accept': 'la aceptación',
   'payment.disputes': 'Disputas',
   'dstatus.inquiry': 'Consulta',
   'dstatus.needs_response': 'Requiere respuesta',

@@ -256,6 +256,10 @@ export const portalFr: PortalCatalogue = {
   'dispute.submit': 'Soumettre les preuves',
   'dispute.accept': 'Accepter le litige',
   'dispute.accept_hint': 'Le montant retourne au porteur de la carte et les frais restent dus ; c’est définitif.',
+  'dispute.awaiting':
+    'Envoyé à l’acquéreur le {time}, sa réponse n’est pas encore connue : {what}. Renvoyez-le pour la connaître ; sinon, la passerelle le renvoie à la date limite.',
+  'dispute.awaiting_evidence': 'justificatifs',
+  'dispute.awaiting_accept': 'l’acceptation',
   'payment.disputes': 'Litiges',
   'dstatus.inquiry': 'Demande d’information',
   'dstatus.needs_response': 'Réponse attendue',

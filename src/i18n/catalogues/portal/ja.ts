@@ -255,6 +255,10 @@ export const portalJa: PortalCatalogue = {
   'dispute.submit': '証拠を提出',
   'dispute.accept': 'チャージバックを受け入れる',
   'dispute.accept_hint': '金額はカード会員に戻り、手数料は返金されません。取り消せません。',
+  'dispute.awaiting':
+    '{time} にアクワイアラーへ送信しましたが、回答はまだ不明です: {what}。もう一度送信すると回答がわかります。送信しない場合、ゲートウェイが期限日に再送します。',
+  'dispute.awaiting_evidence': '証拠',
+  'dispute.awaiting_accept': '受け入れ',
   'payment.disputes': 'チャージバック',
   'dstatus.inquiry': '照会',
   'dstatus.needs_response': '回答が必要',

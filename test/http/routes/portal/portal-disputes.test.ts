@@ -6,6 +6,8 @@ import { jobOf } from '../../../support/jobs.js';
 import { pay, postBatch, ref } from '../../../support/operations.js';
 import { CARDS } from '../../../support/cards.js';
 import { portalMerchants, PORTAL, postForm, signedIn, tokenOfForm } from '../../../support/portal.js';
+import { commitDisputeChange } from '../../../../src/core/disputes/write.js';
+import { emptyEvidence } from '../../../../src/core/disputes/dispute-record.js';
 
 const world = redisWorld('portal-disputes');
 const DAY = 86_400_000;
@@ -84,6 +86,27 @@ describe('the portal’s disputes', () => {
     const now = (await admin.get(page)).text;
     expect(now).not.toContain(`${page}/evidence"`);
     expect(now).not.toContain(`${page}/accept"`);
+  });
+
+  it('when evidence was sent and its answer never came (the process died), then the page says so until the same evidence is sent again', async () => {
+    const { gw, clock, disputeId } = await disputed();
+    // what a process that died after recording the evidence, before the acquirer answered, leaves
+    const d = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
+    const evidence = { ...emptyEvidence(), uncategorized_text: 'winning_evidence' };
+    const account = gw.deps.merchants.find(MERCHANT_ID, d.account_id)!;
+    const payment = (await gw.deps.store.getPayment(MERCHANT_ID, d.transaction_id))!;
+    const marked = { ...d, evidence, sent: [{ act: 'evidence' as const, at: clock.now(), n: 1, evidence }] };
+    expect(await commitDisputeChange(gw.deps, account, payment, { before: d, steps: [marked] }, clock.now())).toBe('applied');
+    const admin = await signedIn(gw.app, PORTAL.admin);
+    const page = `/portal/disputes/${disputeId}`;
+    const html = (await admin.get(page)).text;
+    expect(html).toContain('its answer not known yet: evidence');
+    const sent = await postForm(admin, page, `${page}/evidence`, { uncategorized_text: 'winning_evidence', submit: '1' });
+    expect(sent.status).toBe(303);
+    const after = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
+    expect(after.status).toBe('under_review');
+    expect(after.sent).toBeUndefined();
+    expect((await admin.get(page)).text).not.toContain('its answer not known yet');
   });
 
   it('when evidence is too long, then the page comes back with the error tied to its field', async () => {
