@@ -58,15 +58,27 @@ async function captured(gw: TestGateway): Promise<Paid> {
   return paid;
 }
 
+/** A captured payment disputed at Stripe (fraudulent, needs_response), its charge.dispute.created applied. */
+async function stripeDisputeOpened(gw: TestGateway, eventId: string) {
+  const paid = await captured(gw);
+  const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'fraudulent', 'needs_response');
+  expect((await stripeDelivery(gw, 'charge.dispute.created', dp, eventId)).text).toBe('applied');
+  return { paid, dp, disputeId: `${paid.transaction_id}-D01` };
+}
+
+/** The dispute's due_date passed (by a second) and the dispute steps run: its deadline falls due. */
+async function pastDueDate(gw: TestGateway, disputeId: string): Promise<void> {
+  const d = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
+  (gw.deps.clock as ManualClock).advance(d.due_at - gw.deps.clock.now() + 1_000);
+  await jobOf(gw, 'dispute-steps').runOnce();
+}
+
 /**
  * A Stripe dispute on a captured payment, and the merchant's evidence for it ('proof') taken by Stripe with
  * both of its answers dropped (Stripe's SDK sends a dropped request once more by itself): the call answered.
  */
 async function evidenceAnswerLost(gw: TestGateway, eventId: string) {
-  const paid = await captured(gw);
-  const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'fraudulent', 'needs_response');
-  expect((await stripeDelivery(gw, 'charge.dispute.created', dp, eventId)).text).toBe('applied');
-  const disputeId = `${paid.transaction_id}-D01`;
+  const { dp, disputeId } = await stripeDisputeOpened(gw, eventId);
   stripe.server.fail('act-then-drop', (r) => r.path.startsWith('/v1/disputes/'), 2);
   const lost = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: 'proof', submit: '1' });
   expect(stripe.disputes.get(dp.id)).toMatchObject({ status: 'under_review', evidence_details: { submission_count: 1 } });
@@ -295,8 +307,7 @@ describe('a dispute opened at the acquirer', () => {
       expect(String(lost.body.return_message)).toContain('unknown');
       // the due_date passes without another call from the merchant, and the deadline step runs
       const before = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
-      (gw.deps.clock as ManualClock).advance(before.due_at - gw.deps.clock.now() + 1_000);
-      await jobOf(gw, 'dispute-steps').runOnce();
+      await pastDueDate(gw, disputeId);
       const after = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
       expect(after).toMatchObject({ status: 'under_review', evidence: { uncategorized_text: 'proof' } });
       expect(after.evidence_submitted_at).toBeLessThan(before.due_at);
@@ -319,8 +330,7 @@ describe('a dispute opened at the acquirer', () => {
       expect(String(other.body.return_message)).toContain('already');
       const now = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
       expect(now).toMatchObject({ status: 'under_review', evidence: { uncategorized_text: 'proof' } });
-      (gw.deps.clock as ManualClock).advance(now.due_at - gw.deps.clock.now() + 1_000);
-      await jobOf(gw, 'dispute-steps').runOnce();
+      await pastDueDate(gw, disputeId);
       const after = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
       expect(after.history.map((h) => h.cause)).not.toContain('deadline');
       expect(stripe.disputes.get(dp.id)).toMatchObject({ status: 'under_review', evidence: { uncategorized_text: 'proof' } });
@@ -336,9 +346,7 @@ describe('a dispute opened at the acquirer', () => {
       const { dp, disputeId } = await evidenceAnswerLost(gw, 'evt_dpx_created');
       const accepted = await disputeCall(gw.app, 'disputeAccept', { dispute_id: disputeId });
       expect(accepted.body).toMatchObject({ return_status: '0', dispute_status: 'under_review' });
-      const now = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
-      (gw.deps.clock as ManualClock).advance(now.due_at - gw.deps.clock.now() + 1_000);
-      await jobOf(gw, 'dispute-steps').runOnce();
+      await pastDueDate(gw, disputeId);
       const after = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
       expect(after).toMatchObject({ status: 'under_review', evidence: { uncategorized_text: 'proof' } });
       expect(after.history.map((h) => h.cause)).not.toContain('accepted');
@@ -352,10 +360,7 @@ describe('a dispute opened at the acquirer', () => {
   it('when two different evidence texts both went unanswered and Stripe had neither, then the deadline sends the latest, and Stripe reviews that one', async () => {
     const gw = gateway('stripe', 'dispute-two-unknown');
     try {
-      const paid = await captured(gw);
-      const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'fraudulent', 'needs_response');
-      expect((await stripeDelivery(gw, 'charge.dispute.created', dp, 'evt_dp2_created')).text).toBe('applied');
-      const disputeId = `${paid.transaction_id}-D01`;
+      const { dp, disputeId } = await stripeDisputeOpened(gw, 'evt_dp2_created');
       for (const text of ['first draft of proof', 'the proof']) {
         stripe.server.fail('drop', (r) => r.path.startsWith('/v1/disputes/'), 2);
         const r = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: text, submit: '1' });
@@ -364,8 +369,7 @@ describe('a dispute opened at the acquirer', () => {
       expect(stripe.disputes.get(dp.id)!.evidence_details.submission_count).toBe(0);
       const before = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
       expect(before.sent!.map((a) => a.n)).toEqual([1, 2]);
-      (gw.deps.clock as ManualClock).advance(before.due_at - gw.deps.clock.now() + 1_000);
-      await jobOf(gw, 'dispute-steps').runOnce();
+      await pastDueDate(gw, disputeId);
       expect(await gw.deps.store.getDispute(MERCHANT_ID, disputeId)).toMatchObject({
         status: 'under_review',
         evidence: { uncategorized_text: 'the proof' },
@@ -380,10 +384,7 @@ describe('a dispute opened at the acquirer', () => {
   it('when ten different answers of a dispute have no known outcome, then an eleventh is refused until one of them is sent again', async () => {
     const gw = gateway('stripe', 'dispute-many-unknown');
     try {
-      const paid = await captured(gw);
-      const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'fraudulent', 'needs_response');
-      expect((await stripeDelivery(gw, 'charge.dispute.created', dp, 'evt_dp10_created')).text).toBe('applied');
-      const disputeId = `${paid.transaction_id}-D01`;
+      const { dp, disputeId } = await stripeDisputeOpened(gw, 'evt_dp10_created');
       stripe.server.fail('drop', (r) => r.path.startsWith('/v1/disputes/'), 1_000);
       for (let i = 1; i <= 10; i++) {
         const r = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: `proof ${i}`, submit: '1' });
