@@ -7,6 +7,8 @@ export interface RunStub {
   acquirer: SimAcquirer;
   /** the payments (intents, PSP payments) the stub made */
   charges(): number;
+  /** the disputes the acquirer opened and decided (a stub that plays disputes) */
+  disputes?(): { opened: number; decided: number };
   stop(): Promise<void>;
 }
 
@@ -14,6 +16,8 @@ export interface AcquirerRuns {
   results: RunResult[];
   /** the stubs' payments over all runs: the runs went to the acquirer, not all stayed on the sandbox */
   charges: number;
+  /** the stubs' disputes over all runs, opened and decided */
+  disputes: { opened: number; decided: number };
   faults: number;
   /** the failed seeds, the first two with their violations and traces */
   failed: RunResult[];
@@ -27,6 +31,7 @@ export interface AcquirerRuns {
 export async function acquirerRuns(seeds: number, start: () => Promise<RunStub>): Promise<AcquirerRuns> {
   const results: RunResult[] = [];
   let charges = 0;
+  const disputes = { opened: 0, decided: 0 };
   let next = 1;
   await Promise.all(
     Array.from({ length: 8 }, async () => {
@@ -36,6 +41,9 @@ export async function acquirerRuns(seeds: number, start: () => Promise<RunStub>)
         try {
           results.push(await simulate(seed, new MemoryKv(), { steps: 24, badWrites: false, lostCommits: false, acquirer: stub.acquirer }));
           charges += stub.charges();
+          const d = stub.disputes?.();
+          disputes.opened += d?.opened ?? 0;
+          disputes.decided += d?.decided ?? 0;
         } finally {
           await stub.stop();
         }
@@ -47,5 +55,5 @@ export async function acquirerRuns(seeds: number, start: () => Promise<RunStub>)
     .slice(0, 2)
     .map((r) => [`seed ${r.seed}`, ...r.violations.map((v) => `  ! ${v}`), ...r.trace.map((t) => `  ${t}`)].join('\n'))
     .join('\n\n');
-  return { results, charges, faults: results.reduce((n, r) => n + r.faults.length, 0), failed, shown };
+  return { results, charges, disputes, faults: results.reduce((n, r) => n + r.faults.length, 0), failed, shown };
 }

@@ -116,11 +116,11 @@ export async function violations(w: World): Promise<string[]> {
     if (from !== d.status) say(`its story ends at ${from}`);
     // the sandbox's decision, kept when it took the evidence or the acceptance: a closed dispute says the same
     // (the gateway never closes one the acquirer decided otherwise, whatever answer of it was lost)
-    if (!w.sim) {
-      const decided = await store.ledgerOf!(MERCHANT_ID).ledgerLookup(`${d.acquirer_ref}#decision`);
-      if (decided !== undefined && !isOpenDispute(d.status) && decided !== d.status)
-        say(`closed ${d.status}, decided ${decided} at the acquirer`);
-    }
+    const decided = w.sim
+      ? w.sim.disputeDecision?.(d.transaction_id)
+      : await store.ledgerOf!(MERCHANT_ID).ledgerLookup(`${d.acquirer_ref}#decision`);
+    if (decided !== undefined && !isOpenDispute(d.status) && decided !== d.status)
+      say(`closed ${d.status}, decided ${decided} at the acquirer`);
     if ((d.closed_at === null) !== isOpenDispute(d.status)) say(`closed_at ${d.closed_at} with status ${d.status}`);
     const p = await store.getPayment(MERCHANT_ID, d.transaction_id);
     const summary = p?.disputes?.find((s) => s.dispute_id === d.dispute_id);

@@ -56,6 +56,8 @@ export interface SimAcquirer {
   challengeAnswer?: (transactionId: string, passed: boolean) => string;
   /** the acquirer's webhooks owed since the last call, in the gateway's terms */
   events?: () => AcquirerEvent[];
+  /** what the acquirer decided on the dispute of a payment (`won` or `lost`); undefined while it has not */
+  disputeDecision?: (transactionId: string) => 'won' | 'lost' | undefined;
 }
 
 const sharedConfigs = new Map<string, Config>();

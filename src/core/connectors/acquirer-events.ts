@@ -108,6 +108,11 @@ async function laterEvent(
   if (event.dispute) {
     const reported = await reportAcquirerDispute(deps, account, transactionId, event.dispute, deps.clock.now());
     if (reported.kind === 'busy') throw new GatewayError('STORE_UNAVAILABLE', 'the payment is busy; send the event again');
+    if (reported.kind === 'unknown')
+      throw new GatewayError(
+        'OUTCOME_UNKNOWN',
+        "the merchant's answer to this dispute is still unknown at the acquirer; send the event again",
+      );
     outcome =
       reported.kind === 'refused' ? `dispute not applied: ${reported.why}` : `dispute ${reported.dispute.dispute_id} ${reported.kind}`;
   } else if (event.captureFailed) {

@@ -4,14 +4,20 @@ import type { AcquirerDispute } from '../ports/card-connector.js';
 import type { Payment } from '../payments/payment.js';
 import { fromAcquirerAmount } from '../kernel/money.js';
 import { pause } from '../kernel/clock.js';
-import { emptyEvidence, type DisputeRecord, type DisputeStatus } from './dispute-record.js';
+import { answersSent, emptyEvidence, type DisputeRecord, type DisputeStatus } from './dispute-record.js';
 import { pathTo } from './transitions.js';
 import { commitDisputeChange, type DisputeChange } from './write.js';
-import { DISPUTE_FEE, INQUIRY_ESCALATION_MS, RESPONSE_WINDOW_MS, disputeIdOf, disputeStep } from './rules.js';
+import { DISPUTE_FEE, INQUIRY_ESCALATION_MS, RESPONSE_WINDOW_MS, closingDue, disputeIdOf, disputeStep } from './rules.js';
+import { resendAnswers } from './respond.js';
+import { connectorFor } from '../payments/connector.js';
 
 /** What reporting a dispute did: opened it, moved it, nothing (already known as reported), or must wait. */
 export type ReportResult =
-  { kind: 'opened' | 'moved' | 'unchanged'; dispute: DisputeRecord } | { kind: 'busy' } | { kind: 'refused'; why: string };
+  | { kind: 'opened' | 'moved' | 'unchanged'; dispute: DisputeRecord }
+  | { kind: 'busy' }
+  | { kind: 'refused'; why: string }
+  /** an answer the merchant sent is still unknown at the acquirer, and decides how its closure is recorded */
+  | { kind: 'unknown' };
 
 const ATTEMPTS = 16;
 
@@ -58,9 +64,32 @@ function towards(d: DisputeRecord, report: AcquirerDispute, now: number): Disput
   return { before: d, steps, due: [{ queue: 'dispute', member: disputeStep.escalate(d.dispute_id), at: null }, ...due] };
 }
 
-/** The due steps a closed dispute no longer needs. */
-export const closingDue = (disputeId: string) =>
-  (['escalate', 'deadline', 'decide'] as const).map((s) => ({ queue: 'dispute' as const, member: disputeStep[s](disputeId), at: null }));
+/**
+ * A closure the acquirer reports on a dispute the merchant answered with an outcome still unknown (`sent`):
+ * that answer is sent again first (the acquirer answers its first result), since an acceptance it took is why
+ * the dispute closed (Stripe reports an inquiry the merchant closed as closed, like one that lapsed), and the
+ * gateway records it as accepted. Evidence it took is recorded as submitted on the way to the acquirer's
+ * decision. undefined: nothing of the merchant's was taken, the report stands as it is.
+ */
+async function ownAnswerTaken(
+  deps: CoreDeps,
+  account: Account,
+  d: DisputeRecord,
+  report: AcquirerDispute,
+  now: number,
+): Promise<DisputeChange | 'unknown' | undefined> {
+  const sent = answersSent(d);
+  const ops = connectorFor(deps, account).disputes;
+  if ((report.status !== 'won' && report.status !== 'lost') || sent.length === 0 || !ops) return undefined;
+  const taken = await resendAnswers(deps, ops, d, sent, now);
+  if (taken === 'unknown') return 'unknown';
+  if (taken === 'refused') return undefined;
+  const last = taken.steps[taken.steps.length - 1]!;
+  if (last.status !== 'under_review') return taken;
+  // the evidence was taken: under review, then as the acquirer decided
+  const decided = pathTo(last, report.status, now, 'decided')!;
+  return { ...taken, steps: [...taken.steps, ...decided], due: closingDue(d.dispute_id) };
+}
 
 /**
  * Opens or updates a dispute from a connector's report (DESIGN 13, the connector interface): the sandbox's
@@ -88,7 +117,9 @@ export async function reportAcquirerDispute(
       const next = towards(existing, report, now);
       if (next === 'unchanged') return { kind: 'unchanged', dispute: existing };
       if (typeof next === 'string') return { kind: 'refused', why: next };
-      change = next;
+      const own = await ownAnswerTaken(deps, account, existing, report, now);
+      if (own === 'unknown') return { kind: 'unknown' };
+      change = own ?? next;
     } else {
       const d = opened(payment, report, (payment.disputes?.length ?? 0) + 1, now);
       const due = [{ queue: 'dispute' as const, member: disputeStep.deadline(d.dispute_id), at: d.due_at }];

@@ -14,8 +14,7 @@ import {
 } from './dispute-record.js';
 import { pathTo } from './transitions.js';
 import { commitDisputeChange, type DisputeChange } from './write.js';
-import { closingDue } from './report.js';
-import { DECISION_DELAY_MS, disputeReference, disputeStep } from './rules.js';
+import { DECISION_DELAY_MS, closingDue, disputeReference, disputeStep } from './rules.js';
 import { depsOnClockOf } from '../clocks/clock-deps.js';
 
 /** The answer of an evidence or accept call: the dispute as it now is, or a refusal saying why (return_status 0). */

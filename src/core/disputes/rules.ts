@@ -40,3 +40,7 @@ export const disputeReference = {
   evidence: (disputeId: string, n = 1) => (n === 1 ? `${disputeId}-evidence` : `${disputeId}-evidence-${n}`),
   accept: (disputeId: string) => `${disputeId}-accept`,
 };
+
+/** The due steps a closed dispute no longer needs. */
+export const closingDue = (disputeId: string) =>
+  (['escalate', 'deadline', 'decide'] as const).map((s) => ({ queue: 'dispute' as const, member: disputeStep[s](disputeId), at: null }));

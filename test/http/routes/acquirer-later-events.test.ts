@@ -404,6 +404,34 @@ describe('a dispute opened at the acquirer', () => {
     }
   });
 
+  it("when Stripe closed an inquiry on the merchant's acceptance whose answer was lost, then its closure webhook records the dispute accepted (lost), not won", async () => {
+    const gw = gateway('stripe', 'dispute-accept-lost-answer');
+    try {
+      const paid = await captured(gw);
+      const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'general', 'warning_needs_response');
+      expect((await stripeDelivery(gw, 'charge.dispute.created', dp, 'evt_dpi_created')).text).toBe('applied');
+      const disputeId = `${paid.transaction_id}-D01`;
+      stripe.server.fail('act-then-drop', (r) => r.path.startsWith('/v1/disputes/'), 2);
+      const accepted = await disputeCall(gw.app, 'disputeAccept', { dispute_id: disputeId });
+      expect(String(accepted.body.return_message)).toContain('unknown');
+      expect(stripe.disputes.get(dp.id)!.status).toBe('warning_closed');
+      // Stripe's closure arrives before the merchant sends the acceptance again; while Stripe cannot be asked
+      // about that acceptance, the webhook is not acknowledged (Stripe sends it again), and nothing moves
+      stripe.server.fail('drop', (r) => r.path.startsWith('/v1/disputes/'), 2);
+      const early = await stripeDelivery(gw, 'charge.dispute.closed', stripe.disputes.get(dp.id)!, 'evt_dpi_closed');
+      expect(early.status).toBe(503);
+      expect((await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!.status).toBe('inquiry');
+      const closed = await stripeDelivery(gw, 'charge.dispute.closed', stripe.disputes.get(dp.id)!, 'evt_dpi_closed');
+      expect(closed.status).toBe(200);
+      const d = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
+      expect(d.status).toBe('lost');
+      expect(d.history.map((h) => h.cause)).toContain('accepted');
+    } finally {
+      stripe.server.clearFaults();
+      await gw.close();
+    }
+  });
+
   it('when Stripe cannot be reached at the deadline either, then the dispute stays open and the deadline asks again later', async () => {
     const gw = gateway('stripe', 'dispute-deadline-unreachable');
     try {

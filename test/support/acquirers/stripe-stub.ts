@@ -49,6 +49,13 @@ interface Refund {
 }
 
 /** Stripe's test payment methods and test card numbers, as Stripe answers them. */
+/** The disputes Stripe's dispute test cards open once their charge succeeds. */
+const DISPUTE_CARDS: Record<string, { reason: string; status: 'warning_needs_response' | 'needs_response' }> = {
+  pm_card_createDispute: { reason: 'fraudulent', status: 'needs_response' },
+  pm_card_createDisputeProductNotReceived: { reason: 'product_not_received', status: 'needs_response' },
+  pm_card_createDisputeInquiry: { reason: 'general', status: 'warning_needs_response' },
+};
+
 const BEHAVIOUR: Record<string, string> = {
   pm_card_visa: 'approve',
   pm_card_mastercard: 'approve',
@@ -94,8 +101,10 @@ export class StripeStub extends AcquirerStub {
   private readonly returnUrls = new Map<string, string>();
   /** the disputes opened on intents (openDispute), moved by the merchant's evidence and acceptance */
   readonly disputes = new Map<string, Dispute>();
-  /** intent statuses already sent as events (pendingEvents) */
+  /** intent and dispute statuses already sent as events (pendingEvents, disputeEvents) */
   private readonly evented = new Set<string>();
+  /** the disputes the merchant closed (accepted) */
+  private readonly accepted = new Set<string>();
 
   constructor() {
     super('Stripe', () =>
@@ -153,6 +162,50 @@ export class StripeStub extends AcquirerStub {
       out.push({ id: `evt_${key}`, object: 'event', type, data: { object: structuredClone(pi) } });
     }
     return out;
+  }
+
+  /**
+   * Stripe's dispute test cards as Stripe plays them, for the simulation: a payment made with one is disputed
+   * once its charge succeeds (an inquiry for createDisputeInquiry), evidence submitted is decided by the next
+   * call (won unless it holds `losing_evidence`; an inquiry is closed), and every status a dispute reaches is
+   * one event (charge.dispute.created, .updated, .closed), each sent once.
+   */
+  disputeEvents(): { id: string; object: 'event'; type: string; data: { object: Dispute } }[] {
+    for (const pi of this.intents.values()) {
+      const plan = DISPUTE_CARDS[pi.card];
+      if (plan && pi.status === 'succeeded' && ![...this.disputes.values()].some((d) => d.payment_intent === pi.id))
+        this.openDispute(pi.id, plan.reason, plan.status);
+    }
+    const out: { id: string; object: 'event'; type: string; data: { object: Dispute } }[] = [];
+    for (const dp of this.disputes.values()) {
+      // evidence under review since an earlier call: decided now
+      if (dp.status.endsWith('under_review') && this.evented.has(`${dp.id}:${dp.status}`)) {
+        const losing = Object.values(dp.evidence).some((t) => t.includes('losing_evidence'));
+        dp.status = dp.status === 'warning_under_review' ? 'warning_closed' : losing ? 'lost' : 'won';
+      }
+      const key = `${dp.id}:${dp.status}`;
+      if (this.evented.has(key)) continue;
+      this.evented.add(key);
+      const type = /needs_response$/.test(dp.status)
+        ? 'charge.dispute.created'
+        : /under_review$/.test(dp.status)
+          ? 'charge.dispute.updated'
+          : 'charge.dispute.closed';
+      out.push({ id: `evt_${key}`, object: 'event', type, data: { object: structuredClone(dp) } });
+    }
+    return out;
+  }
+
+  /**
+   * What Stripe decided on the dispute of a gateway payment, in DESIGN 13's terms: `won`, or `lost` (a
+   * chargeback lost, or a dispute the merchant closed: accepted); undefined while Stripe has not decided.
+   */
+  disputeDecision(reference: string): 'won' | 'lost' | undefined {
+    const pi = this.intentFor(reference);
+    const dp = pi && [...this.disputes.values()].find((d) => d.payment_intent === pi.id);
+    if (!dp) return undefined;
+    if (this.accepted.has(dp.id) || dp.status === 'lost') return 'lost';
+    return dp.status === 'won' || dp.status === 'warning_closed' ? 'won' : undefined;
   }
 
   /** A dispute the cardholder's bank opens on an intent's charge: what Stripe's charge.dispute.created carries. */
@@ -227,6 +280,7 @@ export class StripeStub extends AcquirerStub {
   /** Closes a dispute (the merchant accepts it): a chargeback is lost, an inquiry closed. */
   private close(dp: Dispute): StubAnswer {
     if (!dp.status.endsWith('needs_response')) return error(400, 'invalid_request_error', `This dispute is already ${dp.status}.`);
+    this.accepted.add(dp.id);
     dp.status = dp.status === 'warning_needs_response' ? 'warning_closed' : 'lost';
     return { status: 200, body: dp };
   }
