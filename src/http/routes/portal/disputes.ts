@@ -1,7 +1,13 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { CoreDeps } from '../../../core/ports/deps.js';
-import { EVIDENCE_FIELDS, EVIDENCE_MAX_CHARS, answersSent, isOpenDispute, type DisputeRecord } from '../../../core/disputes/dispute-record.js';
+import {
+  EVIDENCE_FIELDS,
+  EVIDENCE_MAX_CHARS,
+  answersSent,
+  isOpenDispute,
+  type DisputeRecord,
+} from '../../../core/disputes/dispute-record.js';
 import { acceptDisputeByHand, disputeEvidenceByHand, ownDispute } from '../../../core/portal/dispute-actions.js';
 import { actOnce, takeNotice, type PortalNotice } from '../../../core/portal/forms.js';
 import { requireAdmin } from '../../../core/portal/actions.js';
