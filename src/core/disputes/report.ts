@@ -28,6 +28,33 @@ export async function disputesOfPayment(deps: Pick<CoreDeps, 'store'>, payment: 
   return (await deps.store.getDisputes(payment.merchant_id, ids)).filter((d): d is DisputeRecord => d !== undefined);
 }
 
+/** The furthest due date a report may set (an acquirer's date beyond it is read as this). */
+const MAX_DUE_MS = 180 * 86_400_000;
+
+/** The due date an acquirer's report gives (its own last moment for an answer), if it gives one. */
+function reportedDue(report: AcquirerDispute, now: number): number | undefined {
+  return report.dueAt === undefined ? undefined : Math.min(report.dueAt, now + MAX_DUE_MS);
+}
+
+/**
+ * A known dispute still to be answered whose due date the acquirer now reports otherwise (an inquiry escalated
+ * with a period of its own, a defense period set later): `change` (or the record as it is) with that due date,
+ * and its deadline step moved to it. undefined when the date stands.
+ */
+function withReportedDue(
+  d: DisputeRecord,
+  report: AcquirerDispute,
+  change: DisputeChange | undefined,
+  now: number,
+): DisputeChange | undefined {
+  const due = reportedDue(report, now);
+  const last = change ? change.steps[change.steps.length - 1]! : d;
+  if (due === undefined || due === last.due_at || (last.status !== 'inquiry' && last.status !== 'needs_response')) return change;
+  const steps = change ? [...change.steps.slice(0, -1), { ...last, due_at: due }] : [{ ...d, due_at: due }];
+  const deadline = { queue: 'dispute' as const, member: disputeStep.deadline(d.dispute_id), at: due };
+  return { before: d, steps, due: [...(change?.due ?? []), deadline] };
+}
+
 /** A new dispute on the payment as the acquirer reported it (status inquiry or needs_response). */
 function opened(payment: Payment, report: AcquirerDispute, n: number, now: number): DisputeRecord {
   const status: DisputeStatus = report.status === 'inquiry' ? 'inquiry' : 'needs_response';
@@ -43,7 +70,7 @@ function opened(payment: Payment, report: AcquirerDispute, n: number, now: numbe
     reason: report.reason,
     status,
     opened_at: now,
-    due_at: now + RESPONSE_WINDOW_MS,
+    due_at: reportedDue(report, now) ?? now + RESPONSE_WINDOW_MS,
     closed_at: null,
     evidence: emptyEvidence(),
     evidence_submitted_at: null,
@@ -115,11 +142,13 @@ export async function reportAcquirerDispute(
     let change: DisputeChange;
     if (existing) {
       const next = towards(existing, report, now);
-      if (next === 'unchanged') return { kind: 'unchanged', dispute: existing };
-      if (typeof next === 'string') return { kind: 'refused', why: next };
-      const own = await ownAnswerTaken(deps, account, existing, report, now);
+      if (typeof next === 'string' && next !== 'unchanged') return { kind: 'refused', why: next };
+      const own = next === 'unchanged' ? undefined : await ownAnswerTaken(deps, account, existing, report, now);
       if (own === 'unknown') return { kind: 'unknown' };
-      change = own ?? next;
+      const moved = own ?? (next === 'unchanged' ? undefined : next);
+      const dated = own ? own : withReportedDue(existing, report, moved, now);
+      if (!dated) return { kind: 'unchanged', dispute: existing };
+      change = dated;
     } else {
       const d = opened(payment, report, (payment.disputes?.length ?? 0) + 1, now);
       const due = [{ queue: 'dispute' as const, member: disputeStep.deadline(d.dispute_id), at: d.due_at }];

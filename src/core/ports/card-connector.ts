@@ -137,6 +137,11 @@ export interface AcquirerDispute {
   status: 'inquiry' | 'needs_response' | 'won' | 'lost';
   /** the currency's own minor units, as every amount at the connector boundary; absent: the captured amount */
   amount?: number;
+  /**
+   * The acquirer's last moment for the merchant's answer (ms), where it says one (Stripe's `due_by`, Adyen's
+   * `defensePeriodEndsAt`): the dispute's due_date. Absent: the gateway's own window (DESIGN 13's 7 days).
+   */
+  dueAt?: number;
 }
 
 /**

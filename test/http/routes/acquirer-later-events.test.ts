@@ -432,6 +432,34 @@ describe('a dispute opened at the acquirer', () => {
     }
   });
 
+  it("when Stripe gives a dispute its due_by, then that is the dispute's due_date, and an escalation's new due_by moves it and its deadline", async () => {
+    const gw = gateway('stripe', 'dispute-due-by');
+    try {
+      const paid = await captured(gw);
+      const DAY = 86_400_000;
+      const first = Math.floor((gw.deps.clock.now() + 10 * DAY) / 1000);
+      const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'general', 'warning_needs_response', first);
+      expect((await stripeDelivery(gw, 'charge.dispute.created', dp, 'evt_dpd2_created')).text).toBe('applied');
+      const disputeId = `${paid.transaction_id}-D01`;
+      expect(await gw.deps.store.getDispute(MERCHANT_ID, disputeId)).toMatchObject({ status: 'inquiry', due_at: first * 1000 });
+      // the inquiry becomes a chargeback with a due date of its own, 20 days on
+      const second = first + 10 * 86_400;
+      const escalated = { ...dp, status: 'needs_response', evidence_details: { submission_count: 0, due_by: second } };
+      expect((await stripeDelivery(gw, 'charge.dispute.updated', escalated, 'evt_dpd2_updated')).text).toBe('applied');
+      expect(await gw.deps.store.getDispute(MERCHANT_ID, disputeId)).toMatchObject({ status: 'needs_response', due_at: second * 1000 });
+      // the first due date passes: nothing closes; the second passes: lost by the deadline
+      (gw.deps.clock as ManualClock).advance(first * 1000 - gw.deps.clock.now() + 1_000);
+      await jobOf(gw, 'dispute-steps').runOnce();
+      expect((await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!.status).toBe('needs_response');
+      await pastDueDate(gw, disputeId);
+      const d = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
+      expect(d.status).toBe('lost');
+      expect(d.history.map((h) => h.cause)).toContain('deadline');
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('when Stripe cannot be reached at the deadline either, then the dispute stays open and the deadline asks again later', async () => {
     const gw = gateway('stripe', 'dispute-deadline-unreachable');
     try {
@@ -484,6 +512,21 @@ describe('a dispute opened at the acquirer', () => {
       expect(left).toMatchObject({ status: 'needs_response', evidence_submitted_at: null });
       // refused under its own reference, it is not kept to be sent again at the deadline
       expect(left!.sent).toBeUndefined();
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it("when Adyen's chargeback says when its defense period ends, then that is the dispute's due_date", async () => {
+    const gw = gateway('adyen', 'dispute-defense-period');
+    try {
+      const paid = await captured(gw);
+      const item = adyen.notification('NOTIFICATION_OF_CHARGEBACK', paid.transaction_id, ADYEN_HMAC, true, 'Fraud');
+      // outside the signed fields, as Adyen's additionalData is
+      (item.additionalData as Record<string, string>).defensePeriodEndsAt = '2026-12-10T10:15:30+01:00';
+      expect((await adyenDelivery(gw, item)).status).toBe(200);
+      const [d] = await gw.deps.store.getDisputes(MERCHANT_ID, [`${paid.transaction_id}-D01`]);
+      expect(d).toMatchObject({ status: 'needs_response', reason: 'fraudulent', due_at: Date.UTC(2026, 11, 10, 9, 15, 30) });
     } finally {
       await gw.close();
     }

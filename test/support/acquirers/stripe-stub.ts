@@ -34,7 +34,8 @@ interface Dispute {
   reason: string;
   status: string;
   evidence: Record<string, string>;
-  evidence_details: { submission_count: number };
+  /** due_by: the last moment for evidence (unix seconds), where the test gives one */
+  evidence_details: { submission_count: number; due_by?: number };
   metadata: Record<string, string>;
 }
 
@@ -208,8 +209,11 @@ export class StripeStub extends AcquirerStub {
     return dp.status === 'won' || dp.status === 'warning_closed' ? 'won' : undefined;
   }
 
-  /** A dispute the cardholder's bank opens on an intent's charge: what Stripe's charge.dispute.created carries. */
-  openDispute(intentId: string, reason: string, status: 'warning_needs_response' | 'needs_response'): Dispute {
+  /**
+   * A dispute the cardholder's bank opens on an intent's charge: what Stripe's charge.dispute.created carries
+   * (`dueBy`: its evidence_details.due_by, unix seconds).
+   */
+  openDispute(intentId: string, reason: string, status: 'warning_needs_response' | 'needs_response', dueBy?: number): Dispute {
     const pi = this.intents.get(intentId)!;
     const dp: Dispute = {
       id: this.id('dp'),
@@ -220,7 +224,7 @@ export class StripeStub extends AcquirerStub {
       reason,
       status,
       evidence: {},
-      evidence_details: { submission_count: 0 },
+      evidence_details: { submission_count: 0, ...(dueBy !== undefined ? { due_by: dueBy } : {}) },
       metadata: {},
     };
     this.disputes.set(dp.id, dp);

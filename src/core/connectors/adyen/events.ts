@@ -116,13 +116,16 @@ function disputeReason(text: string): DisputeReason {
 
 /**
  * An Adyen chargeback notification as the connector reports a dispute: one dispute per payment (its PSP
- * reference, originalReference), moved by each later notification of the dispute's life.
+ * reference, originalReference), moved by each later notification of the dispute's life; its
+ * additionalData.defensePeriodEndsAt (ISO 8601 with offset) is the dispute's due date.
  */
 export function adyenDispute(item: Item): AcquirerDispute {
+  const ends = Date.parse(String((item.additionalData as Record<string, unknown> | undefined)?.defensePeriodEndsAt ?? ''));
   return {
     disputeRef: `chargeback:${item.originalReference || item.pspReference}`,
     reason: disputeReason(item.reason ?? ''),
     status: DISPUTE_STATUS[String(item.eventCode)] ?? 'needs_response',
     ...(item.amount?.value !== undefined ? { amount: item.amount.value } : {}),
+    ...(Number.isFinite(ends) ? { dueAt: ends } : {}),
   };
 }

@@ -68,7 +68,8 @@ const STRIPE_REASONS: Readonly<Record<string, DisputeReason>> = {
  * A Stripe dispute as the connector reports it: an inquiry (warning_needs_response, warning_under_review) or a
  * chargeback to answer (needs_response, under_review: the gateway moves it to under review itself when the
  * evidence is sent), and Stripe's decision (won, lost; an inquiry closed without a chargeback, warning_closed,
- * is won). Reasons outside DESIGN 13's list are `general`; the amount is Stripe's, in minor units.
+ * is won). Reasons outside DESIGN 13's list are `general`; the amount is Stripe's, in minor units; its
+ * evidence_details.due_by (unix seconds) is the dispute's due date.
  */
 export function stripeDispute(d: Stripe.Dispute): AcquirerDispute {
   const status: AcquirerDispute['status'] =
@@ -79,5 +80,12 @@ export function stripeDispute(d: Stripe.Dispute): AcquirerDispute {
         : d.status.startsWith('warning_')
           ? 'inquiry'
           : 'needs_response';
-  return { disputeRef: d.id, reason: STRIPE_REASONS[d.reason] ?? 'general', status, amount: d.amount };
+  const dueBy = d.evidence_details?.due_by;
+  return {
+    disputeRef: d.id,
+    reason: STRIPE_REASONS[d.reason] ?? 'general',
+    status,
+    amount: d.amount,
+    ...(typeof dueBy === 'number' && Number.isFinite(dueBy) ? { dueAt: dueBy * 1000 } : {}),
+  };
 }
