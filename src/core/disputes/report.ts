@@ -84,19 +84,32 @@ function opened(payment: Payment, report: AcquirerDispute, n: number, now: numbe
 function towards(d: DisputeRecord, report: AcquirerDispute, now: number): DisputeChange | 'unchanged' | string {
   if (report.status === d.status || (report.status === 'inquiry' && d.status !== 'inquiry')) return 'unchanged';
   if (report.status === 'needs_response' && d.status !== 'inquiry') return 'unchanged';
-  const cause = report.status === 'needs_response' ? 'escalated' : 'decided';
-  const steps = pathTo(d, report.status, now, cause);
+  // evidence the acquirer has: a dispute already past it (or closed) stays as it is
+  if (report.status === 'under_review' && d.status !== 'inquiry' && d.status !== 'needs_response') return 'unchanged';
+  const steps = reportedSteps(d, report.status, now);
   if (!steps) return `a ${d.status} dispute cannot become ${report.status}`;
   const due = report.status === 'needs_response' ? [] : closingDue(d.dispute_id);
   return { before: d, steps, due: [{ queue: 'dispute', member: disputeStep.escalate(d.dispute_id), at: null }, ...due] };
 }
 
 /**
- * A closure the acquirer reports on a dispute the merchant answered with an outcome still unknown (`sent`):
- * that answer is sent again first (the acquirer answers its first result), since an acceptance it took is why
- * the dispute closed (Stripe reports an inquiry the merchant closed as closed, like one that lapsed), and the
- * gateway records it as accepted. Evidence it took is recorded as submitted on the way to the acquirer's
- * decision. undefined: nothing of the merchant's was taken, the report stands as it is.
+ * The moves to the status an acquirer reports: escalated, decided, or under review with evidence the acquirer
+ * has (sent at the acquirer directly, such as in Stripe's Dashboard: dated now, the evidence fields as the
+ * gateway kept them), which ends the deadline: the acquirer's decision closes it.
+ */
+function reportedSteps(d: DisputeRecord, status: AcquirerDispute['status'], now: number): DisputeRecord[] | undefined {
+  if (status === 'under_review')
+    return pathTo({ ...d, evidence_submitted_at: now, sent: undefined, sending: undefined }, 'under_review', now, 'evidence');
+  return pathTo(d, status, now, status === 'needs_response' ? 'escalated' : 'decided');
+}
+
+/**
+ * A closure, or evidence under review, the acquirer reports on a dispute the merchant answered with an outcome
+ * still unknown (`sent`): that answer is sent again first (the acquirer answers its first result), since an
+ * acceptance it took is why the dispute closed (Stripe reports an inquiry the merchant closed as closed, like
+ * one that lapsed), and the gateway records it as accepted; evidence it took is recorded as submitted, with
+ * its text, on the way to the acquirer's decision. undefined: nothing of the merchant's was taken, the report
+ * stands as it is.
  */
 async function ownAnswerTaken(
   deps: CoreDeps,
@@ -107,12 +120,13 @@ async function ownAnswerTaken(
 ): Promise<DisputeChange | 'unknown' | undefined> {
   const sent = answersSent(d);
   const ops = connectorFor(deps, account).disputes;
-  if ((report.status !== 'won' && report.status !== 'lost') || sent.length === 0 || !ops) return undefined;
+  const moves = report.status === 'won' || report.status === 'lost' || report.status === 'under_review';
+  if (!moves || sent.length === 0 || !ops) return undefined;
   const taken = await resendAnswers(deps, ops, d, sent, now);
   if (taken === 'unknown') return 'unknown';
   if (taken === 'refused') return undefined;
   const last = taken.steps[taken.steps.length - 1]!;
-  if (last.status !== 'under_review') return taken;
+  if (last.status !== 'under_review' || report.status === 'under_review') return taken;
   // the evidence was taken: under review, then as the acquirer decided
   const decided = pathTo(last, report.status, now, 'decided')!;
   return { ...taken, steps: [...taken.steps, ...decided], due: closingDue(d.dispute_id) };
@@ -155,8 +169,9 @@ export async function reportAcquirerDispute(
       if (d.status === 'inquiry')
         due.push({ queue: 'dispute', member: disputeStep.escalate(d.dispute_id), at: now + INQUIRY_ESCALATION_MS });
       const first: DisputeChange = { before: undefined, steps: [d], due };
-      // an acquirer may report a dispute it has already decided: opened, then moved in the same commit
-      const decided = report.status === 'won' || report.status === 'lost' ? pathTo(d, report.status, now, 'decided') : undefined;
+      // an acquirer may report a dispute it has already moved (evidence it has, its decision): opened, then moved
+      // in the same commit
+      const decided = report.status === 'inquiry' || report.status === 'needs_response' ? undefined : reportedSteps(d, report.status, now);
       change = decided ? { ...first, steps: [d, ...decided], due: closingDue(d.dispute_id) } : first;
     }
     const verdict = await commitDisputeChange(deps, account, payment, change, now);

@@ -128,13 +128,14 @@ export interface CardConnector {
 
 /**
  * A dispute as the acquirer reports it. `status` is the acquirer's view where it has one: an opened dispute
- * (`inquiry` or `needs_response`), or its decision (`won`, `lost`) once it has made one.
+ * (`inquiry` or `needs_response`), evidence it has (`under_review`: sent through the gateway, or at the
+ * acquirer directly), or its decision (`won`, `lost`) once it has made one.
  */
 export interface AcquirerDispute {
   /** the acquirer's own name of the dispute */
   disputeRef: string;
   reason: DisputeReason;
-  status: 'inquiry' | 'needs_response' | 'won' | 'lost';
+  status: 'inquiry' | 'needs_response' | 'under_review' | 'won' | 'lost';
   /** the currency's own minor units, as every amount at the connector boundary; absent: the captured amount */
   amount?: number;
   /**

@@ -460,6 +460,25 @@ describe('a dispute opened at the acquirer', () => {
     }
   });
 
+  it("when the merchant answers a Stripe dispute in Stripe's Dashboard, then Stripe's update puts it under review, the deadline leaves it, and Stripe's decision closes it won", async () => {
+    const gw = gateway('stripe', 'dispute-dashboard');
+    try {
+      const { dp, disputeId } = await stripeDisputeOpened(gw, 'evt_dpdash_created');
+      const reviewed = { ...dp, status: 'under_review', evidence: { uncategorized_text: 'sent in the Dashboard' } };
+      expect((await stripeDelivery(gw, 'charge.dispute.updated', reviewed, 'evt_dpdash_updated')).text).toBe('applied');
+      const d = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
+      expect(d).toMatchObject({ status: 'under_review', evidence_submitted_at: gw.deps.clock.now() });
+      expect(d.history.map((h) => h.cause)).toEqual(['opened', 'evidence']);
+      await pastDueDate(gw, disputeId);
+      expect((await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!.status).toBe('under_review');
+      const won = { ...reviewed, status: 'won' };
+      expect((await stripeDelivery(gw, 'charge.dispute.closed', won, 'evt_dpdash_closed')).text).toBe('applied');
+      expect((await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!.status).toBe('won');
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('when Stripe cannot be reached at the deadline either, then the dispute stays open and the deadline asks again later', async () => {
     const gw = gateway('stripe', 'dispute-deadline-unreachable');
     try {

@@ -65,10 +65,10 @@ const STRIPE_REASONS: Readonly<Record<string, DisputeReason>> = {
 };
 
 /**
- * A Stripe dispute as the connector reports it: an inquiry (warning_needs_response, warning_under_review) or a
- * chargeback to answer (needs_response, under_review: the gateway moves it to under review itself when the
- * evidence is sent), and Stripe's decision (won, lost; an inquiry closed without a chargeback, warning_closed,
- * is won). Reasons outside DESIGN 13's list are `general`; the amount is Stripe's, in minor units; its
+ * A Stripe dispute as the connector reports it: an inquiry (warning_needs_response) or a chargeback to answer
+ * (needs_response), evidence Stripe has (under_review, warning_under_review: the gateway's, or evidence the
+ * merchant sent in Stripe's Dashboard), and Stripe's decision (won, lost; an inquiry closed without a
+ * chargeback, warning_closed, is won). Reasons outside DESIGN 13's list are `general`; the amount is Stripe's, in minor units; its
  * evidence_details.due_by (unix seconds) is the dispute's due date.
  */
 export function stripeDispute(d: Stripe.Dispute): AcquirerDispute {
@@ -77,9 +77,11 @@ export function stripeDispute(d: Stripe.Dispute): AcquirerDispute {
       ? 'won'
       : d.status === 'lost'
         ? 'lost'
-        : d.status.startsWith('warning_')
-          ? 'inquiry'
-          : 'needs_response';
+        : d.status.endsWith('under_review')
+          ? 'under_review'
+          : d.status.startsWith('warning_')
+            ? 'inquiry'
+            : 'needs_response';
   const dueBy = d.evidence_details?.due_by;
   return {
     disputeRef: d.id,
