@@ -159,8 +159,7 @@ export async function reportAcquirerDispute(
       if (typeof next === 'string' && next !== 'unchanged') return { kind: 'refused', why: next };
       const own = next === 'unchanged' ? undefined : await ownAnswerTaken(deps, account, existing, report, now);
       if (own === 'unknown') return { kind: 'unknown' };
-      const moved = own ?? (next === 'unchanged' ? undefined : next);
-      const dated = own ? own : withReportedDue(existing, report, moved, now);
+      const dated = own ?? withReportedDue(existing, report, next === 'unchanged' ? undefined : next, now);
       if (!dated) return { kind: 'unchanged', dispute: existing };
       change = dated;
     } else {
