@@ -9,6 +9,10 @@ import { CARDS } from '../support/cards.js';
 import { jobOf } from '../support/jobs.js';
 import { portalMerchants, PORTAL } from '../support/portal.js';
 import { seriousViolations } from '../support/axe.js';
+import { join } from 'node:path';
+import { SCREENSHOT_DIR } from '../support/paths.js';
+import { commitDisputeChange } from '../../src/core/disputes/write.js';
+import { emptyEvidence } from '../../src/core/disputes/dispute-record.js';
 
 let redis: RedisServer;
 let gw: TestGateway;
@@ -106,8 +110,15 @@ describe('disputes in the portal, in Chromium', () => {
     await expectAccessible(page);
   });
 
-  it('when the disputes list and a dispute page are read in English and Arabic, light and dark, then each is axe-clean and Arabic reads right to left', async () => {
+  it('when the disputes list and a dispute page (its evidence sent, no answer yet) are read in English and Arabic, light and dark, then each is axe-clean and Arabic reads right to left', async () => {
     const id = await disputedPayment(CARDS.disputeFraud);
+    // evidence recorded as sent by a process that died before the acquirer answered: the page's notice shows
+    const d = (await gw.deps.store.getDispute(MERCHANT_ID, id))!;
+    const evidence = { ...emptyEvidence(), uncategorized_text: 'signed delivery receipt' };
+    const payment = (await gw.deps.store.getPayment(MERCHANT_ID, d.transaction_id))!;
+    const marked = { ...d, evidence, sent: [{ act: 'evidence' as const, at: gw.deps.clock.now(), n: 1, evidence }] };
+    const account = gw.deps.merchants.find(MERCHANT_ID, d.account_id)!;
+    expect(await commitDisputeChange(gw.deps, account, payment, { before: d, steps: [marked] }, gw.deps.clock.now())).toBe('applied');
     const page = await signedInPage();
     for (const lang of ['en', 'ar'])
       for (const colorScheme of ['light', 'dark'] as const) {
@@ -117,6 +128,13 @@ describe('disputes in the portal, in Chromium', () => {
           expect(await page.locator('html').getAttribute('lang'), path).toBe(lang);
           expect(await page.locator('html').getAttribute('dir'), path).toBe(lang === 'ar' ? 'rtl' : 'ltr');
           await expectAccessible(page);
+        }
+        expect(await page.locator('p.awaiting').count()).toBe(1);
+        if (colorScheme === 'light') {
+          await page.screenshot({ path: join(SCREENSHOT_DIR, `portal-dispute-${lang}-desktop.png`), fullPage: true });
+          await page.setViewportSize({ width: 390, height: 844 });
+          await page.screenshot({ path: join(SCREENSHOT_DIR, `portal-dispute-${lang}-phone.png`), fullPage: true });
+          await page.setViewportSize({ width: 1280, height: 900 });
         }
       }
   });

@@ -101,6 +101,8 @@ describe('the portal’s disputes', () => {
     const page = `/portal/disputes/${disputeId}`;
     const html = (await admin.get(page)).text;
     expect(html).toContain('its answer not known yet: evidence');
+    // the time isolated left to right, so an Arabic sentence cannot reorder its digits
+    expect(html).toMatch(/on \u2066\d{4}-\d{2}-\d{2} [\d:]+\u2069, its answer/);
     const sent = await postForm(admin, page, `${page}/evidence`, { uncategorized_text: 'winning_evidence', submit: '1' });
     expect(sent.status).toBe(303);
     const after = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
