@@ -114,8 +114,9 @@ export async function violations(w: World): Promise<string[]> {
       from = h.to;
     }
     if (from !== d.status) say(`its story ends at ${from}`);
-    // the sandbox's decision, kept when it took the evidence or the acceptance: a closed dispute says the same
-    // (the gateway never closes one the acquirer decided otherwise, whatever answer of it was lost)
+    // the acquirer's decision (the sandbox's, kept when it took the evidence or the acceptance; the Stripe
+    // stub's): a closed dispute says the same (the gateway never closes one the acquirer decided otherwise,
+    // whatever answer of it was lost)
     const decided = w.sim
       ? w.sim.disputeDecision?.(d.transaction_id)
       : await store.ledgerOf!(MERCHANT_ID).ledgerLookup(`${d.acquirer_ref}#decision`);

@@ -68,8 +68,8 @@ const STRIPE_REASONS: Readonly<Record<string, DisputeReason>> = {
  * A Stripe dispute as the connector reports it: an inquiry (warning_needs_response) or a chargeback to answer
  * (needs_response), evidence Stripe has (under_review, warning_under_review: the gateway's, or evidence the
  * merchant sent in Stripe's Dashboard), and Stripe's decision (won, lost; an inquiry closed without a
- * chargeback, warning_closed, is won). Reasons outside DESIGN 13's list are `general`; the amount is Stripe's, in minor units; its
- * evidence_details.due_by (unix seconds) is the dispute's due date.
+ * chargeback, warning_closed, is won). Reasons outside DESIGN 13's list are `general`; the amount is Stripe's,
+ * in minor units; its evidence_details.due_by (unix seconds) is the dispute's due date.
  */
 export function stripeDispute(d: Stripe.Dispute): AcquirerDispute {
   const status: AcquirerDispute['status'] =
