@@ -7,7 +7,7 @@ import { pause } from '../kernel/clock.js';
 import { answersSent, emptyEvidence, type DisputeRecord, type DisputeStatus } from './dispute-record.js';
 import { pathTo } from './transitions.js';
 import { commitDisputeChange, type DisputeChange } from './write.js';
-import { DISPUTE_FEE, INQUIRY_ESCALATION_MS, RESPONSE_WINDOW_MS, closingDue, disputeIdOf, disputeStep } from './rules.js';
+import { DISPUTE_FEE, INQUIRY_ESCALATION_MS, RESPONSE_WINDOW_MS, closingDue, deadlineAt, disputeIdOf, disputeStep } from './rules.js';
 import { resendAnswers } from './respond.js';
 import { connectorFor } from '../payments/connector.js';
 
@@ -51,7 +51,7 @@ function withReportedDue(
   const last = change ? change.steps[change.steps.length - 1]! : d;
   if (due === undefined || due === last.due_at || (last.status !== 'inquiry' && last.status !== 'needs_response')) return change;
   const steps = change ? [...change.steps.slice(0, -1), { ...last, due_at: due }] : [{ ...d, due_at: due }];
-  const deadline = { queue: 'dispute' as const, member: disputeStep.deadline(d.dispute_id), at: due };
+  const deadline = { queue: 'dispute' as const, member: disputeStep.deadline(d.dispute_id), at: deadlineAt(due) };
   return { before: d, steps, due: [...(change?.due ?? []), deadline] };
 }
 
@@ -164,7 +164,7 @@ export async function reportAcquirerDispute(
       change = dated;
     } else {
       const d = opened(payment, report, (payment.disputes?.length ?? 0) + 1, now);
-      const due = [{ queue: 'dispute' as const, member: disputeStep.deadline(d.dispute_id), at: d.due_at }];
+      const due = [{ queue: 'dispute' as const, member: disputeStep.deadline(d.dispute_id), at: deadlineAt(d.due_at) }];
       if (d.status === 'inquiry')
         due.push({ queue: 'dispute', member: disputeStep.escalate(d.dispute_id), at: now + INQUIRY_ESCALATION_MS });
       const first: DisputeChange = { before: undefined, steps: [d], due };

@@ -14,7 +14,7 @@ import {
 } from './dispute-record.js';
 import { pathTo } from './transitions.js';
 import { commitDisputeChange, type DisputeChange } from './write.js';
-import { DECISION_DELAY_MS, closingDue, disputeReference, disputeStep } from './rules.js';
+import { DECISION_DELAY_MS, closingDue, disputeReference, disputeStep, pastDue } from './rules.js';
 import { depsOnClockOf } from '../clocks/clock-deps.js';
 
 /** The answer of an evidence or accept call: the dispute as it now is, or a refusal saying why (return_status 0). */
@@ -37,7 +37,7 @@ export async function findDispute(deps: Pick<CoreDeps, 'store'>, account: Accoun
 function refusal(d: DisputeRecord, now: number, act: 'evidence' | 'accept'): string | undefined {
   if (!isOpenDispute(d.status)) return `dispute_id: the dispute is closed (${d.status}); nothing can be sent any more`;
   if (d.status === 'under_review') return 'dispute_id: evidence was already submitted; the dispute is under review';
-  if (act === 'evidence' && now > d.due_at) return 'dispute_id: the due_date for evidence has passed';
+  if (act === 'evidence' && pastDue(d, now)) return 'dispute_id: the due_date for evidence has passed';
   return undefined;
 }
 

@@ -12,6 +12,14 @@ export const DECISION_DELAY_MS = 86_400_000;
  */
 export const DISPUTE_FEE: Minor = 1500;
 
+/**
+ * due_date is the last moment for evidence (DESIGN 13): it has passed once the clock is beyond it, so evidence
+ * sent at due_date itself is taken, and the deadline step runs the moment after.
+ */
+export const pastDue = (d: { due_at: number }, now: number): boolean => now > d.due_at;
+/** When a dispute's deadline step falls due: the first moment after its due date. */
+export const deadlineAt = (dueAt: number): number => dueAt + 1;
+
 /** The due-queue members of a dispute's time-driven steps (the queue `dispute`): `<step>:<id>`. */
 export const disputeStep = {
   /** ask the connector for disputes on a payment just captured */

@@ -7,7 +7,7 @@ import { PaymentStatus as S } from '../payments/payment.js';
 import { pathTo } from './transitions.js';
 import { commitDisputeChange, type DisputeChange } from './write.js';
 import { reportAcquirerDispute } from './report.js';
-import { closingDue, parseDisputeStep } from './rules.js';
+import { closingDue, deadlineAt, parseDisputeStep, pastDue } from './rules.js';
 import { answersSent, type DisputeRecord } from './dispute-record.js';
 import type { Account } from '../merchants/directory.js';
 import { resendAnswers } from './respond.js';
@@ -52,7 +52,11 @@ export async function runDisputeStep(deps: CoreDeps, merchantId: string, member:
   let change: DisputeChange | undefined;
   if (parsed.step === 'escalate' && dispute.status === 'inquiry') {
     change = { before: dispute, steps: pathTo(dispute, 'needs_response', now, 'escalated')!, due: [] };
-  } else if (parsed.step === 'deadline' && dispute.evidence_submitted_at === null && now >= dispute.due_at) {
+  } else if (parsed.step === 'deadline' && dispute.evidence_submitted_at === null && !pastDue(dispute, now)) {
+    // due_date is still the last moment for evidence (a step due at it, as steps were once queued): not spent
+    await deps.store.commit({ merchantId, due: [{ queue: 'dispute', member, at: deadlineAt(dispute.due_at) }] });
+    return false;
+  } else if (parsed.step === 'deadline' && dispute.evidence_submitted_at === null) {
     const unanswered = dispute.status === 'inquiry' || dispute.status === 'needs_response';
     // an answer sent whose outcome was never recorded: the acquirer may have it, so it is asked again first
     if (unanswered && answersSent(dispute).length > 0) {

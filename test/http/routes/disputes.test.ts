@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
+import { runDisputeStep } from '../../../src/core/disputes/steps.js';
 import { redisWorld } from '../../support/redis-world.js';
 import { ACCOUNT_ID, AUTO_ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, type TestGateway } from '../../support/gateway.js';
 import { jobOf } from '../../support/jobs.js';
@@ -250,6 +251,39 @@ describe('the deadline', () => {
     expect(lost).toMatchObject({ dispute_status: 'lost', closed_date: '20261128100000' });
     await deliver(gw);
     expect(disputeNotes(r).map((n) => n.dispute_status)).toEqual(['needs_response', 'lost']);
+  });
+});
+
+describe('due_date itself', () => {
+  it('when evidence is sent at due_date itself, then it is taken: the deadline step run at that moment does not lose the dispute', async () => {
+    const { gw, clock } = gatewayAt('dispute-due-moment');
+    const r = await receiver();
+    const paid = await disputedPayment(gw, CARDS.disputeFraud, r.url);
+    await runSteps(gw);
+    const [d] = await disputesOf(gw, paid);
+    clock.advance(7 * DAY);
+    await runSteps(gw);
+    expect((await disputesOf(gw, paid))[0]).toMatchObject({ dispute_status: 'needs_response', due_date: d!.due_date, closed_date: '' });
+    const sent = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: d!.dispute_id, ...evidence('at the last moment', '1') });
+    expect(sent.body).toMatchObject({ return_status: '1', dispute_status: 'under_review' });
+    clock.advance(1);
+    await runSteps(gw);
+    expect((await disputesOf(gw, paid))[0]!.dispute_status).toBe('under_review');
+  });
+
+  it('when the deadline step is run at due_date, then it stays queued and loses the dispute the moment after', async () => {
+    const { gw, clock } = gatewayAt('dispute-due-requeued');
+    const r = await receiver();
+    const paid = await disputedPayment(gw, CARDS.disputeFraud, r.url);
+    await runSteps(gw);
+    const [d] = await disputesOf(gw, paid);
+    clock.advance(7 * DAY);
+    // a deadline step queued at due_date itself (as steps once were): run then, it is not spent
+    expect(await runDisputeStep(gw.deps, MERCHANT_ID, `deadline:${d!.dispute_id}`, clock.now())).toBe(false);
+    expect((await disputesOf(gw, paid))[0]!.dispute_status).toBe('needs_response');
+    clock.advance(1);
+    expect(await runSteps(gw)).toBe(1);
+    expect((await disputesOf(gw, paid))[0]).toMatchObject({ dispute_status: 'lost', due_date: d!.due_date });
   });
 });
 

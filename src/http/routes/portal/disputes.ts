@@ -8,6 +8,7 @@ import {
   isOpenDispute,
   type DisputeRecord,
 } from '../../../core/disputes/dispute-record.js';
+import { pastDue } from '../../../core/disputes/rules.js';
 import { acceptDisputeByHand, disputeEvidenceByHand, ownDispute } from '../../../core/portal/dispute-actions.js';
 import { actOnce, takeNotice, type PortalNotice } from '../../../core/portal/forms.js';
 import { requireAdmin } from '../../../core/portal/actions.js';
@@ -49,7 +50,7 @@ async function showDispute(deps: CoreDeps, res: Response, disputeId: string, for
       d,
       fields: EVIDENCE_FIELDS,
       viewer: !admin,
-      can: { evidence: admin && answerable && deps.clock.now() <= d.due_at, accept: admin && answerable },
+      can: { evidence: admin && answerable && !pastDue(d, deps.clock.now()), accept: admin && answerable },
       // answers sent whose outcome the acquirer has not told (the gateway sends them again at the due date)
       awaiting: answerable ? answersSent(d).map((a) => ({ act: a.act, at: a.at })) : [],
       errors: form.errors ?? {},
