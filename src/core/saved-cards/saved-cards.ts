@@ -3,6 +3,7 @@ import type { Account } from '../merchants/directory.js';
 import type { AuthoriseCommand } from '../payments/authorise.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import { compactDate } from '../kernel/dates.js';
+import { maskIdentifier } from '../kernel/cards.js';
 import { requestSignatureMatches, RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
 import { savedCardExpired, savedCardExpiry, savedCardHash, type SavedCard, type ShopperScope } from './saved-card-record.js';
 
@@ -21,12 +22,27 @@ export const CARD_ID = /^card_[0-9A-Za-z_-]{8,64}$/;
  * then offers and saves nothing.
  */
 export function provenShopper(account: Account, shopperId: string, shopperSignature: unknown): string | undefined {
-  if (!account.saved_cards || shopperId === '') return undefined;
+  if (!account.saved_cards || shopperId === '' || !keepsCardsFor(shopperId)) return undefined;
   if (account.signature_mode === 'strict') return shopperId;
   if (typeof shopperSignature !== 'string' || !/^[0-9a-fA-F]{64}$/.test(shopperSignature)) return undefined;
   return requestSignatureMatches(shopperSignature, [account.merchant_id, account.account_id, shopperId], account.sign_key)
     ? shopperId
     : undefined;
+}
+
+/**
+ * False for a shopper_id that holds a card-shaped number (a loyalty or account number that passes the Luhn check
+ * in a card range). Such an id is kept only masked (first 6, ***, last 4: DESIGN 9), and two shoppers whose ids
+ * share those digits would then share one list of saved cards: no card is saved or offered under it.
+ */
+export function keepsCardsFor(shopperId: string): boolean {
+  return maskIdentifier(shopperId) === shopperId;
+}
+
+/** Refuses a merchant's call naming a shopper_id no cards are kept under (keepsCardsFor), naming the field. */
+export function assertKeepsCardsFor(shopperId: unknown): void {
+  if (typeof shopperId === 'string' && !keepsCardsFor(shopperId))
+    throw invalidField('shopper_id', 'holds a card number; saved cards are never kept under such a shopper_id');
 }
 
 export const scopeOf = (account: Account, shopperId: string): ShopperScope => ({

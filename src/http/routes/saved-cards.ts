@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
 import {
+  assertKeepsCardsFor,
   assertSavedCards,
   deleteCardAnswer,
   deleteSavedCard,
@@ -21,6 +22,8 @@ export function savedCardsRouter(deps: CoreDeps): Router {
     const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.retrievalCards));
     const input = parseOrThrow(retrievalCardsSchema, body);
     assertSavedCards(account);
+    // the shopper_id as sent: a card-shaped one reads masked, and names no shopper's cards
+    assertKeepsCardsFor(body.shopper_id);
     const cards = await savedCardsOf(deps, account, input.shopper_id);
     res.locals.outcome = { cards: cards.length };
     res.json(savedCardsAnswer(account, input.shopper_id, cards, deps.timezone));
@@ -30,6 +33,8 @@ export function savedCardsRouter(deps: CoreDeps): Router {
     const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.deleteCard));
     const input = parseOrThrow(deleteCardSchema, body);
     assertSavedCards(account);
+    // the shopper_id as sent: a card-shaped one reads masked, and names no shopper's cards
+    assertKeepsCardsFor(body.shopper_id);
     if (!(await deleteSavedCard(deps, account, input.shopper_id, input.card_id))) throw noSuchCard();
     res.locals.outcome = { card_id: input.card_id };
     res.json(deleteCardAnswer(account, input.shopper_id, input.card_id));

@@ -90,6 +90,39 @@ async function saveCard(gw: TestGateway, shopper = SHOPPER, card: string = CARDS
   return (list.body.cards as { card_id: string }[])[0]!.card_id;
 }
 
+describe('a shopper_id that holds a card number', () => {
+  // two loyalty numbers that pass the Luhn check in a card range, with the same first 6 and last 4 digits
+  const FIRST = '4111111111111111';
+  const SECOND = '4111110000091111';
+
+  it('when two such shoppers share first 6 and last 4 digits, then no card is saved under either and neither sees the other’s', async () => {
+    const { gw } = gateway('card-shaped-shopper');
+    const a = await openSession(gw, { id: FIRST });
+    // nothing is offered to save: the id would be kept masked, the same as the second shopper's
+    const page = await request(gw.app).get(a.card);
+    expect(page.text).not.toContain('name="save_card"');
+    const paid = await request(gw.app)
+      .post(a.pay)
+      .type('form')
+      .send(newCard({ card: CARDS.approvedMastercard, save_card: '1' }));
+    expect(paid.status).toBe(303);
+    const b = await openSession(gw, { id: SECOND });
+    expect(await offered(gw, b.card)).toEqual([]);
+    // the merchant's calls name the field: no cards are kept under such an id
+    for (const shopper of [FIRST, SECOND]) {
+      const listed = await retrievalCards(gw, shopper);
+      expect(listed.status).toBe(400);
+      expect(listed.body.message).toMatch(/^shopper_id: holds a card number/);
+      expect(listed.text).not.toContain('4444');
+      const removed = await deleteCard(gw, shopper, 'card_0123456789abcdef');
+      expect(removed.status).toBe(400);
+      expect(removed.body.message).toMatch(/^shopper_id: /);
+    }
+    // an ordinary shopper_id still saves
+    expect(await saveCard(gw, 'loyalty-4111')).toMatch(/^card_/);
+  });
+});
+
 describe('saved cards on the hosted card page', () => {
   it('when a proven shopper pays with the consent box ticked, then the card is saved and listed with brand, last 4 and expiry', async () => {
     const { gw } = gateway('save');
