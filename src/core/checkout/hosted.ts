@@ -13,7 +13,7 @@ import { returnUrlAllowed } from '../merchants/return-origins.js';
 import { firstOfOrder, orderForms, paymentOfOrder } from '../payments/order-lookup.js';
 import { loadingFormFields } from './form.js';
 import { paymentDepsOnClock } from '../clocks/clocks.js';
-import { formSignature, hostedUrls, SETTLED_SESSION_TTL_MS, type CheckoutSession } from './session.js';
+import { EXPIRED_SESSION_KEPT_MS, formSignature, hostedUrls, SETTLED_SESSION_TTL_MS, type CheckoutSession } from './session.js';
 
 export interface NewCheckout {
   account: Account;
@@ -54,7 +54,7 @@ export async function openCheckout(deps: CoreDeps, c: NewCheckout): Promise<Chec
     const ttlMs = session.expires_at - session.created_at;
     const ok = await deps.store.commit({
       merchantId: m,
-      checkoutSessions: [{ next: session, expected: 0, ttlMs }],
+      checkoutSessions: [{ next: session, expected: 0, ttlMs: ttlMs + EXPIRED_SESSION_KEPT_MS }],
       checkoutOrders: [{ accountId: account.account_id, orderNo: order.order_no, sessionId: session.session_id, expected, ttlMs }],
       ...(unusedOrders ? { unusedOrders } : {}),
     });

@@ -34,6 +34,12 @@ export interface CheckoutSession {
   expires_at: number;
 }
 
+/**
+ * How long a session no card was paid with stays readable after it expires: a shopper who comes back to the page
+ * is told it expired (410, framed by the merchant's storefront), not that it was never there (404).
+ */
+export const EXPIRED_SESSION_KEPT_MS = 3_600_000;
+
 /** How long a session that took a card or was cancelled stays readable (its result page, replays). */
 export const SETTLED_SESSION_TTL_MS = 24 * 3_600_000;
 

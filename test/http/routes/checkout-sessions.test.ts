@@ -17,6 +17,7 @@ import { attributeOf, checkoutBody, hiddenFields } from '../../support/checkout.
 import { CARDS, CHALLENGE_CODE, TEST_SECURITY_CODE } from '../../support/cards.js';
 import { FIELDS, sign } from '../../support/sign.js';
 import { jobOf } from '../../support/jobs.js';
+import { keys } from '../../../src/store/gateway-store.js';
 
 const clock = new ManualClock();
 let redis: RedisServer;
@@ -224,6 +225,23 @@ describe('when a session has expired or was cancelled', () => {
       expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, s.body.order_no as string)).toBeUndefined();
     } finally {
       clock.advance(-(30 * 60_000 + 1));
+    }
+  });
+
+  it('then the session is still stored an hour after it expires, so a shopper coming back is told it expired, not that it never was', async () => {
+    const s = await openSession();
+    const sessionId = s.card.split('/').pop()!;
+    const stored = (await gw.deps.store.getCheckoutSession(MERCHANT_ID, sessionId))!;
+    const lifeMs = stored.expires_at - stored.created_at;
+    expect(lifeMs).toBe(30 * 60_000);
+    const client = redis.client();
+    try {
+      const ttl = await client.pttl(keys.checkout(MERCHANT_ID, sessionId));
+      // Redis drops the key in real time: it must outlive the session's 30 minutes by the hour it is kept
+      expect(ttl).toBeGreaterThan(lifeMs + 3_600_000 - 60_000);
+      expect(ttl).toBeLessThanOrEqual(lifeMs + 3_600_000);
+    } finally {
+      client.disconnect();
     }
   });
 
