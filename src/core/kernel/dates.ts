@@ -59,5 +59,22 @@ export function parseCompactDate(text: string, timeZone: string): number | undef
   const guess = Date.UTC(y, mo - 1, d, h, mi, s);
   const check = new Date(guess);
   if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return undefined;
-  return guess - zoneOffsetMinutes(guess, timeZone) * 60_000;
+  return wallTimeToEpoch(guess, timeZone);
+}
+
+/**
+ * The instant a wall-clock time (`wall`: its fields read as UTC) names in the zone. The zone's offset is the one
+ * in force at that instant, not at `wall` read as UTC (hours apart around a daylight-saving change): each offset
+ * the zone has a day either side is tried, and kept when the instant it gives shows that wall time. A time that
+ * occurs twice (clocks set back) is its earlier instant; one that never occurs (clocks set forward) is moved on
+ * by the gap, so 02:30 on a day that skips from 02:00 to 03:00 is 03:30.
+ */
+function wallTimeToEpoch(wall: number, timeZone: string): number {
+  const before = zoneOffsetMinutes(wall - 86_400_000, timeZone);
+  const after = zoneOffsetMinutes(wall + 86_400_000, timeZone);
+  const fits = [before, after]
+    .map((offset) => wall - offset * 60_000)
+    .filter((at) => at - wall === -zoneOffsetMinutes(at, timeZone) * 60_000)
+    .sort((a, b) => a - b);
+  return fits[0] ?? wall - before * 60_000;
 }
