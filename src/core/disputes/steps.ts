@@ -84,6 +84,29 @@ export async function runDisputeStep(deps: CoreDeps, merchantId: string, member:
   return verdict === 'applied';
 }
 
+/**
+ * Runs at once the `open:` steps a capture's commit queued (disputeWatchOnCapture): a payment its connector
+ * watches (the sandbox's dispute test cards) is disputed as soon as it is captured (DESIGN 13), so the capture
+ * is answered once its dispute is open, and a refund sent after that answer finds the dispute. A step that
+ * cannot run now (the store or the connector not answering) stays queued, and the job opens the dispute. True
+ * when a dispute was opened (the payment was written again: its dispute summary).
+ */
+export async function openDisputesNow(deps: CoreDeps, merchantId: string, due: ChangeSet['due']): Promise<boolean> {
+  let opened = false;
+  for (const d of due ?? []) {
+    if (d.queue !== 'dispute' || d.at === null || parseDisputeStep(d.member)?.step !== 'open') continue;
+    try {
+      if (await runDisputeStep(deps, merchantId, d.member, deps.clock.now())) opened = true;
+    } catch (err) {
+      deps.log.warn(
+        { merchant_id: merchantId, member: d.member, err: { message: (err as Error).message } },
+        'dispute not opened with its capture; the dispute job opens it',
+      );
+    }
+  }
+  return opened;
+}
+
 /** A deadline step that could not learn the acquirer's answer to an earlier sending tries again this much later. */
 const RESEND_RETRY_MS = 60_000;
 

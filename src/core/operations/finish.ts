@@ -6,6 +6,7 @@ import type { Payment } from '../payments/payment.js';
 import { outboxRecord, paymentNotificationFields } from '../notifications/outbox.js';
 import { commitMarked, releaseClaim, outcomeMark, resolveDue, withoutClaim } from '../payments/claim.js';
 import type { OperationResult, PaymentOperation } from './operation.js';
+import { openDisputesNow } from '../disputes/steps.js';
 
 /**
  * Finishes a claimed operation: the live path asks the connector; a resumed one (recovery, after its holder
@@ -100,7 +101,11 @@ export async function finishOperation<O, P>(
     { transaction_id: next.transaction_id, merchant_id: m, operation: op.notifyType, status: next.status, resumed },
     'operation applied',
   );
-  return { ok: true, payment: { ...next, version: claimed.version + 1 }, plan };
+  const done = { ...next, version: claimed.version + 1 };
+  // a dispute opened with the capture wrote the payment again: answered as it now stands
+  if (applied.change?.due && (await openDisputesNow(deps, m, applied.change.due)))
+    return { ok: true, payment: (await deps.store.getPayment(m, next.transaction_id).catch(() => undefined)) ?? done, plan };
+  return { ok: true, payment: done, plan };
 }
 
 const UNKNOWN = Symbol('unknown outcome');

@@ -17,6 +17,7 @@ import { contractOnApproval } from '../subscriptions/contract.js';
 import { approvalCounters, recordSettled } from './measure.js';
 import { savedCardOf } from '../saved-cards/saved-card-record.js';
 import { disputeWatchOnCapture } from '../disputes/watch.js';
+import { openDisputesNow } from '../disputes/steps.js';
 
 export interface PaymentResult {
   payment: Payment;
@@ -192,6 +193,9 @@ export async function settleAuthorisation(
   }
   next = { ...next, version: payment.version + 1 };
   if (contract) contract = { ...contract, version: 1 };
+  // a dispute opened with the capture wrote the payment again: answered as it now stands
+  if (next.status === S.CAPTURED && (await openDisputesNow(deps, m, change.due)))
+    next = (await deps.store.getPayment(m, next.transaction_id).catch(() => undefined)) ?? next;
   if (outcome.kind !== 'challenge') recordSettled(deps, next);
   deps.log.debug(
     { transaction_id: next.transaction_id, merchant_id: m, status: next.status, result_code: next.result_code },

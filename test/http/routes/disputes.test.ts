@@ -97,7 +97,8 @@ describe('a dispute won by evidence', () => {
     const { gw, clock } = gatewayAt('dispute-won');
     const r = await receiver();
     const paid = await disputedPayment(gw, CARDS.disputeFraud, r.url);
-    expect(await runSteps(gw)).toBe(1);
+    // opened by the capture: the job has nothing left to open
+    expect(await runSteps(gw)).toBe(0);
 
     const [opened] = await disputesOf(gw, paid);
     expect(opened).toMatchObject({
@@ -149,6 +150,23 @@ describe('a dispute won by evidence', () => {
     // closed: the payment may be refunded again
     const refund = await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '10.00', refund_reason: 'goodwill' })]);
     expect(refund.body.refund_orders[0].refund_status).toBe('1');
+  });
+});
+
+describe('disputed as soon as captured', () => {
+  it('when a dispute card’s payment is captured, then its dispute is open by the capture’s answer: a refund sent right after is refused naming it', async () => {
+    const { gw } = gatewayAt('dispute-at-capture');
+    const r = await receiver();
+    const paid = await disputedPayment(gw, CARDS.disputeFraud, r.url);
+    // no dispute job has run: the capture opened it
+    const [d] = await disputesOf(gw, paid);
+    expect(d).toMatchObject({ dispute_status: 'needs_response', dispute_reason: 'fraudulent' });
+    const refund = await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '10.00', refund_reason: 'at once' })]);
+    expect(refund.body.refund_orders[0]).toMatchObject({ refund_status: '0', refund_message: expect.stringMatching(/^V2011:.*-D01$/) });
+    expect((await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id))!.refunded).toBe(0);
+    expect(await balance(gw)).toBe(OPENING.USD - 1000 - 1500);
+    expect(await runSteps(gw)).toBe(0);
+    expect(await gw.deps.store.dueCount(MERCHANT_ID, 'dispute')).toBe(1); // its deadline
   });
 });
 
@@ -299,7 +317,7 @@ describe('money in other currencies and auto capture', () => {
   it('when an auto-capture account approves a dispute card, then the dispute opens from the authorisation’s capture', async () => {
     const { gw } = gatewayAt('dispute-auto');
     const paid = await pay(gw.app, { card: CARDS.disputeFraud }, true);
-    expect(await runSteps(gw)).toBe(1);
+    // open by the authorisation's answer, no job run
     const p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
     expect(p!.disputes).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response' }]);
     expect(await balance(gw, 'USD', AUTO_ACCOUNT_ID)).toBe(100_000 - 2500);
@@ -361,8 +379,11 @@ describe('two processes at once', () => {
     const { gw: b } = gatewayAt('dispute-race-b', clock);
     const r = await receiver();
     const paid = await disputedPayment(a, CARDS.disputeFraud, r.url);
-    const opened = await Promise.all([runSteps(a), runSteps(b)]);
-    expect(opened[0]! + opened[1]!).toBe(1);
+    // opened by the capture; the open step run again by both processes at once (a job that read it before the
+    // capture spent it) opens nothing more
+    const again = await Promise.all([a, b].map((gw) => runDisputeStep(gw.deps, MERCHANT_ID, `open:${paid.transaction_id}`, clock.now())));
+    expect(again).toEqual([false, false]);
+    expect((await disputesOf(a, paid)).length).toBe(1);
     expect(await balance(a)).toBe(OPENING.USD - 2500);
     const [d] = await disputesOf(a, paid);
     const sent = await Promise.all(

@@ -306,11 +306,11 @@ describe('a dispute on a clock', () => {
     const r = await receiver();
     const id = await newClock(gw.app, T0);
     const paid = await disputed(gw, id, CARDS.disputeInquiry, r.url);
-    // the dispute is asked for at the clock's next step (its time): nothing opens in live time
-    await runLiveJobs(gw);
-    expect(await disputesOf(gw, paid.transaction_id!)).toEqual([]);
-    await advanceTo(gw, id, T0 + HOUR);
+    // disputed as soon as captured, in the clock's time: open before the clock moves, and live jobs add nothing
     const [opened] = await disputesOf(gw, paid.transaction_id!);
+    await runLiveJobs(gw);
+    await advanceTo(gw, id, T0 + HOUR);
+    expect(await disputesOf(gw, paid.transaction_id!)).toEqual([opened]);
     expect(opened).toMatchObject({ dispute_status: 'inquiry', opened_date: compact(T0) });
     await advanceTo(gw, id, T0 + DAY + HOUR);
     expect((await disputesOf(gw, paid.transaction_id!))[0]).toMatchObject({ dispute_status: 'needs_response' });
