@@ -1,3 +1,4 @@
+import { sameRequest } from '../kernel/fingerprint.js';
 import type { CoreDeps } from '../ports/deps.js';
 import type { ChangeSet } from '../ports/store.js';
 import type { Account } from '../merchants/directory.js';
@@ -20,6 +21,8 @@ export interface NewCheckout {
   order: PaymentOrder;
   request: Record<string, unknown>;
   fingerprint: string;
+  /** the request's hash as earlier versions kept it: asked on a mismatch */
+  formerFingerprints?: () => readonly (string | undefined)[];
   /** the merchant's own return and cancel addresses (request fields) */
   returnUrl: string;
   cancelUrl: string;
@@ -74,7 +77,7 @@ export async function openCheckout(deps: CoreDeps, c: NewCheckout): Promise<Chec
       paymentOfOrder(deps, m, account.account_id, order.order_no),
       deps.store.checkoutOfOrder(m, account.account_id, order.order_no),
     ]);
-    if (used && used.fingerprint !== c.fingerprint) {
+    if (used && !sameRequest(used.fingerprint, c.fingerprint, c.formerFingerprints)) {
       throw new GatewayError('ORDER_CONFLICT', 'order_no: was already used for a different payment request', 'order_no');
     }
     // a session opened before identifiers kept their digit runs is indexed under the order_no's former form
@@ -82,7 +85,7 @@ export async function openCheckout(deps: CoreDeps, c: NewCheckout): Promise<Chec
     const sessionId = (indexed ?? formerly)?.sessionId;
     const open = sessionId && (await deps.store.getCheckoutSession(m, sessionId));
     if (open && open.state !== 'cancelled' && (open.state === 'paying' || deps.clock.now() < open.expires_at)) {
-      if (open.fingerprint === c.fingerprint) return open;
+      if (sameRequest(open.fingerprint, c.fingerprint, c.formerFingerprints)) return open;
       throw new GatewayError('ORDER_CONFLICT', 'order_no: has an open checkout session with different content', 'order_no');
     }
     const made = await create(indexed?.version ?? 0);

@@ -224,3 +224,11 @@ export function formerRequestFingerprint(deps: Fingerprinting, body: Record<stri
 export function formerKeyedCallFingerprint(deps: Fingerprinting, path: string, body: Record<string, unknown>): string {
   return deps.vault.fingerprint(`${path}\n${canonicalJson(body)}`);
 }
+
+/**
+ * True when a kept fingerprint is this request's: its fingerprint as made now, or (worked out only on a
+ * mismatch) one of the forms earlier versions kept for the same request.
+ */
+export function sameRequest(kept: string, fingerprint: string, formerFingerprints?: () => readonly (string | undefined)[]): boolean {
+  return kept === fingerprint || (formerFingerprints?.().includes(kept) ?? false);
+}

@@ -1,3 +1,4 @@
+import { sameRequest } from '../kernel/fingerprint.js';
 import type { CoreDeps } from '../ports/deps.js';
 import type { ChangeSet } from '../ports/store.js';
 import type { Account } from '../merchants/directory.js';
@@ -59,8 +60,8 @@ export interface AuthoriseCommand {
   source: Payment['source'];
   /** keyed hash of the request: the same order_no with other content is refused */
   fingerprint: string;
-  /** the request's hash as payments made before fingerprints left the card data out kept it (asked on a mismatch) */
-  formerFingerprint?: () => string | undefined;
+  /** the request's hash as earlier versions kept it (the body as sent, or with its card data): asked on a mismatch */
+  formerFingerprints?: () => readonly (string | undefined)[];
   meta?: Record<string, string>;
   /** 3-D Secure 2 browser data (hosted card page): kept on the payment and sent to the connector */
   browser?: BrowserInfo;
@@ -164,7 +165,7 @@ async function awaitOutcome(deps: CoreDeps, account: Account, p: Payment, cmd: A
 async function replayOf(deps: CoreDeps, account: Account, cmd: AuthoriseCommand): Promise<PaymentResult | undefined> {
   const existing = await paymentOfOrder(deps, account.merchant_id, account.account_id, cmd.order.order_no);
   if (!existing) return undefined;
-  if (existing.fingerprint !== cmd.fingerprint && existing.fingerprint !== cmd.formerFingerprint?.()) {
+  if (!sameRequest(existing.fingerprint, cmd.fingerprint, cmd.formerFingerprints)) {
     throw new GatewayError('ORDER_CONFLICT', 'order_no: was already used for a different payment request', 'order_no');
   }
   if (existing.status === S.DECLINED && existing.never_sent) {

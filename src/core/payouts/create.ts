@@ -3,7 +3,7 @@ import type { Account } from '../merchants/directory.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import { formatAmount, type Minor } from '../kernel/money.js';
 import { compactDate, parseCompactDate } from '../kernel/dates.js';
-import { canonicalJson } from '../kernel/fingerprint.js';
+import { canonicalJson, sameRequest } from '../kernel/fingerprint.js';
 import { assertNotifyUrl } from '../notifications/target.js';
 import { hasRate } from './fx.js';
 import { quotePayout } from './fees.js';
@@ -24,6 +24,8 @@ export interface PayoutCommand {
   payment_amount: Minor | undefined;
   /** keyed hash of the request: the same request_id with other content is refused */
   fingerprint: string;
+  /** the request's hash as earlier versions kept it: asked on a mismatch */
+  formerFingerprints?: () => readonly (string | undefined)[];
 }
 
 export interface PayoutResult {
@@ -36,7 +38,7 @@ async function replayOf(deps: CoreDeps, cmd: PayoutCommand): Promise<PayoutResul
   const { account, request } = cmd;
   const existing = await deps.store.findPayoutByRequest(account.merchant_id, account.account_id, request.request_id);
   if (!existing) return undefined;
-  if (existing.fingerprint !== cmd.fingerprint) {
+  if (!sameRequest(existing.fingerprint, cmd.fingerprint, cmd.formerFingerprints)) {
     throw new GatewayError('PAYOUT_CONFLICT', 'request_id: was already used for a different payout request', 'request_id');
   }
   return { payout: existing, replayed: true };

@@ -8,8 +8,7 @@ import { assertNotifyUrl } from '../../core/notifications/target.js';
 import { authenticate, fieldValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
 import { authoriseSchema } from '../schemas/payment-request.js';
-import { paymentOrder, requestFingerprint } from '../schemas/payment-order.js';
-import { formerRequestFingerprint } from '../../core/kernel/fingerprint.js';
+import { orderFingerprints, paymentOrder } from '../schemas/payment-order.js';
 import { xmlDocument } from '../render/xml.js';
 import { paymentDepsOnClock } from '../../core/clocks/clocks.js';
 
@@ -28,12 +27,13 @@ export function authoriseRouter(deps: CoreDeps): Router {
     // DESIGN 5: the body's return_url is kept; one appended to issuer_url counts only without it (set on
     // the fresh order: a spread copy that adds a field costs V8 a new hidden class)
     if (input.return_url) order.return_url = input.return_url;
+    const prints = orderFingerprints(deps, body, order.amount);
     const command: AuthoriseCommand = {
       account,
       order,
       source: 'direct',
-      fingerprint: requestFingerprint(deps, body),
-      formerFingerprint: () => formerRequestFingerprint(deps, body),
+      fingerprint: prints.fingerprint,
+      formerFingerprints: prints.formerFingerprints,
       ...(input.card
         ? {
             card: {

@@ -8,7 +8,7 @@ import { authenticate, fieldValues } from '../middleware/authenticate.js';
 import { boundExtraFields, parseOrThrow } from '../schemas/common.js';
 import { maskExtraFields, maskFreeText } from '../schemas/free-text.js';
 import { checkoutFieldNames, checkoutSchema } from '../schemas/payment-request.js';
-import { paymentOrder, requestFingerprint } from '../schemas/payment-order.js';
+import { orderFingerprints, paymentOrder } from '../schemas/payment-order.js';
 import { NOTICES, renderNotice, shopperLang } from '../render/pages.js';
 import { pageAssets, assetTag } from '../render/assets.js';
 import { dirOf, negotiate, t, type MessageKey } from '../../i18n/index.js';
@@ -44,11 +44,12 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
     maskFreeText(body.accept === undefined && body.shopper_signature === undefined ? body : withoutAccept(body)),
     checkoutFieldNames,
   );
+  const order = paymentOrder(input);
   const session = await openCheckout(deps, {
     account,
-    order: paymentOrder(input),
+    order,
     request,
-    fingerprint: requestFingerprint(deps, body),
+    ...orderFingerprints(deps, body, order.amount),
     returnUrl: input.return_url,
     cancelUrl: input.cancel_url,
     sourceIp: clientAddress(req) ?? '',

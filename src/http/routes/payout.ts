@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { parseAmount } from '../../core/kernel/money.js';
 import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
-import { requestFingerprint } from '../../core/kernel/fingerprint.js';
+import { orderFingerprints } from '../schemas/payment-order.js';
 import { createPayout } from '../../core/payouts/create.js';
 import { paymentDepsOnClock } from '../../core/clocks/clocks.js';
 import { payoutAnswer } from '../../core/payouts/answer.js';
@@ -34,7 +34,7 @@ export function payoutRouter(deps: CoreDeps): Router {
       bank_code: input.beneficiary.bank_details.bank_code,
       source_amount: input.source_amount ? parseAmount(input.source_amount) : undefined,
       payment_amount: input.payment_amount ? parseAmount(input.payment_amount) : undefined,
-      fingerprint: requestFingerprint(deps, body),
+      ...orderFingerprints(deps, body),
     });
     res.json(payoutAnswer(account, result.payout, deps.timezone));
   });

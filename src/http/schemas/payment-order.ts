@@ -1,4 +1,7 @@
-import { parseAmount } from '../../core/kernel/money.js';
+import { formatAmount, parseAmount, type Minor } from '../../core/kernel/money.js';
+import { formerRequestFingerprint, requestFingerprint } from '../../core/kernel/fingerprint.js';
+import type { CoreDeps } from '../../core/ports/deps.js';
+import { withoutEmptyFields } from './common.js';
 import type { PaymentOrder } from '../../core/payments/authorise.js';
 import type { SubscriptionTerms } from '../../core/subscriptions/contract.js';
 import type { CheckoutRequest, SubscriptionRequest } from './payment-request.js';
@@ -6,6 +9,32 @@ import type { CheckoutRequest, SubscriptionRequest } from './payment-request.js'
 /** Request-to-core mapping shared by the direct payment and the hosted checkout. */
 
 export { requestFingerprint } from '../../core/kernel/fingerprint.js';
+
+/**
+ * The fingerprint an order (a payment's order_no, a payout's request_id) is idempotent on, over the request as it
+ * is read (DESIGN 3): an optional field sent empty counts as absent, and the amount as the amount it is (`10`
+ * and `10.00` are one amount). The same order sent again in another of these forms is the same request, not a
+ * conflict. `formerFingerprints` are the forms earlier versions kept (the body as sent; before that, with the
+ * card data), worked out only when the kept one does not match.
+ */
+export function orderFingerprints(
+  deps: Pick<CoreDeps, 'vault'>,
+  body: Record<string, unknown>,
+  amount?: Minor,
+): { fingerprint: string; formerFingerprints: () => (string | undefined)[] } {
+  const read = asRead(body, amount);
+  return {
+    fingerprint: requestFingerprint(deps, read),
+    formerFingerprints: () => [read === body ? undefined : requestFingerprint(deps, body), formerRequestFingerprint(deps, body)],
+  };
+}
+
+function asRead(body: Record<string, unknown>, amount: Minor | undefined): Record<string, unknown> {
+  const present = withoutEmptyFields(body) as Record<string, unknown>;
+  if (amount === undefined || typeof present.amount !== 'string') return present;
+  const written = formatAmount(amount);
+  return present.amount === written ? present : { ...present, amount: written };
+}
 
 export function subscriptionTerms(s: SubscriptionRequest): SubscriptionTerms {
   return {

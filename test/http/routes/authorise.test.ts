@@ -14,6 +14,7 @@ import {
 } from '../../support/gateway.js';
 import { CARDS } from '../../support/cards.js';
 import { FIELDS, sign } from '../../support/sign.js';
+import { requestFingerprint } from '../../../src/core/kernel/fingerprint.js';
 
 const xml = new XMLParser({ parseTagValue: false, isArray: (name) => name === 'risk_reasons' });
 let redis: RedisServer;
@@ -271,5 +272,44 @@ describe('POST /v1/authorise, idempotency on order_no', () => {
     expect(res.body).toMatchObject({ code: 'ORDER_CONFLICT', field: 'order_no' });
     expect((await redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`)).length).toBe(before);
     expect((await gw.deps.store.getPayment(MERCHANT_ID, first.doc.transaction_id))?.amount).toBe(1000);
+  });
+
+  it('when the same order comes again with optional fields sent empty, or its amount with fewer fraction digits, then it is the same request: the original answer, one transaction', async () => {
+    const body = authoriseBody();
+    const first = await authorise(body);
+    expect(first.res.status).toBe(200);
+    const before = (await redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`)).length;
+    const forms = [
+      authoriseBody({ order_no: body.order_no, note: '', subscription: {}, cart_items: [], token_id: '' }),
+      authoriseBody({ order_no: body.order_no, amount: '10' }),
+      authoriseBody({ order_no: body.order_no, amount: '10.0', item_total: '10.00', note: '' }),
+    ];
+    for (const again of forms) {
+      const { res, doc } = await authorise(again);
+      expect(res.status, res.text).toBe(200);
+      expect(doc.transaction_id).toBe(first.doc.transaction_id);
+    }
+    // other content is still other content
+    const other = await authorise(authoriseBody({ order_no: body.order_no, note: 'gift wrap' }));
+    expect(other.res.status).toBe(409);
+    expect((await redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`)).length).toBe(before);
+  });
+
+  it('when a payment kept by an earlier version (its fingerprint over the body as sent, empty fields and all) is sent again, then it is still the same request', async () => {
+    const body = authoriseBody({ note: '', amount: '10' });
+    const first = await authorise(body);
+    expect(first.res.status).toBe(200);
+    const kept = (await gw.deps.store.getPayment(MERCHANT_ID, first.doc.transaction_id))!;
+    const asSent = requestFingerprint(gw.deps, body);
+    expect(kept.fingerprint).not.toBe(asSent);
+    expect(
+      await gw.deps.store.commit({
+        merchantId: MERCHANT_ID,
+        payments: [{ next: { ...kept, fingerprint: asSent }, expected: kept.version }],
+      }),
+    ).toBe(true);
+    const again = await authorise(body);
+    expect(again.res.status, again.res.text).toBe(200);
+    expect(again.doc.transaction_id).toBe(first.doc.transaction_id);
   });
 });
