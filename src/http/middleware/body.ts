@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { GatewayError, invalidField } from '../../core/kernel/errors.js';
-import { declaresXml, parseXmlDocument } from './xml-body.js';
+import { parseXmlDocument } from './xml-body.js';
 
 /** Batch calls carry up to 100 orders; every other call is one order or a lookup. */
 export const BATCH_BODY_LIMIT = 1024 * 1024;
@@ -106,17 +106,14 @@ export function reservedMemberPath(value: unknown): string | undefined {
 /**
  * Merchants send a JSON text whatever the declared content type. The raw body is read and taken as JSON
  * when it starts with `{` or `[`, as an XML document when it starts with `<` (xml-body.ts), otherwise as
- * form fields, unless it was declared as XML (`xml`): then it must be one of the first two. Errors never
- * quote the body: it may hold card data.
+ * form fields, whatever it was declared as (DESIGN 3: form fields declared as XML are form fields). Errors
+ * never quote the body: it may hold card data.
  */
-export function parseBodyText(text: string, xml = false): Record<string, unknown> {
+export function parseBodyText(text: string): Record<string, unknown> {
   const unmarked = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const trimmed = unmarked.trim();
   if (trimmed === '') return {};
   if (trimmed[0] === '<') return parseXmlDocument(trimmed, { maxDepth: MAX_JSON_DEPTH, reserved: RESERVED_MEMBER_NAMES });
-  if (xml && trimmed[0] !== '{' && trimmed[0] !== '[') {
-    throw new GatewayError('INVALID_BODY', 'body: is declared as XML but is neither an XML document nor a JSON text', 'body');
-  }
   if (trimmed[0] === '{' || trimmed[0] === '[') {
     const tooDeep = () => new GatewayError('INVALID_BODY', `body: is nested deeper than ${MAX_JSON_DEPTH} levels`, 'body');
     // a large body is scanned before parsing, so its nesting cannot make the parse costly; a small one
@@ -205,7 +202,7 @@ export function gatewayBody(req: Request, res: Response, next: NextFunction): vo
   const accept = (raw: string): void => {
     try {
       res.locals.rawBody = raw;
-      req.body = parseBodyText(raw, declaresXml(req.headers['content-type']));
+      req.body = parseBodyText(raw);
       next();
     } catch (e) {
       next(e);

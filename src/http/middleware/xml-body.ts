@@ -19,11 +19,6 @@ const ARRAY_MEMBERS: ReadonlySet<string> = new Set([
   'labels',
 ]);
 
-/** A declared XML media type: application/xml, text/xml, or one ending in +xml. */
-export function declaresXml(contentType: string | undefined): boolean {
-  return contentType !== undefined && /^\s*(application|text)\/([\w.-]+\+)?xml\s*(;|$)/i.test(contentType);
-}
-
 const invalid = (message: string): GatewayError => new GatewayError('INVALID_BODY', `body: ${message}`, 'body');
 
 /** Thrown by the tag-name hook: a reserved name found while parsing (fast-xml-parser's own error names no field). */
