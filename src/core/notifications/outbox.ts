@@ -57,7 +57,7 @@ export function outboxRecord(
   };
 }
 
-/** The fields that describe a payment in a notification. */
+/** The fields that describe a payment in a notification: no card field, not even the masked number (DESIGN 9). */
 export function paymentNotificationFields(p: Payment, timezone: string): Record<string, string> {
   return {
     order_no: p.order_no,
@@ -67,7 +67,6 @@ export function paymentNotificationFields(p: Payment, timezone: string): Record<
     order_status: orderStatusOf(p.status),
     payment_status: p.status,
     result_info: resultInfoOf(p.result_code),
-    card: p.card?.masked ?? '',
     threeds_result: p.threeds.result,
     risk_action: p.risk.action,
     captured_amount: formatAmount(p.captured),

@@ -55,6 +55,8 @@ describe('when the receiver fails twice and then answers 200', () => {
       result_info: '0000:Success',
     });
     expect(last.rawBody).not.toContain('4242424242424242');
+    // no card field at all, not even the masked number
+    for (const field of ['card', 'expiration_month', 'expiration_year', 'security_code']) expect(last.fields).not.toHaveProperty(field);
     expect(last.fields.encryption_data).toBe(
       sign(
         FIELDS.notification.map((f) => last.fields[f]),
