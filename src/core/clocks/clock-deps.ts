@@ -60,6 +60,7 @@ export function clockDeps(deps: CoreDeps, clock: TestClock): ClockDeps {
   return {
     ...deps,
     clock: new FrozenClock(clock.frozen_time),
+    liveClock: deps.liveClock ?? deps.clock,
     store: clockStore(deps.store, clock.test_clock_id),
     merchants: oneMerchant(deps.merchants, clock.merchant_id),
     testClock: clock,

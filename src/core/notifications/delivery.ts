@@ -62,7 +62,7 @@ interface DeliveryRun {
   deadline: number;
 }
 
-type Deps = Pick<CoreDeps, 'store' | 'clock' | 'merchants' | 'log' | 'notifyAllowPrivate' | 'transport' | 'metrics'>;
+type Deps = Pick<CoreDeps, 'store' | 'clock' | 'liveClock' | 'merchants' | 'log' | 'notifyAllowPrivate' | 'transport' | 'metrics'>;
 
 /**
  * The delivery worker over the outbox. Several gateway processes run it at once: each notification is
@@ -219,7 +219,8 @@ async function attempt(deps: Deps, rec: OutboxRecord): Promise<PostResult> {
       body,
       headers: {
         'Content-Type': 'application/x-www-form-urlencoded',
-        'X-Signature': notificationHeader(body, account.sign_key, Math.floor(deps.clock.now() / 1000)),
+        // the attempt's real time, on a test clock too: the receiver's replay window is in its own time
+        'X-Signature': notificationHeader(body, account.sign_key, Math.floor((deps.liveClock ?? deps.clock).now() / 1000)),
         'User-Agent': 'payment-gateway-notifier/1',
       },
       timeoutMs: DELIVERY_TIMEOUT_MS,

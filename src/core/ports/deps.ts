@@ -20,6 +20,11 @@ export interface Logger {
 export interface CoreDeps {
   store: GatewayStore;
   clock: Clock;
+  /**
+   * The live clock where `clock` is a test clock's (clock-deps.ts): what outlives the clock's time, such as a
+   * notification's X-Signature `t` (a receiver's replay window is in real time). Absent: `clock` is the live one.
+   */
+  liveClock?: Clock;
   ids: IdGenerator;
   vault: CardVault;
   connectors: ConnectorRegistry;

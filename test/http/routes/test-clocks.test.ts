@@ -302,7 +302,8 @@ describe('a dispute on a clock', () => {
   }
 
   it('when an inquiry is left unanswered, then the clock escalates it after 1 day and loses it at its deadline, each change notified and signed', async () => {
-    const gw = world.gateway('clocks-dispute-deadline', new ManualClock());
+    const live = new ManualClock();
+    const gw = world.gateway('clocks-dispute-deadline', live);
     const r = await receiver();
     const id = await newClock(gw.app, T0);
     const paid = await disputed(gw, id, CARDS.disputeInquiry, r.url);
@@ -321,6 +322,12 @@ describe('a dispute on a clock', () => {
     const statuses = r.received.filter((n) => n.fields.notify_type === 'dispute');
     expect(statuses.map((n) => n.fields.dispute_status)).toEqual(['inquiry', 'needs_response', 'lost']);
     for (const n of r.received) expectSigned(n);
+    // dated in the clock's time (2030), but signed at the attempt's real time: a receiver's 5-minute replay
+    // window, in its own time, takes them
+    for (const n of r.received) {
+      const t = Number(/t=(\d+)/.exec(String(n.headers['x-signature']))![1]);
+      expect(Math.abs(t - live.now() / 1000)).toBeLessThanOrEqual(300);
+    }
   });
 
   it('when evidence is sent on the clock, then the decision comes 1 day later in the clock time', async () => {
