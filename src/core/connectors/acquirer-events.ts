@@ -90,6 +90,34 @@ export async function applyAcquirerEvent(
   return 'applied';
 }
 
+/** An account whose acquirer secrets verified an event, with its connector's journal. */
+export interface EventAccount {
+  account: Account;
+  journal: AcquirerJournal;
+}
+
+/**
+ * Applies an event verified by several accounts' secrets (one acquirer account, or one webhook secret, behind
+ * several gateway accounts) as the account of the payment it names: another account's reading of it would find
+ * no payment of its own, acknowledge the event and lose it. An event that names no payment of any of them is
+ * applied as the first's (acknowledged, logged).
+ */
+export async function applyAcquirerEventAsOwner(
+  deps: CoreDeps,
+  verified: readonly EventAccount[],
+  event: AcquirerEvent,
+): Promise<EventResult> {
+  if (verified.length > 1) {
+    for (const { account, journal } of verified) {
+      const named = event.reference ?? (event.paymentObject ? await journal.referenceOf(event.paymentObject) : undefined);
+      if (named === undefined) continue;
+      const payment = await deps.store.getPayment(account.merchant_id, referenceKind(named).transactionId);
+      if (payment?.account_id === account.account_id) return applyAcquirerEvent(deps, account, journal, event);
+    }
+  }
+  return applyAcquirerEvent(deps, verified[0]!.account, verified[0]!.journal, event);
+}
+
 /**
  * A later event at the acquirer about a payment the gateway settled: a dispute opened or moved (the disputes
  * core opens or moves the gateway's own, DESIGN 13), or a refund failed after it was accepted (recorded on the

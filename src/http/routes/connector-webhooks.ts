@@ -3,7 +3,7 @@ import type { Types } from '@adyen/api-library';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import type { Account } from '../../core/merchants/directory.js';
 import { GatewayError } from '../../core/kernel/errors.js';
-import { applyAcquirerEvent, type EventResult } from '../../core/connectors/acquirer-events.js';
+import { applyAcquirerEventAsOwner, type EventAccount, type EventResult } from '../../core/connectors/acquirer-events.js';
 import { StripeConnector } from '../../core/connectors/stripe/connector.js';
 import { stripeEvent } from '../../core/connectors/stripe/events.js';
 import { AdyenConnector } from '../../core/connectors/adyen/connector.js';
@@ -40,14 +40,19 @@ export function connectorWebhooksRouter(deps: CoreDeps): Router {
     const signature = req.get('stripe-signature');
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     if (!signature) return refused('Stripe-Signature: the header is missing');
+    // every account whose secret verifies it: several may share one Stripe account's webhook secret
+    let event: ReturnType<StripeConnector['verifyEvent']>;
+    const verified: EventAccount[] = [];
     for (const { account, connector } of accountsOn(deps, 'stripe', StripeConnector)) {
-      const event = connector.verifyEvent(body, signature);
-      if (!event) continue;
-      const result = await applyAcquirerEvent(deps, account, connector.journal, stripeEvent(event));
-      res.locals.outcome = { event_id: event.id, event_type: event.type, result };
-      return void res.status(200).type('text/plain').send(result);
+      const checked = connector.verifyEvent(body, signature);
+      if (!checked) continue;
+      event ??= checked;
+      verified.push({ account, journal: connector.journal });
     }
-    refused('Stripe-Signature: matches no Stripe account’s webhook secret (or is older than 300 s)');
+    if (!event) return refused('Stripe-Signature: matches no Stripe account’s webhook secret (or is older than 300 s)');
+    const result = await applyAcquirerEventAsOwner(deps, verified, stripeEvent(event));
+    res.locals.outcome = { event_id: event.id, event_type: event.type, result };
+    res.status(200).type('text/plain').send(result);
   });
 
   router.post('/connectors/adyen/webhook', rawBody, async (req: Request, res: Response) => {
@@ -62,14 +67,15 @@ export function connectorWebhooksRouter(deps: CoreDeps): Router {
     }
     if (items.length === 0) return refused('notificationItems: the notification has no items');
     const accounts = accountsOn(deps, 'adyen', AdyenConnector);
-    // every item must be signed by the account it names before any is applied
-    const signed = items.map((item) => accounts.find((a) => a.connector.verifyNotification(item)));
-    if (signed.some((a) => a === undefined)) return refused('hmacSignature: an item’s signature matches no Adyen account’s HMAC key');
+    // every item must be signed by an account's HMAC key before any is applied (several accounts may share one)
+    const signed = items.map((item) =>
+      accounts
+        .filter((a) => a.connector.verifyNotification(item))
+        .map((a): EventAccount => ({ account: a.account, journal: a.connector.journal })),
+    );
+    if (signed.some((a) => a.length === 0)) return refused('hmacSignature: an item’s signature matches no Adyen account’s HMAC key');
     const results: EventResult[] = [];
-    for (const [i, item] of items.entries()) {
-      const { account, connector } = signed[i]!;
-      results.push(await applyAcquirerEvent(deps, account, connector.journal, adyenEvent(item)));
-    }
+    for (const [i, item] of items.entries()) results.push(await applyAcquirerEventAsOwner(deps, signed[i]!, adyenEvent(item)));
     res.locals.outcome = { events: items.length, result: results.join(',') };
     // Adyen's documented acknowledgement
     res.status(200).type('text/plain').send('[accepted]');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
-import { ACCOUNT_ID, MERCHANT_ID, makeGateway, type TestGateway } from '../../support/gateway.js';
+import { ACCOUNT_ID, AUTO_ACCOUNT_ID, MERCHANT_ID, makeGateway, type TestGateway } from '../../support/gateway.js';
 import { pay, postBatch, ref, type Paid } from '../../support/operations.js';
 import { StripeStub } from '../../support/acquirers/stripe-stub.js';
 import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
@@ -533,6 +533,28 @@ describe('a dispute opened at the acquirer', () => {
       expect(left!.sent).toBeUndefined();
     } finally {
       await gw.close();
+    }
+  });
+
+  it('when two accounts share one acquirer account (one webhook secret or HMAC key), then a dispute on the second account’s payment is opened on it, not lost', async () => {
+    for (const code of ['stripe', 'adyen'] as const) {
+      const gw = gateway(code, 'shared-secret');
+      try {
+        // the auto-capture account: the second of the two accounts the secret verifies for
+        const paid = await pay(gw.app, { amount: '50.00', currency: 'EUR' }, true);
+        expect((await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id))!.account_id).toBe(AUTO_ACCOUNT_ID);
+        if (code === 'stripe') {
+          const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'fraudulent', 'needs_response');
+          expect((await stripeDelivery(gw, 'charge.dispute.created', dp, 'evt_shared_1')).text).toBe('applied');
+        } else {
+          const item = adyen.notification('NOTIFICATION_OF_CHARGEBACK', paid.transaction_id, ADYEN_HMAC, true, 'Fraud');
+          expect((await adyenDelivery(gw, item)).status).toBe(200);
+        }
+        const p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
+        expect(p!.disputes, code).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response' }]);
+      } finally {
+        await gw.close();
+      }
     }
   });
 
