@@ -24,8 +24,15 @@ const boolFlag = z
   .optional()
   .transform((v) => v === '1' || v === 'true' || v === 'yes' || v === 'on');
 
+/**
+ * A number setting sent empty (`AUTH_FAILURES_PER_MINUTE=` in an env file or a compose template) counts as not
+ * set, so it takes its default: read as a number, it would be 0, which turns a limit off without a word.
+ */
+const unsetWhenBlank = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema);
+
 const envSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PORT: unsetWhenBlank(z.coerce.number().int().min(0).max(65535).default(8080)),
   HOST: z.string().min(1).default('0.0.0.0'),
   BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   REDIS_URL: z
@@ -39,7 +46,7 @@ const envSchema = z.object({
     .optional()
     .transform((v) => (v === undefined ? undefined : Number(v))),
   /** how long a commit waits for its replicas before its outcome is unknown (STORE_UNCONFIRMED) */
-  REDIS_CONFIRM_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  REDIS_CONFIRM_MS: unsetWhenBlank(z.coerce.number().int().min(10).max(60_000).default(500)),
   MERCHANTS_FILE: z.string().min(1).optional(),
   FX_RATES_FILE: z.string().min(1).optional(),
   GATEWAY_TIMEZONE: z
@@ -61,15 +68,15 @@ const envSchema = z.object({
   VAULT_KEYS: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().default('production'),
-  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
-  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
-  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
-  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(65_000),
-  MAX_CONNECTIONS: z.coerce.number().int().min(0).default(1024),
+  SHUTDOWN_GRACE_MS: unsetWhenBlank(z.coerce.number().int().min(0).default(10_000)),
+  HEADERS_TIMEOUT_MS: unsetWhenBlank(z.coerce.number().int().min(100).max(600_000).default(10_000)),
+  REQUEST_TIMEOUT_MS: unsetWhenBlank(z.coerce.number().int().min(100).max(600_000).default(30_000)),
+  KEEP_ALIVE_TIMEOUT_MS: unsetWhenBlank(z.coerce.number().int().min(100).max(600_000).default(65_000)),
+  MAX_CONNECTIONS: unsetWhenBlank(z.coerce.number().int().min(0).default(1024)),
   /** failed authentications a client address may make a minute before it is refused (429) */
-  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(300),
+  AUTH_FAILURES_PER_MINUTE: unsetWhenBlank(z.coerce.number().int().min(0).default(300)),
   METRICS_ALLOW: z.string().default('127.0.0.1,::1'),
-  PENDING_RESOLVE_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
+  PENDING_RESOLVE_SECONDS: unsetWhenBlank(z.coerce.number().min(0.1).max(86_400).default(60)),
   WORKERS: z
     .string()
     .default('1')

@@ -18,6 +18,26 @@ function merchantsFile(content: unknown): string {
 }
 
 describe('configuration (DESIGN section 1)', () => {
+  it('when a number setting is sent empty (an env file’s VAR=), then it takes its default: never 0, which would turn a limit off', () => {
+    const blank = loadConfig({
+      PORT: '',
+      AUTH_FAILURES_PER_MINUTE: '',
+      MAX_CONNECTIONS: ' ',
+      SHUTDOWN_GRACE_MS: '',
+      PENDING_RESOLVE_SECONDS: '',
+    });
+    const unset = loadConfig({});
+    expect(blank.port).toBe(8080);
+    expect(blank.baseUrl).toBe('http://localhost:8080');
+    expect(blank.authFailuresPerMinute).toBe(300);
+    expect(blank.serverLimits.maxConnections).toBe(1024);
+    expect(blank.shutdownGraceMs).toBe(10_000);
+    expect(blank.pendingResolveMs).toBe(60_000);
+    expect(blank.serverLimits).toEqual(unset.serverLimits);
+    // a value that is there but not a number is still refused, naming the variable
+    expect(() => loadConfig({ MAX_CONNECTIONS: 'many' })).toThrowError(/^MAX_CONNECTIONS: /);
+  });
+
   it('when nothing is set, then the gateway runs on the embedded store with the demo merchant on port 8080', () => {
     const c = loadConfig({});
     expect(c.port).toBe(8080);
