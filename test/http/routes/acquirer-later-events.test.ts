@@ -173,6 +173,24 @@ describe('a capture that fails at the acquirer after it was accepted', () => {
     }
   });
 
+  it('when Adyen answers a capture the gateway recorded with CAPTURE success false, then it is recorded as failed: expired, nothing captured', async () => {
+    const gw = gateway('adyen', 'capture-success-false');
+    try {
+      const paid = await captured(gw);
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id)).toMatchObject({ status: '3100', captured: 5000 });
+      const item = adyen.notification('CAPTURE', `${paid.transaction_id}-cap`, ADYEN_HMAC, false, 'Insufficient balance on payment');
+      const res = await adyenDelivery(gw, item);
+      expect([res.status, res.text]).toEqual([200, '[accepted]']);
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id)).toMatchObject({
+        status: '4400',
+        captured: 0,
+        result_code: '3011',
+      });
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('when the payment was refunded in part before Adyen’s CAPTURE_FAILED arrives, then it is left as it is for the operator, and the event is acknowledged', async () => {
     const gw = gateway('adyen', 'capture-failed-refunded');
     try {

@@ -12,7 +12,7 @@ type Item = Types.notification.NotificationRequestItem;
  * under the modification's own reference (the gateway sends its reference as the modification's). A refund
  * that failed after Adyen accepted it (REFUND_FAILED, or REFUND with success false) is recorded on the
  * payment; chargebacks (REQUEST_FOR_INFORMATION, NOTIFICATION_OF_CHARGEBACK, CHARGEBACK, CHARGEBACK_REVERSED,
- * SECOND_CHARGEBACK) become the gateway's disputes (DESIGN 13). A capture failed later (CAPTURE_FAILED) is
+ * SECOND_CHARGEBACK) become the gateway's disputes (DESIGN 13). A capture failed later (CAPTURE_FAILED, or CAPTURE with success false) is
  * recorded on the payment (operations/capture-failed.ts); other event codes are acknowledged.
  * Adyen's own advice: an event is the same event when its code, PSP reference and success are.
  */
@@ -54,6 +54,8 @@ export function adyenEvent(item: Item): AcquirerEvent {
           outcome: success ? { ok: true, connectorRef: item.originalReference ?? item.pspReference } : failed,
           ...amount,
         },
+        // a capture Adyen received and then could not make (success false): its failure, as CAPTURE_FAILED's
+        ...(success ? {} : { captureFailed: { reason: `adyen: CAPTURE failed${item.reason ? ` (${item.reason})` : ''}` } }),
       };
     case 'CANCELLATION':
       return {
