@@ -84,6 +84,21 @@ describe('Stripe connector against the Stripe stub', () => {
     expect(await stripe.status(`${passes.reference}-3ds`)).toMatchObject({ op: 'authorise', outcome: { kind: 'approved' } });
   });
 
+  it('when the shopper comes back before finishing Stripe’s challenge, then it is declined and the intent is cancelled, so a late pass authorises nothing', async () => {
+    const stripe = connector();
+    const early = card('4000002500003155', { threeDS: 'do3DS' });
+    const id = ((await stripe.authorise(early)) as { connectorRef: string }).connectorRef;
+    expect(stub.intents.get(id)!.status).toBe('requires_action');
+    expect(await stripe.completeChallenge(id, '', `${early.reference}-3ds`)).toMatchObject({ kind: 'declined', reason: 'THREEDS_FAILED' });
+    expect(stub.intents.get(id)!.status).toBe('canceled');
+    // and a shopper who passed meanwhile is the outcome: approved, not cancelled
+    const meanwhile = card('4000002500003155', { threeDS: 'do3DS' });
+    const other = ((await stripe.authorise(meanwhile)) as { connectorRef: string }).connectorRef;
+    stub.finishChallenge(other, true);
+    expect(await stripe.completeChallenge(other, '', `${meanwhile.reference}-3ds`)).toMatchObject({ kind: 'approved' });
+    expect(stub.intents.get(other)!.status).not.toBe('canceled');
+  });
+
   it('when a recurring charge needs authentication, then it is declined (no shopper to challenge)', async () => {
     expect(await connector().authorise(card('4000002500003155', { recurring: true, securityCode: undefined }))).toMatchObject({
       kind: 'declined',

@@ -131,9 +131,12 @@ export class StripeConnector implements CardConnector {
     await this.journal.object(reference, connectorRef);
     const pi = await this.call(() => this.stripe.paymentIntents.retrieve(connectorRef, { expand: ['latest_charge'] }));
     const outcome = intentOutcome(pi, 'do3DS');
-    if (!outcome || outcome.kind === 'challenge')
-      return { kind: 'declined', connectorRef, reason: 'THREEDS_FAILED', threedsResult: 'authentication not completed' };
-    return outcome;
+    if (outcome && outcome.kind !== 'challenge') return outcome;
+    // back without finishing on Stripe's page: the intent is ended there, as a challenge the gateway ends is
+    // (endChallenge), so the shopper's late answer on that page cannot authorise, or with automatic capture
+    // charge, a payment the gateway records failed. An answer given meanwhile is the outcome.
+    const ended = await this.endChallenge(connectorRef, reference.replace(/-3ds$/, '-void'));
+    return ended ?? { kind: 'declined', connectorRef, reason: 'THREEDS_FAILED', threedsResult: 'authentication not completed' };
   }
 
   /**
