@@ -34,23 +34,25 @@ function toXml(fields: Record<string, unknown>, root = 'request'): string {
 
 const postXml = (path: string, body: string, type = 'application/xml') => request(gw.app).post(path).set('Content-Type', type).send(body);
 
+/** A daily subscription made by a payment, and the signed cancelsubscription of it. */
+async function subscribedAndItsCancel(contract: string): Promise<{ rid: string; cancel: Record<string, unknown> }> {
+  const subscription = {
+    contract,
+    contract_name: 'Gold plan',
+    contract_amount: '25.00',
+    interval: 'day',
+    interval_count: '1',
+    billing_cycle: 3,
+  };
+  const rid = (await authorise(gw, { subscription })).recurring_id!;
+  expect(rid).toMatch(/^RC/);
+  const fields = { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, recurring_id: rid, contract_name: 'Gold plan' };
+  return { rid, cancel: signBody(fields, FIELDS.cancelsubscription, SIGN_KEY) };
+}
+
 describe('when a /v1 call is sent as an XML document', () => {
   it('then cancelsubscription, as application/xml, cancels the subscription and a second cancel finds it inactive', async () => {
-    const subscription = {
-      contract: 'C-1',
-      contract_name: 'Gold plan',
-      contract_amount: '25.00',
-      interval: 'day',
-      interval_count: '1',
-      billing_cycle: 3,
-    };
-    const rid = (await authorise(gw, { subscription })).recurring_id!;
-    expect(rid).toMatch(/^RC/);
-    const cancel = signBody(
-      { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, recurring_id: rid, contract_name: 'Gold plan' },
-      FIELDS.cancelsubscription,
-      SIGN_KEY,
-    );
+    const { rid, cancel } = await subscribedAndItsCancel('C-1');
     const res = await postXml('/v1/cancelsubscription', toXml(cancel));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ recurring_id: rid, cancel_status: '1', error_message: '' });
@@ -101,20 +103,7 @@ describe('when a /v1 call is sent as an XML document', () => {
 
 describe('when form fields are declared as XML', () => {
   it('then they are read as form fields (DESIGN 3): a signed cancelsubscription sent so is processed', async () => {
-    const subscription = {
-      contract: 'C-2',
-      contract_name: 'Gold plan',
-      contract_amount: '25.00',
-      interval: 'day',
-      interval_count: '1',
-      billing_cycle: 3,
-    };
-    const rid = (await authorise(gw, { subscription })).recurring_id!;
-    const cancel = signBody(
-      { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, recurring_id: rid, contract_name: 'Gold plan' },
-      FIELDS.cancelsubscription,
-      SIGN_KEY,
-    );
+    const { rid, cancel } = await subscribedAndItsCancel('C-2');
     const res = await postXml('/v1/cancelsubscription', new URLSearchParams(cancel as Record<string, string>).toString());
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ recurring_id: rid, cancel_status: '1' });
