@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { hashPasswordSync } from './core/portal/password.js';
 import { z } from 'zod';
+import express from 'express';
 import { buildRateTable, DEFAULT_RATES, type RateTable } from './core/payouts/fx.js';
 import type { ServerLimits } from './http/server.js';
 import { addressBits } from './core/merchants/ip-allow.js';
@@ -174,6 +175,15 @@ function parseTrustProxy(raw: string | undefined): string | boolean | number | u
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   if (/^\d+$/.test(raw)) return Number(raw);
+  // read as Express reads it (its setting compiles the list at once), so a bad entry names the variable here
+  // rather than failing the start later in a stack trace
+  try {
+    express().set('trust proxy', raw);
+  } catch (err) {
+    throw new ConfigError(
+      `TRUST_PROXY: ${(err as Error).message} (true, false, a hop count, or a comma-separated list of addresses, subnets, loopback, linklocal or uniquelocal)`,
+    );
+  }
   return raw;
 }
 

@@ -59,6 +59,13 @@ async function main(): Promise<void> {
     store: config.redisUrl ? 'redis' : 'memory',
   });
   const server: Server = createGatewayServer(app, config.serverLimits);
+  // an address it cannot listen on (a HOST that does not resolve or is not this machine's, a PORT in use) stops
+  // the start naming the settings, as a bad setting does
+  server.once('error', (err: NodeJS.ErrnoException) => {
+    if (server.listening) throw err;
+    process.stderr.write(`configuration error: HOST, PORT: cannot listen on ${config.host}:${config.port}: ${err.message}\n`);
+    process.exit(2);
+  });
   server.listen(config.port, config.host, () => {
     log.info(
       { port: config.port, host: config.host, store: config.redisUrl ? 'redis' : 'memory', base_url: config.baseUrl },

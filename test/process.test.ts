@@ -64,6 +64,22 @@ describe('the gateway process', () => {
     expect(output()).toContain('configuration error: PORT');
   });
 
+  it('when TRUST_PROXY lists something that is not an address, or the port is taken, then the start stops naming the setting', async () => {
+    const proxy = await startGateway({ TRUST_PROXY: 'garbage' }, 'process-bad-trust-proxy');
+    expect((await once(proxy.child, 'exit'))[0]).toBe(2);
+    expect(proxy.output()).toContain('configuration error: TRUST_PROXY: invalid IP address: garbage');
+    const taken = await freePort();
+    const holder = (await import('node:net')).createServer().listen(taken, '127.0.0.1');
+    await once(holder, 'listening');
+    try {
+      const busy = await startGateway({ PORT: String(taken), HOST: '127.0.0.1' }, 'process-port-taken');
+      expect((await once(busy.child, 'exit'))[0]).toBe(2);
+      expect(busy.output()).toContain(`configuration error: HOST, PORT: cannot listen on 127.0.0.1:${taken}: listen EADDRINUSE`);
+    } finally {
+      holder.close();
+    }
+  });
+
   it('when the merchants file routes an account to an unknown connector, then the start stops with exit code 2 naming it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-process-'));
     const file = join(dir, 'merchants.json');
