@@ -1,9 +1,9 @@
-import { sameRequest } from '../kernel/fingerprint.js';
 import type { CoreDeps } from '../ports/deps.js';
 import type { ChangeSet } from '../ports/store.js';
 import type { Account } from '../merchants/directory.js';
 import type { Payment } from '../payments/payment.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
+import { sameRequest } from '../kernel/fingerprint.js';
 import { authorisePayment, type AuthoriseCommand, type CardInput, type PaymentOrder } from '../payments/authorise.js';
 import { mayTryAnotherCard, tryAnotherCard } from '../payments/retry.js';
 import { shopperCommand, type ShopperChoice } from '../saved-cards/saved-cards.js';

@@ -1,4 +1,3 @@
-import { sameRequest } from '../kernel/fingerprint.js';
 import type { CoreDeps } from '../ports/deps.js';
 import type { ChangeSet } from '../ports/store.js';
 import type { Account } from '../merchants/directory.js';
@@ -17,6 +16,7 @@ import { challengeReturnUrl, issuerUrl, newChallengeSecret, settleAuthorisation,
 import { assertNotifyUrl } from '../notifications/target.js';
 import { returnUrlAllowed } from '../merchants/return-origins.js';
 import { acquirerAmount } from '../kernel/money.js';
+import { sameRequest } from '../kernel/fingerprint.js';
 import { acquirerReference, commitMarked, isStale, newClaim, resolveDue, takeClaim } from './claim.js';
 import { resolveStaleClaim } from '../operations/stale-claim.js';
 import { connectorFor } from './connector.js';
