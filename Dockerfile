@@ -27,4 +27,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
 # exec form: the node process gets SIGTERM itself and finishes requests in flight. The portal's password
 # hash is printed by the same image:
 #   printf '%s' 'a long passphrase' | docker run --rm -i payment-gateway node dist/tools/hash-password.js
-CMD ["node", "--min-semi-space-size=16", "dist/main.js"]
+CMD ["node", "--min-semi-space-size=64", "--max-semi-space-size=64", "dist/main.js"]
