@@ -62,6 +62,16 @@ async function disputesOf(gw: TestGateway, paid: Paid): Promise<Record<string, s
   return res.body.dispute_orders as Record<string, string>[];
 }
 
+/** A gateway, a receiver of its notifications, a payment captured with `card`, and its dispute once the steps have run. */
+async function openedDispute(name: string, card: string) {
+  const { gw, clock } = gatewayAt(name);
+  const r = await receiver();
+  const paid = await disputedPayment(gw, card, r.url);
+  await runSteps(gw);
+  const [d] = await disputesOf(gw, paid);
+  return { gw, clock, r, paid, d };
+}
+
 /** The lifecycle's order: deliveries run side by side, so notifications arrive in any order. */
 const LIFECYCLE = ['inquiry', 'needs_response', 'under_review', 'won', 'lost'];
 
@@ -172,11 +182,7 @@ describe('disputed as soon as captured', () => {
 
 describe('a dispute lost by evidence, and refunds while it is open', () => {
   it('when a payment is disputed, then a refund is a per-order failure naming the dispute, and losing evidence loses it a day later with nothing credited', async () => {
-    const { gw, clock } = gatewayAt('dispute-lost');
-    const r = await receiver();
-    const paid = await disputedPayment(gw, CARDS.disputeNotReceived, r.url);
-    await runSteps(gw);
-    const [d] = await disputesOf(gw, paid);
+    const { gw, clock, r, paid, d } = await openedDispute('dispute-lost', CARDS.disputeNotReceived);
     expect(d!.dispute_reason).toBe('product_not_received');
 
     const refund = await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '1.00', refund_reason: 'sorry' })]);
@@ -202,11 +208,7 @@ describe('a dispute lost by evidence, and refunds while it is open', () => {
 
 describe('an accepted dispute', () => {
   it('when the merchant accepts, then the dispute is lost at once, notified, and a second accept or evidence is refused as closed', async () => {
-    const { gw } = gatewayAt('dispute-accepted');
-    const r = await receiver();
-    const paid = await disputedPayment(gw, CARDS.disputeNotReceived, r.url);
-    await runSteps(gw);
-    const [d] = await disputesOf(gw, paid);
+    const { gw, r, d } = await openedDispute('dispute-accepted', CARDS.disputeNotReceived);
     const accepted = await disputeCall(gw.app, 'disputeAccept', { dispute_id: d!.dispute_id });
     expect(accepted.body).toMatchObject({ return_status: '1', dispute_status: 'lost' });
     expect(accepted.body.closed_date).not.toBe('');
@@ -238,11 +240,7 @@ describe('an inquiry', () => {
   });
 
   it('when an inquiry is answered with evidence before it escalates, then it goes through needs_response to under_review at once and never escalates', async () => {
-    const { gw, clock } = gatewayAt('dispute-inquiry-answered');
-    const r = await receiver();
-    const paid = await disputedPayment(gw, CARDS.disputeInquiry, r.url);
-    await runSteps(gw);
-    const [d] = await disputesOf(gw, paid);
+    const { gw, clock, r, paid, d } = await openedDispute('dispute-inquiry-answered', CARDS.disputeInquiry);
     const sent = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: d!.dispute_id, ...evidence('receipt', '1') });
     expect(sent.body.dispute_status).toBe('under_review');
     clock.advance(DAY);
@@ -255,11 +253,7 @@ describe('an inquiry', () => {
 
 describe('the deadline', () => {
   it('when due_date passes without evidence, then evidence is refused and the deadline step loses the dispute', async () => {
-    const { gw, clock } = gatewayAt('dispute-deadline');
-    const r = await receiver();
-    const paid = await disputedPayment(gw, CARDS.disputeFraud, r.url);
-    await runSteps(gw);
-    const [d] = await disputesOf(gw, paid);
+    const { gw, clock, r, paid, d } = await openedDispute('dispute-deadline', CARDS.disputeFraud);
     clock.advance(7 * DAY + 1);
     const late = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: d!.dispute_id, ...evidence('too late', '1') });
     expect(late.body).toMatchObject({ return_status: '0', dispute_status: 'needs_response' });
@@ -274,11 +268,7 @@ describe('the deadline', () => {
 
 describe('due_date itself', () => {
   it('when evidence is sent at due_date itself, then it is taken: the deadline step run at that moment does not lose the dispute', async () => {
-    const { gw, clock } = gatewayAt('dispute-due-moment');
-    const r = await receiver();
-    const paid = await disputedPayment(gw, CARDS.disputeFraud, r.url);
-    await runSteps(gw);
-    const [d] = await disputesOf(gw, paid);
+    const { gw, clock, paid, d } = await openedDispute('dispute-due-moment', CARDS.disputeFraud);
     clock.advance(7 * DAY);
     await runSteps(gw);
     expect((await disputesOf(gw, paid))[0]).toMatchObject({ dispute_status: 'needs_response', due_date: d!.due_date, closed_date: '' });
@@ -290,11 +280,7 @@ describe('due_date itself', () => {
   });
 
   it('when the deadline step is run at due_date, then it stays queued and loses the dispute the moment after', async () => {
-    const { gw, clock } = gatewayAt('dispute-due-requeued');
-    const r = await receiver();
-    const paid = await disputedPayment(gw, CARDS.disputeFraud, r.url);
-    await runSteps(gw);
-    const [d] = await disputesOf(gw, paid);
+    const { gw, clock, paid, d } = await openedDispute('dispute-due-requeued', CARDS.disputeFraud);
     clock.advance(7 * DAY);
     // a deadline step queued at due_date itself (as steps once were): run then, it is not spent
     expect(await runDisputeStep(gw.deps, MERCHANT_ID, `deadline:${d!.dispute_id}`, clock.now())).toBe(false);
@@ -358,11 +344,7 @@ describe('bad input and unknown disputes', () => {
   });
 
   it('when evidence of exactly 20,000 characters holds a card number, then it is accepted and kept masked', async () => {
-    const { gw } = gatewayAt('dispute-evidence-masked');
-    const r = await receiver();
-    const paid = await disputedPayment(gw, CARDS.disputeFraud, r.url);
-    await runSteps(gw);
-    const [d] = await disputesOf(gw, paid);
+    const { gw, d } = await openedDispute('dispute-evidence-masked', CARDS.disputeFraud);
     const text = `paid with 4242424242424242 ${'x'.repeat(20_000 - 27)}`;
     expect(text).toHaveLength(20_000);
     const saved = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: d!.dispute_id, uncategorized_text: text, submit: 0 });
@@ -401,11 +383,7 @@ describe('two processes at once', () => {
 
 describe('evidence at its full size', () => {
   it('when all four evidence fields hold 20,000 characters, then the evidence is taken (a body over a lookup’s 64 KB)', async () => {
-    const { gw } = gatewayAt('dispute-evidence-full');
-    const r = await receiver();
-    const paid = await disputedPayment(gw, CARDS.disputeFraud, r.url);
-    await runSteps(gw);
-    const [d] = await disputesOf(gw, paid);
+    const { gw, d } = await openedDispute('dispute-evidence-full', CARDS.disputeFraud);
     const full = 'é'.repeat(20_000);
     const res = await disputeCall(gw.app, 'disputeEvidence', {
       dispute_id: d!.dispute_id,
