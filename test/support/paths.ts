@@ -2,8 +2,11 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** Everything the tests leave behind (Redis data, logs, screenshots); scanned after the suite. */
-export const ARTIFACTS = join(ROOT, 'test-artifacts');
+/**
+ * Everything the tests leave behind (Redis data, logs, screenshots); scanned after the suite. TEST_ARTIFACTS
+ * moves it, so a run of a few files beside a whole suite in the same checkout does not empty the other's.
+ */
+export const ARTIFACTS = process.env.TEST_ARTIFACTS ?? join(ROOT, 'test-artifacts');
 export const REDIS_DIR = join(ARTIFACTS, 'redis');
 export const LOG_DIR = join(ARTIFACTS, 'logs');
 export const SCREENSHOT_DIR = join(ARTIFACTS, 'screenshots');
