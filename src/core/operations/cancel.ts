@@ -16,9 +16,18 @@ function cancellablePending(p: Payment): boolean {
   return (p.source === 'recurring' && !p.connector_ref) || p.threeds.challenge_pending;
 }
 
-/** Drops the vault card a failed or cancelled payment made, unless a contract already charges it. */
+/** Statuses that mean the acquirer approved the card: its token_id was answered to the merchant as usable. */
+const APPROVED: ReadonlySet<string> = new Set([S.HELD, S.AUTHORISED, S.CAPTURED]);
+
+/**
+ * Drops the vault card a cancelled, rejected or lapsed payment made, unless something else charges it: a contract
+ * (the subscription it started), or the merchant, who holds the token_id of a payment the acquirer approved
+ * ("verify the card, then void" keeps the token for later payments). A token lives as long as anything charges
+ * it; the payment's own end is not the token's.
+ */
 export function dropOwnCard(p: Payment): { next: Payment; dropCards?: string[] } {
   if (!p.vault_created || !p.vault_token || p.recurring_id) return { next: p };
+  if (p.token_id === p.vault_token && (p.history ?? []).some((h) => APPROVED.has(h.to))) return { next: p };
   const { token_id: _t, vault_token: _v, ...rest } = p;
   return { next: rest as Payment, dropCards: [p.vault_token] };
 }

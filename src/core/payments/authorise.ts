@@ -112,6 +112,7 @@ export interface KeptCards {
 /**
  * What the card sent leaves in the vault, each under a token of its own: the merchant's token (token_flag YES or a
  * subscription) and the shopper's saved card are dropped apart (one removed from the page, the other still charged).
+ * A payment with a saved card makes one only for a subscription's contract.
  */
 export function keptCards(deps: CoreDeps, cmd: AuthoriseCommand, card: ResolvedCard, now: number): KeptCards {
   const { account, order } = cmd;
@@ -120,6 +121,13 @@ export function keptCards(deps: CoreDeps, cmd: AuthoriseCommand, card: ResolvedC
   const keep = (token: string) =>
     records.push(deps.vault.record(token, account.merchant_id, account.account_id, card.pan, card.summary, now));
   if (!cmd.card) {
+    // a subscription paid with a saved card keeps the card under a token of its own for the contract: the
+    // shopper removing the saved card never stops the merchant's subscription (separate lifetimes)
+    if (cmd.savedCardId && order.subscription !== undefined) {
+      const token = deps.ids.token();
+      keep(token);
+      return { fields: { vault_token: token, vault_created: true }, records };
+    }
     // a token payment charges the merchant's token (or the saved card's) as it is
     return {
       fields: cmd.savedCardId ? { vault_token: order.token_id } : { vault_token: order.token_id, token_id: order.token_id },

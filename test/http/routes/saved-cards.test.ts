@@ -15,6 +15,7 @@ import {
 import { checkoutBody } from '../../support/checkout.js';
 import { CARDS, TEST_SECURITY_CODE } from '../../support/cards.js';
 import { sign } from '../../support/sign.js';
+import { dailyPlan, jobOf } from '../../support/jobs.js';
 
 /** DESIGN 15: saved cards on the hosted card page, and the merchant's /v1/retrievalCards and /v1/deleteCard. */
 const world = redisWorld('saved-cards');
@@ -76,6 +77,17 @@ async function deleteCard(gw: TestGateway, shopperId: string, cardId: string) {
   return request(gw.app)
     .post('/v1/deleteCard')
     .send(JSON.stringify({ ...body, encryption_data: sign([MERCHANT_ID, ACCOUNT_ID, shopperId, cardId], SIGN_KEY) }));
+}
+
+/** A checkout session of the proven shopper with more order fields (a subscription); its card page and pay addresses. */
+async function openSessionWith(gw: TestGateway, order: Record<string, unknown>) {
+  const res = await request(gw.app)
+    .post('/v1/checkout')
+    .set('Accept', 'application/json')
+    .send(JSON.stringify(checkoutBody({ open3d: 'no3DS', shopper_id: SHOPPER, shopper_signature: shopperSignature(SHOPPER), ...order })));
+  expect(res.status, res.text).toBe(200);
+  const card = path(res.body.checkout_url as string);
+  return { card, pay: `${card}/pay` };
 }
 
 /** Pays a new session of the shopper with a new card, saving it; the card_id saved. */
@@ -233,6 +245,31 @@ describe('saved cards on the hosted card page', () => {
     const values = await Promise.all(stored.map(text));
     expect(values.join('\n')).toContain('"card_last4":"4242"');
     expect(values.join('\n')).not.toContain(`"${TEST_SECURITY_CODE}"`);
+  });
+
+  it('when a subscription is paid with a saved card and the shopper then removes the card, then the subscription is charged on (its card is its own)', async () => {
+    const { gw, clock } = gateway('subscription-saved');
+    const cardId = await saveCard(gw);
+    const s = await openSessionWith(gw, { subscription: dailyPlan({ billing_cycle: 3, contract_start: '' }) });
+    const paid = await request(gw.app).post(s.pay).type('form').send({ saved_card: cardId, saved_security_code: TEST_SECURITY_CODE });
+    expect(paid.status).toBe(303);
+    const payment = (await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, await orderOf(gw, s.card)))!;
+    expect(payment.status).toBe('3000');
+    const saved = await gw.deps.store.getSavedCard({ merchantId: MERCHANT_ID, accountId: ACCOUNT_ID, shopperId: SHOPPER }, cardId);
+    const contract = (await gw.deps.store.getContract(MERCHANT_ID, payment.recurring_id!))!;
+    expect(contract.vault_token).not.toBe(saved!.token);
+
+    expect((await deleteCard(gw, SHOPPER, cardId)).status).toBe(200);
+    expect(await gw.deps.store.getCard(MERCHANT_ID, saved!.token)).toBeUndefined();
+    const scheduler = jobOf(gw, 'subscription-charges');
+    for (let t = 0; t < 3 * 86_400_000; t += 3_600_000) {
+      clock.advance(3_600_000);
+      await scheduler.runOnce();
+    }
+    const charges = await Promise.all(
+      [2, 3].map((n) => gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, `${payment.recurring_id}-${n}`)),
+    );
+    expect(charges.map((p) => p?.status)).toEqual(['3000', '3000']);
   });
 
   it('when another shopper, another account or an unproven shopper_id opens a checkout, then no saved card is offered, and a forged card_id charges nothing', async () => {
