@@ -5,7 +5,7 @@ import { GatewayError } from '../kernel/errors.js';
 import { reportAcquirerDispute } from '../disputes/report.js';
 import { recordRefundFailedLater } from '../operations/refund-failed.js';
 import { recordCaptureFailedLater } from '../operations/capture-failed.js';
-import { isStale } from '../payments/claim.js';
+import { isSettleable } from '../payments/claim.js';
 import { resolveStaleClaim } from '../operations/stale-claim.js';
 import { answerChallenge } from '../payments/authorise.js';
 import { depsOnClockOf } from '../clocks/clock-deps.js';
@@ -181,11 +181,14 @@ async function answerItsClaim(
   await settleStaleClaim(deps, account, reference);
 }
 
-/** The payment the reference belongs to, settled now when its claim is stale (a live holder records it itself). */
+/**
+ * The payment the reference belongs to, settled now when its claim is stale or awaits the acquirer's later
+ * decision (a live holder records it itself).
+ */
 async function settleStaleClaim(deps: CoreDeps, account: Account, reference: string): Promise<void> {
   const payment = await deps.store.getPayment(account.merchant_id, referenceKind(reference).transactionId);
   if (!payment?.claim || payment.account_id !== account.account_id) return;
-  if (!isStale(payment.claim, deps.clock.now())) return;
+  if (!isSettleable(payment.claim, deps.clock.now())) return;
   await resolveStaleClaim(deps, account, payment);
 }
 

@@ -118,3 +118,14 @@ export class AcquirerUnreachable extends Error {
     this.name = 'AcquirerUnreachable';
   }
 }
+
+/**
+ * The connection was refused (or the host not found): no byte of the request left, so the acquirer never
+ * received it. Node's error code, where an SDK wraps it (Stripe's `detail`, an HTTPS client's `cause`), or its
+ * message where a client wraps the error in its own text.
+ */
+export function connectRefused(err: unknown): boolean {
+  const e = err as { code?: string; message?: string; cause?: { code?: string }; detail?: { code?: string } };
+  const code = e.code ?? e.cause?.code ?? e.detail?.code ?? '';
+  return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || /\b(connect ECONNREFUSED|getaddrinfo ENOTFOUND)\b/.test(e.message ?? '');
+}

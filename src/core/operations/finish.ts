@@ -10,8 +10,9 @@ import { openDisputesNow } from '../disputes/steps.js';
 
 /**
  * Finishes a claimed operation: the live path asks the connector; a resumed one (recovery, after its holder
- * crashed or stalled) first asks the acquirer what it did under the reference, and repeats the call under the
- * same reference only when the acquirer never acted.
+ * crashed or stalled, or an answer lost) first asks the acquirer what it did under the reference, and repeats
+ * the call under the same reference when the acquirer never acted, or when it cannot tell and answers a repeat
+ * with its first answer (`repeatIsStatus`): that answer is the definite word, never the absence of a record.
  */
 export async function finishOperation<O, P>(
   deps: CoreDeps,
@@ -29,12 +30,18 @@ export async function finishOperation<O, P>(
   const before = withoutClaim(claimed);
   let records: { reference: string; data: string }[] = [];
   // a connector that throws (a timeout, a dropped line) may have acted: its record under the reference decides.
-  // With no record the call counts as refused (a retry carries the same reference, so it cannot act twice);
-  // a record that cannot be read leaves the outcome unknown: the claim stays, and recovery settles it.
+  // With a definite "no record" the call counts as refused (a retry carries the same reference, so it cannot
+  // act twice); a record that cannot be told leaves the outcome unknown: the claim stays, with its reference and
+  // amount, and recovery settles it (never a new reference, or another amount, under an unknown one).
   let outcome: OperationOutcome | undefined | typeof UNKNOWN;
   if (resumed) {
     const known = await statusOf(connector, claim.reference);
-    outcome = known === UNKNOWN ? UNKNOWN : (known ?? (await attempt(connector, op, before, plan, claim.reference)));
+    outcome =
+      known === UNKNOWN && !connector.repeatIsStatus
+        ? UNKNOWN
+        : known === UNKNOWN || known === undefined
+          ? await attempt(connector, op, before, plan, claim.reference)
+          : known;
   } else {
     // an acquirer in the gateway's store (the sandbox) decides without writing: what it keeps is written with
     // the outcome, in one commit; a decision that failed left nothing anywhere, and the acquirer is asked as any

@@ -154,6 +154,8 @@ export function keptCards(deps: CoreDeps, cmd: AuthoriseCommand, card: ResolvedC
 async function awaitOutcome(deps: CoreDeps, account: Account, p: Payment, cmd: AuthoriseCommand): Promise<Payment | PaymentResult> {
   let current = p;
   for (let waited = 0; current.status === S.PENDING && !current.threeds.challenge_pending && waited < 10_000; waited += 20) {
+    // the acquirer took it and decides later: its answer is the pending payment, settled by webhook or recovery
+    if (current.claim?.awaiting) return current;
     // a claim in its grace window is one recovery found the acquirer never saw: it waits for exactly this retry
     if (current.claim && (isStale(current.claim, deps.clock.now()) || current.claim.grace)) {
       if (current.claim.op !== 'authorise') await resolveStaleClaim(deps, account, current);

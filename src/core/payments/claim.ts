@@ -50,6 +50,29 @@ export function isStale(claim: PaymentClaim, now: number): boolean {
 }
 
 /**
+ * True when no process acts under the claim any more: stale (its holder crashed or stalled), or awaiting the
+ * acquirer's later decision (a pending outcome). Such a claim is settled from the acquirer's record by whoever
+ * learns it first: recovery, or the acquirer's webhook.
+ */
+export function isSettleable(claim: PaymentClaim, now: number): boolean {
+  return claim.awaiting === true || isStale(claim, now);
+}
+
+/** The longest wait between two reads of a pending outcome at the acquirer. */
+const AWAIT_MAX_MS = 3_600_000;
+
+/**
+ * The claim kept while the acquirer decides later (a pending outcome): the same intent under a new id (so the
+ * commit of its final outcome is told apart from this one), marked awaiting, read again at `until`: one resolve
+ * period after the first answer, then half the time waited so far, at most an hour apart.
+ */
+export function awaitingClaim(deps: CoreDeps, claim: PaymentClaim, now: number): PaymentClaim {
+  const waited = now - claim.at;
+  const gap = Math.min(AWAIT_MAX_MS, Math.max(deps.pendingResolveMs, Math.floor(waited / 2)));
+  return { ...claim, id: deps.ids.opaque('claim'), awaiting: true, until: now + gap };
+}
+
+/**
  * The payment without its claim. A spread with the claim set to undefined, not a rest destructuring: V8 copies
  * a rest-with-exclusion property by property (about 4 µs for a payment, 20 times a spread), and this runs
  * several times for every order of a batch. JSON leaves the undefined field out, so what is stored is the same.
@@ -156,6 +179,13 @@ export async function takeClaim<R>(
       await pause(deps.clock, gap, 8);
       waited += gap;
       continue;
+    }
+    if (p.claim?.awaiting) {
+      // no process acts under it: the acquirer decides later, so waiting here would not see it end. Refused at
+      // once where the move is refused anyway (a capture or cancel of a payment still processing), else busy
+      const decided = decide(p, now);
+      if (decided === 'missing') return { kind: 'missing' };
+      return 'refusal' in decided ? { kind: 'refused', refusal: decided.refusal, payment: p } : { kind: 'busy', payment: p };
     }
     if (!p.claim) {
       const decided = decide(p, now);

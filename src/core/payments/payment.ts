@@ -211,4 +211,10 @@ export interface PaymentClaim {
    * (which carries the card again) a last window to take it over before recording it as failed
    */
   grace?: true;
+  /**
+   * set when the acquirer answered that it took the authorisation and decides later (a pending outcome): no
+   * process acts under the claim any more, so the acquirer's webhook settles it at once, and recovery reads the
+   * acquirer's status at `until`, further apart the longer it waits (settle.ts)
+   */
+  awaiting?: true;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../kernel/errors.js';
 import { outcomeUnknown } from './ask.js';
-import { acquirerReference, commitMarked, outcomeMark, resolveDue, withoutClaim } from './claim.js';
+import { acquirerReference, awaitingClaim, commitMarked, outcomeMark, resolveDue, withoutClaim } from './claim.js';
 import { connectorFor } from './connector.js';
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
@@ -96,7 +96,8 @@ export function authorisationState(
       return { status: S.AUTHORISED, result: 'SUCCESS', changes: { connector_ref, threeds, auth_expires_at } };
     }
     case 'challenge':
-      throw new Error('a challenge is not a settled outcome');
+    case 'pending':
+      throw new Error(`a ${outcome.kind} is not a settled outcome`);
   }
 }
 
@@ -119,11 +120,27 @@ export async function settleAuthorisation(
   const m = account.merchant_id;
   const change: ChangeSet = { merchantId: m, due: payment.claim ? [resolveDue(payment.transaction_id, null)] : [] };
   if (acquirerRecord) change.acquirerRecords = [acquirerRecord];
-  const mark = payment.claim ? outcomeMark(payment.claim) : `${deps.ids.opaque('settle')}:done`;
+  let mark = payment.claim ? outcomeMark(payment.claim) : `${deps.ids.opaque('settle')}:done`;
   let next: Payment;
   let contract: Contract | undefined;
 
-  if (outcome.kind === 'challenge') {
+  if (outcome.kind === 'pending') {
+    // the acquirer decides later: the payment stays pending under the same intent, awaiting its word (no
+    // notification: nothing is final yet), and a challenge it answered no longer waits on the shopper
+    if (!payment.claim) throw new Error('a pending outcome is recorded under the claim it was asked under');
+    const claim = awaitingClaim(deps, payment.claim, now);
+    mark = `${claim.id}:awaiting`;
+    next = {
+      ...payment,
+      claim,
+      connector_ref: outcome.connectorRef,
+      result_code: RESULT.PENDING[0],
+      threeds: { ...payment.threeds, challenge_pending: false },
+      updated_at: now,
+    };
+    change.due = [resolveDue(payment.transaction_id, claim.until)];
+    if (payment.threeds.challenge_pending) change.due.push({ queue: 'threeds_challenge', member: payment.transaction_id, at: null });
+  } else if (outcome.kind === 'challenge') {
     next = {
       ...withoutClaim(payment),
       connector_ref: outcome.connectorRef,
@@ -196,7 +213,7 @@ export async function settleAuthorisation(
   // a dispute opened with the capture wrote the payment again: answered as it now stands
   if (next.status === S.CAPTURED && (await openDisputesNow(deps, m, change.due)))
     next = (await deps.store.getPayment(m, next.transaction_id).catch(() => undefined)) ?? next;
-  if (outcome.kind !== 'challenge') recordSettled(deps, next);
+  if (outcome.kind !== 'challenge' && outcome.kind !== 'pending') recordSettled(deps, next);
   deps.log.debug(
     { transaction_id: next.transaction_id, merchant_id: m, status: next.status, result_code: next.result_code },
     'payment settled',

@@ -45,14 +45,23 @@ export type AuthorisationOutcome =
   | { kind: 'declined'; connectorRef: string; reason: DeclineReason; threedsResult: string }
   /** `redirectUrl`: where an acquirer that runs its own challenge page sends the shopper (Stripe, Adyen) */
   | { kind: 'challenge'; connectorRef: string; redirectUrl?: string }
+  /**
+   * The acquirer took the authorisation and decides later (a Stripe intent `processing`, Adyen `Received` or
+   * `Pending`, the sandbox's processing test cards): neither an approval nor a decline. The payment stays
+   * pending under its claim until the acquirer's webhook, or its status read by recovery, gives the outcome.
+   */
+  | { kind: 'pending'; connectorRef: string }
   | { kind: 'error'; message: string };
 
 export type OperationOutcome = { ok: true; connectorRef: string } | { ok: false; message: string };
 
 /**
  * What an acquirer has recorded under a reference: the first answer it gave, with the amount (minor units) and
- * currency it was asked for where the operation moves an amount; undefined only when it definitely never acted
- * (a status that cannot be read throws instead: an unknown outcome, never a "no").
+ * currency it was asked for where the operation moves an amount; undefined only when it definitely never acted.
+ * A read that may trail the acquirer's own state (a search index, a list that a request still in flight has not
+ * reached yet) is never that "no": a status that cannot be told throws instead (an unknown outcome), and the
+ * operation is settled by the acquirer's definite word (its answer to the same request sent again under its
+ * reference, docs/connectors.md).
  */
 export type AcquirerStatus =
   | { op: 'authorise'; outcome: AuthorisationOutcome; amount?: number; currency?: string }
@@ -100,9 +109,11 @@ export interface CardConnector {
   /** This connector for one merchant's payments, where it keeps something per merchant (the sandbox's ledger). */
   forMerchant?(merchantId: string): CardConnector;
   /**
-   * True when the acquirer answers an authorisation sent again under its reference (its idempotency key) with
-   * its first answer, acting at most once, while `status` may have to say "unknown" (Adyen cannot be asked by
-   * reference): the merchant's retry of an order whose outcome is unknown then sends it again, and the
+   * True when the acquirer answers a request sent again under its reference (its idempotency key) with its
+   * first answer, acting at most once, while `status` may have to say "unknown" (Adyen cannot be asked by
+   * reference; Stripe's reads may trail a request still running): an operation whose outcome is unknown is then
+   * settled by sending it again under the same reference (recovery does for captures, voids, refunds and
+   * subscription charges; the merchant's retry does for an order, which carries the card again), and the
    * acquirer's answer to that repeat is the status.
    */
   readonly repeatIsStatus?: boolean;

@@ -2,7 +2,7 @@ import type { CoreDeps } from '../ports/deps.js';
 import { dueQueueJob, type BackgroundJob } from '../jobs/due-queue.js';
 import type { Account } from '../merchants/directory.js';
 import type { Contract, ContractCharge } from './contract.js';
-import type { AuthorisationOutcome } from '../ports/card-connector.js';
+import type { AcquirerStatus, AuthorisationOutcome, CardConnector } from '../ports/card-connector.js';
 import type { ChangeSet } from '../ports/store.js';
 import { PaymentStatus as S, type Payment } from '../payments/payment.js';
 import { moveTo } from '../payments/transitions.js';
@@ -166,6 +166,21 @@ async function authoriseStoredCard(deps: Deps, account: Account, c: Contract, p:
   );
 }
 
+/**
+ * What the acquirer did under the reference of a run that died: its record; undefined when it has none, or when
+ * it cannot be read and the acquirer answers a repeat under its key with its first answer (the charge is then
+ * sent again under the same reference, and that answer is the status). Otherwise unreadable: thrown, and the
+ * claim stays for a later run.
+ */
+async function previousAnswer(connector: CardConnector, reference: string): Promise<AcquirerStatus> {
+  try {
+    return await connector.status(reference);
+  } catch (err) {
+    if (connector.repeatIsStatus) return undefined;
+    throw err;
+  }
+}
+
 /** The contract after a period's charge: next period, a retry, Suspended or Completed. */
 function contractAfter(c: Contract, charge: ContractCharge, result: 'approved' | 'failed' | 'skipped', now: number): Contract {
   const base: Contract = { ...c, updated_at: now };
@@ -224,13 +239,16 @@ async function executeCharge(deps: Deps, c: Contract, charge: ContractCharge): P
   let outcome: AuthorisationOutcome | undefined;
   if (before?.status === S.PENDING) {
     // a run that died after asking the acquirer: its answer stands (the same reference is never charged twice)
-    const known = previous ? await connectorFor(deps, account).status(previous.reference) : undefined;
+    const known = previous ? await previousAnswer(connectorFor(deps, account), previous.reference) : undefined;
     const asked = known?.op === 'authorise' ? known.outcome : await authoriseStoredCard(deps, account, c, before, reference);
-    if (asked.kind === 'unknown') {
+    if (asked.kind === 'unknown' || asked.kind === 'pending') {
       // the claim and the lease stay: after the lease the next run reads the acquirer's record under the reference
-      deps.log.error(
+      // (an acquirer that decides later is read again the same way, until it has decided)
+      deps.log[asked.kind === 'unknown' ? 'error' : 'info'](
         { recurring_id: c.recurring_id, transaction_id: charge.transaction_id },
-        'subscription charge outcome unknown; resumed after the lease',
+        asked.kind === 'unknown'
+          ? 'subscription charge outcome unknown; resumed after the lease'
+          : 'subscription charge pending at the acquirer; read again after the lease',
       );
       return false;
     }

@@ -55,6 +55,8 @@ export class AdyenStub extends AcquirerStub {
   readonly modifications: Modification[] = [];
   /** captures that failed after they were accepted (CAPTURE_FAILED sent) */
   capturesFailed = 0;
+  /** payments still to be made that Adyen answers `Received` (its decision later: decideReceived) */
+  private receivedNext = 0;
 
   /**
    * `failCaptureLater`: which accepted captures the scheme refuses later (by the captured amount in minor
@@ -62,6 +64,18 @@ export class AdyenStub extends AcquirerStub {
    */
   constructor(private readonly failCaptureLater: (value: number) => boolean = () => false) {
     super('Adyen', () => apiError(422, '704', 'request already processed or in progress (Idempotency-Key reused with another request)'));
+  }
+
+  /** The next `count` approvable payments are answered `Received`: Adyen decides them later (decideReceived). */
+  receiveNext(count = 1): void {
+    this.receivedNext += count;
+  }
+
+  /** Adyen decides a payment it answered `Received`: its AUTHORISATION notification then says so. */
+  decideReceived(reference: string, approve: boolean): void {
+    const payment = this.paymentFor(reference)!;
+    if (payment.resultCode !== 'Received') throw new Error(`payment ${reference} is ${payment.resultCode}, not Received`);
+    payment.resultCode = approve ? 'Authorised' : 'Refused';
   }
 
   /** Adyen's return after its challenge page: the payment's returnUrl with redirectResult in the query. */
@@ -128,6 +142,8 @@ export class AdyenStub extends AcquirerStub {
           return { op: 'authorise', outcome: { kind: 'declined', connectorRef, reason: 'DECLINED', threedsResult: '' }, ...asked };
         case 'RedirectShopper':
           return challenge ? undefined : { op: 'authorise', outcome: { kind: 'challenge', connectorRef }, ...asked };
+        case 'Received':
+          return { op: 'authorise', outcome: { kind: 'pending', connectorRef }, ...asked };
         default:
           return { op: 'authorise', outcome: { kind: 'error', message: payment.resultCode }, ...asked };
       }
@@ -240,6 +256,11 @@ export class AdyenStub extends AcquirerStub {
           },
         },
       };
+    }
+    if (this.receivedNext > 0) {
+      this.receivedNext--;
+      payment.resultCode = 'Received';
+      return { status: 200, body: { ...answer, resultCode: 'Received' } };
     }
     // without additionalData.manualCapture the merchant account's capture delay applies (here: immediate)
     if ((body.additionalData as { manualCapture?: string } | undefined)?.manualCapture !== 'true') payment.captured = amount.value;

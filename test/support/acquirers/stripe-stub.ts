@@ -106,6 +106,8 @@ export class StripeStub extends AcquirerStub {
   private readonly evented = new Set<string>();
   /** the disputes the merchant closed (accepted) */
   private readonly accepted = new Set<string>();
+  /** intents still to be made that Stripe answers `processing` (its decision later: settleProcessing) */
+  private processingNext = 0;
 
   constructor() {
     super('Stripe', () =>
@@ -124,6 +126,31 @@ export class StripeStub extends AcquirerStub {
     url.searchParams.set('payment_intent_client_secret', `${id}_secret_stub`);
     url.searchParams.set('redirect_status', passed ? 'succeeded' : 'failed');
     return url.href;
+  }
+
+  /** The next `count` approvable intents are answered `processing`: Stripe decides them later (settleProcessing). */
+  processNext(count = 1): void {
+    this.processingNext += count;
+  }
+
+  /**
+   * Stripe decides an intent it answered `processing`: authorised (captured with automatic capture) or declined
+   * (requires_payment_method with the card's error), as its payment_intent events then tell.
+   */
+  settleProcessing(id: string, approve: boolean): void {
+    const pi = this.intents.get(id)!;
+    if (pi.status !== 'processing') throw new Error(`intent ${id} is ${pi.status}, not processing`);
+    if (!approve) {
+      pi.status = 'requires_payment_method';
+      pi.last_payment_error = { code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' };
+    } else if (pi.capture_method === 'automatic') {
+      pi.status = 'succeeded';
+      pi.amount_received = pi.amount;
+      this.captures.push([pi.id, pi.amount]);
+    } else {
+      pi.status = 'requires_capture';
+      pi.amount_capturable = pi.amount;
+    }
   }
 
   /** The shopper finishes (or fails) Stripe's challenge page for an intent. */
@@ -148,6 +175,7 @@ export class StripeStub extends AcquirerStub {
   pendingEvents(): { id: string; object: 'event'; type: string; data: { object: Intent } }[] {
     const types: Record<string, string> = {
       requires_action: 'payment_intent.requires_action',
+      processing: 'payment_intent.processing',
       requires_capture: 'payment_intent.amount_capturable_updated',
       succeeded: 'payment_intent.succeeded',
       canceled: 'payment_intent.canceled',
@@ -334,6 +362,11 @@ export class StripeStub extends AcquirerStub {
     }
     if (behaviour !== 'approve')
       return this.decline(pi, behaviour === 'processing_error' ? 'processing_error' : 'card_declined', behaviour);
+    if (this.processingNext > 0) {
+      this.processingNext--;
+      pi.status = 'processing';
+      return { status: 200, body: pi };
+    }
     if (pi.capture_method === 'automatic') {
       pi.status = 'succeeded';
       pi.amount_received = amount;

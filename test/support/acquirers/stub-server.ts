@@ -5,11 +5,13 @@ import type { AddressInfo, Socket } from 'node:net';
  * What a stub acquirer does to the next matching request, on demand:
  * - `act-then-drop`: acts (the charge, capture, ... is made) and drops the connection without an answer,
  *   as a timeout after the acquirer acted;
+ * - `drop-then-act`: drops the connection at once and acts only when the test says (`actDeferred`), as a
+ *   request held by a proxy and forwarded after the caller gave up: a read meanwhile does not show it;
  * - `drop`: drops the connection without acting (no answer at all);
  * - `5xx`: answers 500 without acting;
  * - `in-progress`: answers what the acquirer answers a key whose first request is still running, without acting.
  */
-export type StubFault = 'act-then-drop' | 'drop' | '5xx' | 'in-progress';
+export type StubFault = 'act-then-drop' | 'drop-then-act' | 'drop' | '5xx' | 'in-progress';
 
 export interface StubAnswer {
   status: number;
@@ -36,6 +38,8 @@ export class StubServer {
   private readonly faults: { match: (r: StubRequest) => boolean; fault: StubFault }[] = [];
   private readonly idempotent = new Map<string, { fingerprint: string; answer: StubAnswer }>();
   private isDown = false;
+  /** requests dropped by `drop-then-act`, not acted on yet */
+  private readonly deferred: StubRequest[] = [];
   /** every request received, in order (method and path) */
   readonly requests: string[] = [];
   baseUrl = '';
@@ -88,6 +92,16 @@ export class StubServer {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
+  /**
+   * The requests `drop-then-act` held, acted on now in the order they came (each under its Idempotency-Key, as
+   * the acquirer would take it): how many were.
+   */
+  actDeferred(): number {
+    const held = this.deferred.splice(0);
+    for (const request of held) this.answer(request);
+    return held.length;
+  }
+
   /** While down, every request is dropped unanswered (the acquirer unreachable). */
   down(down = true): void {
     this.isDown = down;
@@ -109,6 +123,10 @@ export class StubServer {
     const i = this.faults.findIndex((f) => f.match(request));
     const fault = i >= 0 ? this.faults.splice(i, 1)[0]!.fault : undefined;
     if (fault === 'drop') return void req.socket.destroy();
+    if (fault === 'drop-then-act') {
+      this.deferred.push(request);
+      return void req.socket.destroy();
+    }
     if (fault === 'in-progress') return this.send(res, this.conflict(String(request.headers['idempotency-key'] ?? '')));
     if (fault === '5xx') return this.send(res, { status: 500, body: { error: { type: 'api_error', message: 'stub: server error' } } });
     const answer = this.answer(request);

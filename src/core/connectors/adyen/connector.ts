@@ -7,7 +7,7 @@ import type {
   CardConnector,
   OperationOutcome,
 } from '../../ports/card-connector.js';
-import { AcquirerJournal, AcquirerUnreachable } from '../journal.js';
+import { AcquirerJournal, AcquirerUnreachable, connectRefused, referenceKind } from '../journal.js';
 import { PlainHttpAdyenClient } from './http-client.js';
 import { cardOf, paymentOutcome } from './map.js';
 
@@ -110,8 +110,10 @@ export class AdyenConnector implements CardConnector {
     if (res.pspReference) await this.journal.object(req.reference, res.pspReference);
     if (!outcome) throw new AcquirerUnreachable('adyen', `payment ${res.resultCode ?? 'without a result'}: its notification decides`);
     // a challenge too: Adyen sends no notification while the shopper has not come back, so a lost RedirectShopper
-    // would leave the payment unknown for good; its result then arrives under the challenge's reference
-    await this.journal.answered(req.reference, { op: 'authorise', outcome, amount: req.amount, currency: req.currency });
+    // would leave the payment unknown for good; its result then arrives under the challenge's reference. A
+    // pending one is not Adyen's final word: its AUTHORISATION notification is
+    if (outcome.kind !== 'pending')
+      await this.journal.answered(req.reference, { op: 'authorise', outcome, amount: req.amount, currency: req.currency });
     return outcome;
   }
 
@@ -130,7 +132,8 @@ export class AdyenConnector implements CardConnector {
         : outcome.kind === 'challenge'
           ? { kind: 'declined', connectorRef, reason: 'THREEDS_FAILED', threedsResult: 'authentication not completed' }
           : outcome;
-    await this.journal.answered(reference, { op: 'authorise', outcome: final });
+    if (final.kind !== 'pending') await this.journal.answered(reference, { op: 'authorise', outcome: final });
+    else await this.journal.object(reference, final.connectorRef);
     return final;
   }
 
@@ -196,6 +199,12 @@ export class AdyenConnector implements CardConnector {
     const kept = await this.journal.answer(reference);
     if (kept) return kept;
     if (!(await this.journal.mayHaveReached(reference))) return undefined;
+    // Adyen answered that it took the payment (its PSP reference kept) and decides later: pending until its notification
+    const psp =
+      referenceKind(reference).op === 'authorise' || referenceKind(reference).op === 'challenge'
+        ? await this.journal.object(reference)
+        : undefined;
+    if (psp) return { op: 'authorise', outcome: { kind: 'pending', connectorRef: psp } };
     throw new AcquirerUnreachable('adyen', 'no answer or notification from Adyen under this reference yet');
   }
 
@@ -225,16 +234,6 @@ export class AdyenConnector implements CardConnector {
 function inProgress(err: unknown): boolean {
   const e = err as { errorCode?: string; responseBody?: string };
   return e.errorCode === '704' || /"errorCode"\s*:\s*"704"/.test(e.responseBody ?? '');
-}
-
-/**
- * The connection was refused (or the host not found): no byte of the request left, so Adyen never received
- * it. Node's error code, or its message where the library's HTTPS client wraps the error in its own.
- */
-export function connectRefused(err: unknown): boolean {
-  const e = err as { code?: string; message?: string; cause?: { code?: string } };
-  const code = e.code ?? e.cause?.code ?? '';
-  return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || /\b(connect ECONNREFUSED|getaddrinfo ENOTFOUND)\b/.test(e.message ?? '');
 }
 
 function browserInfo(b: NonNullable<CardAuthorisation['browser']>): Types.checkout.BrowserInfo {

@@ -54,7 +54,7 @@ export function refusalReason(code: string | undefined, reason?: string): Declin
   return 'DECLINED';
 }
 
-/** What a /payments or /payments/details answer is in the gateway's terms; undefined while not final. */
+/** What a /payments or /payments/details answer is in the gateway's terms; undefined for a result code it does not know. */
 export function paymentOutcome(
   res: { resultCode?: string; pspReference?: string; refusalReason?: string; refusalReasonCode?: string; action?: { url?: string } | null },
   fallbackRef: string,
@@ -73,8 +73,12 @@ export function paymentOutcome(
     case 'Cancelled':
     case 'Error':
       return { kind: 'error', message: `adyen: ${res.resultCode}${res.refusalReason ? ` (${res.refusalReason})` : ''}` };
+    case 'Received':
+    case 'Pending':
+    case 'PresentToShopper':
+      // Adyen took it and decides later, and says so by its AUTHORISATION notification
+      return { kind: 'pending', connectorRef };
     default:
-      // Received, Pending, ...: Adyen decides later and says so by its AUTHORISATION notification
       return undefined;
   }
 }

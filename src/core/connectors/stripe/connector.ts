@@ -8,7 +8,7 @@ import type {
   OperationOutcome,
 } from '../../ports/card-connector.js';
 import type { DisputeEvidence } from '../../disputes/dispute-record.js';
-import { AcquirerJournal, AcquirerUnreachable, referenceKind } from '../journal.js';
+import { AcquirerJournal, AcquirerUnreachable, connectRefused, referenceKind } from '../journal.js';
 import { declineReason, intentOutcome, paymentMethodOf } from './map.js';
 
 export interface StripeSettings {
@@ -26,6 +26,13 @@ export interface StripeSettings {
 /** Stripe's search index trails its objects (about a minute): an empty search before that is not a "no". */
 export const STRIPE_SEARCH_LAG_MS = 60_000;
 
+/**
+ * How long Stripe keeps an Idempotency-Key (24 hours): within it, a request sent again under its key is
+ * answered with the first request's result, or made once; past it, nothing sent under the key can still be
+ * running at Stripe, so what a direct read of the intent and its refunds does not show was not done.
+ */
+export const STRIPE_IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
+
 /** The metadata key that carries the gateway's acquirer reference on every Stripe object it makes. */
 export const REFERENCE_METADATA = 'gateway_reference';
 
@@ -40,6 +47,12 @@ export class StripeConnector implements CardConnector {
   readonly displayName = 'Stripe';
   /** 3-D Secure on Stripe's page: with a return_url, Stripe answers next_action redirect_to_url */
   readonly ownChallengePage = true;
+  /**
+   * Stripe answers a request sent again under its Idempotency-Key with the first request's result, or makes it
+   * once (409 while the first still runs): an operation whose answer was lost is settled by sending it again,
+   * never by the absence of its effect in a read (docs/connectors.md)
+   */
+  readonly repeatIsStatus = true;
   private readonly stripe: Stripe;
   private readonly testMode: boolean;
 
@@ -78,7 +91,7 @@ export class StripeConnector implements CardConnector {
   }
 
   async authorise(req: CardAuthorisation): Promise<AuthorisationOutcome> {
-    await this.journal.sending(req.reference);
+    const attempt = await this.journal.attempt(req.reference);
     const params: Stripe.PaymentIntentCreateParams = {
       amount: req.amount,
       currency: req.currency.toLowerCase(),
@@ -101,12 +114,12 @@ export class StripeConnector implements CardConnector {
       await this.journal.object(req.reference, pi.id);
       return intentOutcome(pi, req.threeDS) ?? { kind: 'error', message: `stripe: payment intent ${pi.status}` };
     } catch (err) {
-      return this.authorisationFailure(err, req.reference);
+      return this.authorisationFailure(err, req.reference, attempt);
     }
   }
 
   /** A refusal Stripe gave (a decline, a request it refused) is an outcome; a lost answer is thrown: unknown. */
-  private async authorisationFailure(err: unknown, reference: string): Promise<AuthorisationOutcome> {
+  private async authorisationFailure(err: unknown, reference: string, attempt: number): Promise<AuthorisationOutcome> {
     if (err instanceof Stripe.errors.StripeCardError) {
       const pi = err.payment_intent as Stripe.PaymentIntent | undefined;
       if (pi?.id) await this.journal.object(reference, pi.id);
@@ -119,6 +132,7 @@ export class StripeConnector implements CardConnector {
       };
     }
     if (definiteRefusal(err)) return { kind: 'error', message: `stripe: ${(err as Error).message}` };
+    if (connectRefused(err)) await this.journal.notReceived(reference, attempt);
     throw new AcquirerUnreachable('stripe', err);
   }
 
@@ -173,7 +187,7 @@ export class StripeConnector implements CardConnector {
     watches: () => false,
     since: () => Promise.resolve([]),
     submitEvidence: (disputeRef, evidence, reference) =>
-      this.operation(reference, disputeRef, async () => {
+      this.operation('dispute', reference, disputeRef, async () => {
         const dp = await this.stripe.disputes.update(
           disputeRef,
           { evidence: stripeEvidence(evidence), submit: true, metadata: { [REFERENCE_METADATA]: reference } },
@@ -182,14 +196,14 @@ export class StripeConnector implements CardConnector {
         return { ok: true, connectorRef: dp.id };
       }),
     accept: (disputeRef, reference) =>
-      this.operation(reference, disputeRef, async () => {
+      this.operation('dispute', reference, disputeRef, async () => {
         const dp = await this.stripe.disputes.close(disputeRef, {}, { idempotencyKey: reference });
         return { ok: true, connectorRef: dp.id };
       }),
   };
 
   capture(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome> {
-    return this.operation(reference, connectorRef, async () => {
+    return this.operation('capture', reference, connectorRef, async () => {
       const pi = await this.stripe.paymentIntents.capture(
         connectorRef,
         { amount_to_capture: amount, metadata: { [`${REFERENCE_METADATA}_capture`]: reference } },
@@ -201,14 +215,14 @@ export class StripeConnector implements CardConnector {
   }
 
   void(connectorRef: string, reference: string): Promise<OperationOutcome> {
-    return this.operation(reference, connectorRef, async () => {
+    return this.operation('void', reference, connectorRef, async () => {
       const pi = await this.stripe.paymentIntents.cancel(connectorRef, {}, { idempotencyKey: reference });
       return pi.status === 'canceled' ? { ok: true, connectorRef: pi.id } : { ok: false, message: `stripe: intent ${pi.status}` };
     });
   }
 
   refund(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome> {
-    return this.operation(reference, connectorRef, async () => {
+    return this.operation('refund', reference, connectorRef, async () => {
       const refund = await this.stripe.refunds.create(
         { payment_intent: connectorRef, amount, metadata: { [REFERENCE_METADATA]: reference } },
         { idempotencyKey: reference },
@@ -221,36 +235,62 @@ export class StripeConnector implements CardConnector {
     });
   }
 
-  /** A follow-up operation: a refusal Stripe gave is an outcome, a lost answer is thrown (unknown). */
-  private async operation(reference: string, connectorRef: string, act: () => Promise<OperationOutcome>): Promise<OperationOutcome> {
-    await Promise.all([this.journal.sending(reference), this.journal.object(reference, connectorRef)]);
+  /**
+   * A follow-up operation: a refusal Stripe gave is an outcome, a lost answer is thrown (unknown). Each attempt
+   * is noted before it leaves, and one whose connection was refused is noted as never received.
+   */
+  private async operation(
+    op: 'capture' | 'void' | 'refund' | 'dispute',
+    reference: string,
+    connectorRef: string,
+    act: () => Promise<OperationOutcome>,
+  ): Promise<OperationOutcome> {
+    const [attempt] = await Promise.all([this.journal.attempt(reference), this.journal.object(reference, connectorRef)]);
     try {
       return await act();
     } catch (err) {
-      if (definiteRefusal(err)) return { ok: false, message: `stripe: ${(err as Error).message}` };
+      if (definiteRefusal(err)) {
+        const refused = { ok: false as const, message: `stripe: ${(err as Error).message}` };
+        // Stripe's definite "not done" is kept: a read later shows nothing under the reference, which alone
+        // would not tell a refused request from one still running
+        if (op !== 'dispute') await this.journal.answered(reference, { op, outcome: refused });
+        return refused;
+      }
+      if (connectRefused(err)) await this.journal.notReceived(reference, attempt);
       throw new AcquirerUnreachable('stripe', err);
     }
   }
 
   /**
-   * What Stripe did under a reference: the intent is found by the id recorded when it answered, else by
-   * searching its metadata; a capture, void or refund is read from the intent (and its refunds). A reference
-   * never sent is a definite "no"; one sent whose intent Stripe's search does not show yet is unknown (thrown)
-   * until the search has caught up.
+   * What Stripe did under a reference, from Stripe's own objects: the intent (found by the id recorded when
+   * Stripe answered, else by searching its metadata) and its refunds. "No record" only when it is definite: the
+   * reference was never sent, or every attempt was refused at connect; an authorisation Stripe's search still
+   * does not show once its lag has passed (docs/connectors.md); an operation whose effect a direct read does not
+   * show once Stripe's idempotency window has passed, or that can no longer happen (a capture of a cancelled
+   * intent, a void of a captured one). Any other absence may be a request still running at Stripe, or a list
+   * that has not caught up: unknown (thrown), and the operation is sent again under its key, whose answer is
+   * the status.
    */
   async status(reference: string): Promise<AcquirerStatus> {
     const sentAt = await this.journal.sentAt(reference);
-    if (sentAt === undefined) return undefined;
+    if (sentAt === undefined || !(await this.journal.mayHaveReached(reference))) return undefined;
+    const kept = await this.journal.answer(reference);
+    if (kept) return kept;
     const kind = referenceKind(reference);
     const authorisation = kind.op === 'authorise' || kind.op === 'challenge' ? reference : kind.transactionId;
     const id = (await this.journal.object(reference)) ?? (await this.journal.object(authorisation)) ?? (await this.search(authorisation));
+    const age = this.now() - sentAt;
     if (!id) {
-      if (this.now() - sentAt < (this.settings.searchLagMs ?? STRIPE_SEARCH_LAG_MS))
+      if (age < (this.settings.searchLagMs ?? STRIPE_SEARCH_LAG_MS))
         throw new AcquirerUnreachable('stripe', 'its search has not caught up yet');
       return undefined;
     }
     const pi = await this.call(() => this.stripe.paymentIntents.retrieve(id, { expand: ['latest_charge'] }));
     const asked = { amount: pi.amount, currency: pi.currency.toUpperCase() };
+    const settledByNow = age >= STRIPE_IDEMPOTENCY_WINDOW_MS;
+    const running = (what: string): never => {
+      throw new AcquirerUnreachable('stripe', `intent ${pi.id} is ${pi.status}: ${what} under ${reference} may still be running`);
+    };
     switch (kind.op) {
       case 'authorise':
       case 'challenge': {
@@ -259,15 +299,17 @@ export class StripeConnector implements CardConnector {
         return { op: 'authorise', outcome, ...asked };
       }
       case 'capture':
-        return pi.status === 'succeeded'
-          ? { op: 'capture', outcome: { ok: true, connectorRef: pi.id }, amount: pi.amount_received, currency: asked.currency }
-          : undefined;
+        if (pi.status === 'succeeded')
+          return { op: 'capture', outcome: { ok: true, connectorRef: pi.id }, amount: pi.amount_received, currency: asked.currency };
+        // a cancelled intent can never be captured; past the window the capture was not made
+        return pi.status === 'canceled' || settledByNow ? undefined : running('a capture');
       case 'void':
-        return pi.status === 'canceled' ? { op: 'void', outcome: { ok: true, connectorRef: pi.id } } : undefined;
+        if (pi.status === 'canceled') return { op: 'void', outcome: { ok: true, connectorRef: pi.id } };
+        return pi.status === 'succeeded' || settledByNow ? undefined : running('a cancellation');
       case 'refund': {
         const refunds = await this.call(() => this.stripe.refunds.list({ payment_intent: pi.id, limit: 100 }));
         const refund = refunds.data.find((r) => r.metadata?.[REFERENCE_METADATA] === reference);
-        if (!refund) return undefined;
+        if (!refund) return settledByNow ? undefined : running('a refund');
         const ok = refund.status !== 'failed' && refund.status !== 'canceled';
         return {
           op: 'refund',
@@ -298,13 +340,16 @@ export class StripeConnector implements CardConnector {
 
 /**
  * Stripe refused the request itself (a 4xx but a rate limit or a conflict): nothing was done. A timeout, a
- * dropped connection, a 5xx, a 429 or an idempotency conflict (409: the first request is still running) may
- * hide an action, so they are thrown as unknown.
+ * dropped connection, a 5xx, a 429 or an idempotency error (409: the first request under the key is still
+ * running; 400 `idempotency_error`: the key was used before, so its first request was made) may hide an
+ * action, so they are thrown as unknown.
  */
 function definiteRefusal(err: unknown): boolean {
   if (!(err instanceof Stripe.errors.StripeError)) return false;
+  if (err instanceof Stripe.errors.StripeConnectionError || err instanceof Stripe.errors.StripeIdempotencyError) return false;
+  if (err.type === 'idempotency_error') return false;
   const status = err.statusCode ?? 0;
-  return status >= 400 && status < 500 && status !== 409 && status !== 429 && !(err instanceof Stripe.errors.StripeConnectionError);
+  return status >= 400 && status < 500 && status !== 409 && status !== 429;
 }
 
 /**

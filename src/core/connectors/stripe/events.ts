@@ -23,6 +23,7 @@ export function stripeEvent(event: Stripe.Event): AcquirerEvent {
       // authorised or failed: past a challenge on Stripe's page, if it had one
       return reference && object.id ? { ...base, reference, object: object.id, challengeDone: true } : base;
     case 'payment_intent.canceled':
+    case 'payment_intent.processing':
     case 'payment_intent.requires_action':
       return reference && object.id ? { ...base, reference, object: object.id } : base;
     case 'refund.failed':

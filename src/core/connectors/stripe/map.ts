@@ -67,8 +67,10 @@ function threedsResultOf(pi: Stripe.PaymentIntent, asked: CardAuthorisation['thr
 
 /**
  * A PaymentIntent's state as an authorisation: requires_capture (manual capture, the gateway's flow) or
- * succeeded is approved; requires_action a challenge; requires_payment_method after an attempt a decline.
- * Undefined for a state that is not an outcome yet (processing, requires_confirmation).
+ * succeeded is approved; requires_action a challenge; requires_payment_method after an attempt a decline;
+ * processing is pending (Stripe decides later and says so by its payment_intent events). Undefined for a state
+ * in which nothing was authorised and nothing will be without another request (requires_confirmation, or
+ * requires_payment_method with no attempt).
  */
 export function intentOutcome(pi: Stripe.PaymentIntent, asked?: CardAuthorisation['threeDS']): AuthorisationOutcome | undefined {
   switch (pi.status) {
@@ -90,6 +92,8 @@ export function intentOutcome(pi: Stripe.PaymentIntent, asked?: CardAuthorisatio
         threedsResult: threeds ? 'authentication failed (challenge)' : threedsResultOf(pi, asked),
       };
     }
+    case 'processing':
+      return { kind: 'pending', connectorRef: pi.id };
     case 'canceled':
       return { kind: 'declined', connectorRef: pi.id, reason: 'DECLINED', threedsResult: 'not performed' };
     default:
