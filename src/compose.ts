@@ -74,7 +74,7 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
       minReplicas: config.redisMinReplicas,
       confirmMs: config.redisConfirmMs,
     });
-  const sandbox = new SandboxConnector(ids, store);
+  const sandbox = new SandboxConnector(ids, store, clock);
   let connectors: ConnectorRegistry;
   try {
     // each Stripe or Adyen account gets its own connector, with its credentials; the sandbox stays shared

@@ -1,6 +1,7 @@
 import type { CommitResult, Condition, KvStore, Write } from '../../src/store/kv.js';
 import type { CardAuthorisation, CardConnector, DisputeOperations } from '../../src/core/ports/card-connector.js';
 import { GatewayError } from '../../src/core/kernel/errors.js';
+import type { Clock } from '../../src/core/kernel/clock.js';
 
 /**
  * The faults the simulation injects at the step boundaries of a money flow (issue 36, build 9). One fault is
@@ -244,6 +245,7 @@ export function processConnector(inner: CardConnector, proc: SimProcess, plan: F
           },
         }
       : {}),
+    ...(inner.onClock ? { onClock: (clock: Clock) => processConnector(inner.onClock!(clock), proc, plan, asked) } : {}),
     ...(inner.disputes ? { disputes: processDisputes(inner.disputes, proc, call) } : {}),
     ...(inner.repeatIsStatus ? { repeatIsStatus: true } : {}),
     ...(inner.ownChallengePage ? { ownChallengePage: true } : {}),

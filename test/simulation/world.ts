@@ -160,7 +160,7 @@ export class World {
             now,
           )
         : // as the gateway's processes reach it (forMerchant): its records in the merchant's slot, read there
-          new SandboxConnector(this.ids, this.checkStore).forMerchant(MERCHANT_ID);
+          new SandboxConnector(this.ids, this.checkStore, this.clock).forMerchant(MERCHANT_ID);
     this.node = this.spawn();
   }
 

@@ -14,6 +14,13 @@ export const CARDS = {
   disputeFraud: '4000000000000259',
   disputeNotReceived: '4000000000002685',
   disputeInquiry: '4000000000001976',
+  /** answered pending (processing), approved or declined 3 minutes later (docs/api.md) */
+  processingApproved: '4000000000003022',
+  processingDeclined: '4000000000003030',
+  /** every call's first answer lost, the sandbox acting 5 seconds later */
+  lostAnswer: '4000000000003048',
+  /** approved; each refund accepted, then failed 10 minutes later */
+  refundFailsLater: '4000000000005126',
 } as const;
 
 export const ALL_TEST_CARDS: string[] = Object.values(CARDS);

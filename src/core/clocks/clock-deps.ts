@@ -1,5 +1,6 @@
 import type { Clock } from '../kernel/clock.js';
 import type { CoreDeps } from '../ports/deps.js';
+import type { ConnectorRegistry } from '../ports/card-connector.js';
 import type { ChangeSet, GatewayStore } from '../ports/store.js';
 import type { MerchantDirectory } from '../merchants/directory.js';
 import type { ClockMark, TestClock } from './clock-record.js';
@@ -57,13 +58,25 @@ export interface ClockDeps extends CoreDeps {
 
 /** The same core with the clock's time and queues: the request paths and the jobs run unchanged on it. */
 export function clockDeps(deps: CoreDeps, clock: TestClock): ClockDeps {
+  const frozen = new FrozenClock(clock.frozen_time);
   return {
     ...deps,
-    clock: new FrozenClock(clock.frozen_time),
+    clock: frozen,
     liveClock: deps.liveClock ?? deps.clock,
     store: clockStore(deps.store, clock.test_clock_id),
     merchants: oneMerchant(deps.merchants, clock.merchant_id),
+    connectors: clockConnectors(deps.connectors, frozen),
     testClock: clock,
+  };
+}
+
+/** The connectors as a clock's payments reach them: in the clock's time where their answers change with time. */
+function clockConnectors(connectors: ConnectorRegistry, clock: Clock): ConnectorRegistry {
+  return {
+    get: (code, account) => {
+      const c = connectors.get(code, account);
+      return c?.onClock ? c.onClock(clock) : c;
+    },
   };
 }
 

@@ -1,4 +1,4 @@
-import type { IdGenerator } from '../kernel/clock.js';
+import type { Clock, IdGenerator } from '../kernel/clock.js';
 import { fromAcquirerAmount } from '../kernel/money.js';
 import type { AcquirerLedger } from '../ports/acquirer-ledger.js';
 import type { DisputeEvidence, DisputeReason } from '../disputes/dispute-record.js';
@@ -12,6 +12,8 @@ import type {
   DisputeOperations,
   OperationOutcome,
 } from '../ports/card-connector.js';
+import { AcquirerUnreachable } from './journal.js';
+import { PROCESSING_MS, TIMED_CARDS, entryAt, timedFields, timedPlanOf, type TimedEntry } from './sandbox-cards.js';
 
 /** Test cards of DESIGN section 7. Any other valid number is approved. */
 const DECLINES: Record<string, DeclineReason> = {
@@ -67,9 +69,16 @@ export class SandboxConnector implements CardConnector {
   constructor(
     private ids: IdGenerator,
     private ledger: AcquirerLedger,
+    /** the sandbox's time: its timed test cards change their answers with it (sandbox-cards.ts) */
+    private readonly clock: Clock,
     /** the ledger is the one the gateway's store keeps for a merchant (forMerchant): its records can ride in the store's commits */
     private readonly inStore = false,
   ) {}
+
+  /** The sandbox as a test clock's payments see it: the same ledger, in the clock's time. */
+  onClock(clock: Clock): SandboxConnector {
+    return new SandboxConnector(this.ids, this.ledger, clock, this.inStore);
+  }
 
   /**
    * The sandbox for one merchant's payments: the same acquirer, its records kept beside the merchant's
@@ -78,7 +87,8 @@ export class SandboxConnector implements CardConnector {
   forMerchant(merchantId: string): SandboxConnector {
     if (!this.ledger.ledgerOf) return this;
     let scoped = this.perMerchant.get(merchantId);
-    if (!scoped) this.perMerchant.set(merchantId, (scoped = new SandboxConnector(this.ids, this.ledger.ledgerOf(merchantId), true)));
+    if (!scoped)
+      this.perMerchant.set(merchantId, (scoped = new SandboxConnector(this.ids, this.ledger.ledgerOf(merchantId), this.clock, true)));
     return scoped;
   }
 
@@ -86,41 +96,64 @@ export class SandboxConnector implements CardConnector {
    * Acts once per reference: the first recorded answer wins, also between processes. The record keeps what
    * was asked (operation, amount, currency, authorisation) beside the answer, and a reference asked again with
    * other parameters is refused, as an acquirer refuses a reused idempotency key: it never answers a different
-   * request with the first one's result.
+   * request with the first one's result. A timed test card's record is answered as it stands at the sandbox's
+   * time (sandbox-cards.ts); the caller whose record it is, on the lost-answer card, loses its answer.
    */
-  private async once<O>(request: Asked, reference: string, act: () => O): Promise<O> {
+  private async once<O>(request: Asked, reference: string, act: () => O, timed: Partial<TimedEntry> = {}): Promise<O> {
+    const mark = timed.acts_at !== undefined ? this.ids.opaque('sbxmark') : undefined;
+    const entry = { ...request, outcome: act(), ...timed, ...(mark ? { mark } : {}) };
     // one round trip: the put-if-absent answers the first record, whether it is this one or an earlier one
-    const first = JSON.parse(await this.ledger.ledgerRecord(reference, JSON.stringify({ ...request, outcome: act() }))) as Asked & {
-      outcome: O;
-    };
+    const first = JSON.parse(await this.ledger.ledgerRecord(reference, JSON.stringify(entry))) as Asked & TimedEntry;
     if (!sameRequest(first, request))
       return (
         request.op === 'authorise' ? { kind: 'error', message: reuseMessage(request.op) } : { ok: false, message: reuseMessage(request.op) }
       ) as O;
-    return first.outcome;
+    if (mark !== undefined && first.mark === mark) throw new AcquirerUnreachable('sandbox', 'the answer was lost (lost-answer test card)');
+    return entryAt<O>(first, this.clock.now());
   }
 
   authorise(req: CardAuthorisation): Promise<AuthorisationOutcome> {
-    return this.once({ op: 'authorise' as const, amount: req.amount, currency: req.currency }, req.reference, () => this.decide(req));
+    const { outcome, timed } = this.decision(req);
+    return this.once({ op: 'authorise' as const, amount: req.amount, currency: req.currency }, req.reference, () => outcome, timed);
   }
 
   /**
    * The authorisation decided, its ledger record handed back to travel in the outcome's commit
    * (CardConnector.authoriseInCommit) instead of a write of its own: one store round trip fewer an
    * authorisation. The record is the one `authorise` keeps; should one be there already, the commit fails and
-   * the gateway asks through `authorise`, which answers the first.
+   * the gateway asks through `authorise`, which answers the first. Not for the lost-answer card, whose answer
+   * is lost by the call that makes its record.
    */
   async authoriseInCommit(
     req: CardAuthorisation,
   ): Promise<{ outcome: AuthorisationOutcome; record: { reference: string; data: string } } | undefined> {
-    if (!this.inStore) return undefined;
-    const outcome = this.decide(req);
-    const data = JSON.stringify({ op: 'authorise', amount: req.amount, currency: req.currency, outcome });
+    if (!this.inStore || TIMED_CARDS[req.pan]?.lostAnswer) return undefined;
+    const { outcome, timed } = this.decision(req);
+    const data = JSON.stringify({ op: 'authorise', amount: req.amount, currency: req.currency, outcome, ...timed });
     return { outcome, record: { reference: req.reference, data } };
   }
 
+  /** The outcome of an authorisation, and what a timed card adds to its record. */
+  private decision(req: CardAuthorisation): { outcome: AuthorisationOutcome; timed: Partial<TimedEntry> } {
+    const outcome = this.decide(req);
+    const timedCard = TIMED_CARDS[req.pan];
+    if (!timedCard || outcome.kind === 'error' || outcome.kind === 'challenge') return { outcome, timed: {} };
+    const now = this.clock.now();
+    if (timedCard.processing && outcome.kind === 'approved') {
+      const then: AuthorisationOutcome =
+        timedCard.processing === 'approved'
+          ? outcome
+          : { kind: 'declined', connectorRef: outcome.connectorRef, reason: 'DECLINED', threedsResult: outcome.threedsResult };
+      return { outcome: { kind: 'pending', connectorRef: outcome.connectorRef }, timed: { decides_at: now + PROCESSING_MS, then } };
+    }
+    return { outcome, timed: timedFields(timedCard, 'authorise', now) };
+  }
+
   private decide(req: CardAuthorisation): AuthorisationOutcome {
-    const ref = this.ids.opaque(failsFor(req.amount, req.currency) ? VOID_FAILS : (DISPUTE_CARDS[req.pan]?.prefix ?? 'sbx'));
+    const prefix = failsFor(req.amount, req.currency)
+      ? VOID_FAILS
+      : (DISPUTE_CARDS[req.pan]?.prefix ?? TIMED_CARDS[req.pan]?.prefix ?? 'sbx');
+    const ref = this.ids.opaque(prefix);
     if (req.pan === PROCESSING_ERROR) return { kind: 'error', message: 'sandbox: processing error' };
     const decline = DECLINES[req.pan];
     const mpiDone = Boolean(req.mpi?.cavv || req.mpi?.eci);
@@ -152,11 +185,16 @@ export class SandboxConnector implements CardConnector {
     // to capture it; another one is a second capture) and this reference's record. The record holds the
     // request, not the outcome, so it need not wait for the marker: the outcome is read from the marker.
     const request: CaptureRecord = { op: 'capture', connectorRef, amount, currency };
+    const timed = timedFields(timedPlanOf(connectorRef), 'capture', this.clock.now());
+    const mark = timed.acts_at !== undefined ? this.ids.opaque('sbxmark') : undefined;
     const [marker, kept] = await Promise.all([
       this.ledger.ledgerRecord(captureMarker(connectorRef), reference),
-      this.ledger.ledgerRecord(reference, JSON.stringify(request)),
+      this.ledger.ledgerRecord(reference, JSON.stringify({ ...request, ...timed, ...(mark ? { mark } : {}) })),
     ]);
-    if (!sameRequest(JSON.parse(kept) as CaptureRecord, request)) return { ok: false, message: reuseMessage('capture') };
+    const first = JSON.parse(kept) as CaptureRecord;
+    if (!sameRequest(first, request)) return { ok: false, message: reuseMessage('capture') };
+    if (mark !== undefined && first.mark === mark) throw new AcquirerUnreachable('sandbox', 'the answer was lost (lost-answer test card)');
+    if (first.acts_at !== undefined && this.clock.now() < first.acts_at) return entryAt(first as TimedEntry, this.clock.now());
     return captureOutcome(marker, reference, connectorRef);
   }
 
@@ -171,7 +209,7 @@ export class SandboxConnector implements CardConnector {
     currency: string,
     reference: string,
   ): Promise<{ outcome: OperationOutcome; records: { reference: string; data: string }[] } | undefined> {
-    if (!this.inStore) return undefined;
+    if (!this.inStore || timedPlanOf(connectorRef)?.lostAnswer) return undefined;
     if (failsFor(amount, currency)) return { outcome: { ok: false, message: 'sandbox: capture refused (amount cents 13)' }, records: [] };
     const request: CaptureRecord = { op: 'capture', connectorRef, amount, currency };
     return {
@@ -186,15 +224,19 @@ export class SandboxConnector implements CardConnector {
   void(connectorRef: string, reference: string): Promise<OperationOutcome> {
     if (connectorRef.startsWith(`${VOID_FAILS}_`))
       return Promise.resolve({ ok: false, message: 'sandbox: void refused (authorised amount cents 13)' });
-    return this.once({ op: 'void' as const, connectorRef }, reference, (): OperationOutcome => ({ ok: true, connectorRef }));
+    const timed = timedFields(timedPlanOf(connectorRef), 'void', this.clock.now());
+    return this.once({ op: 'void' as const, connectorRef }, reference, (): OperationOutcome => ({ ok: true, connectorRef }), timed);
   }
 
   refund(connectorRef: string, amount: number, currency: string, reference: string): Promise<OperationOutcome> {
     if (failsFor(amount, currency)) return Promise.resolve({ ok: false, message: 'sandbox: refund refused (amount cents 13)' });
-    return this.once({ op: 'refund' as const, connectorRef, amount, currency }, reference, (): OperationOutcome => ({
-      ok: true,
-      connectorRef: `${connectorRef}_rf_${reference}`,
-    }));
+    const timed = timedFields(timedPlanOf(connectorRef), 'refund', this.clock.now());
+    return this.once(
+      { op: 'refund' as const, connectorRef, amount, currency },
+      reference,
+      (): OperationOutcome => ({ ok: true, connectorRef: `${connectorRef}_rf_${reference}` }),
+      timed,
+    );
   }
 
   /**
@@ -240,9 +282,12 @@ export class SandboxConnector implements CardConnector {
     const record = JSON.parse(kept) as LedgerEntry | CaptureRecord;
     const asked = (r: { amount?: number; currency?: string }) =>
       r.amount === undefined ? {} : { amount: r.amount, ...(r.currency ? { currency: r.currency } : {}) };
-    // a capture recorded with its outcome (before records held the request) answers as it was kept
+    const now = this.clock.now();
+    // a capture recorded with its outcome (before records held the request) answers as it was kept; a timed test
+    // card's record as it stands now (still running: thrown)
     if (record.op !== 'capture' || 'outcome' in record)
-      return { op: record.op, outcome: record.outcome, ...asked(record) } as AcquirerStatus;
+      return { op: record.op, outcome: entryAt(record as TimedEntry, now), ...asked(record) } as AcquirerStatus;
+    if (record.acts_at !== undefined) entryAt(record as TimedEntry, now);
     const marker = await this.ledger.ledgerLookup(captureMarker(record.connectorRef));
     // no marker: the acquirer never took this capture (a record alone cannot capture), so it may be asked again
     return marker === undefined
@@ -260,6 +305,9 @@ interface CaptureRecord {
   connectorRef: string;
   amount: number;
   currency: string;
+  /** the lost-answer card: acted on only then (sandbox-cards.ts) */
+  acts_at?: number;
+  mark?: string;
 }
 
 /** The ledger key of an authorisation's capture marker: the reference that captured it first. */
@@ -269,10 +317,12 @@ function captureOutcome(marker: string, reference: string, connectorRef: string)
   return marker === reference ? { ok: true, connectorRef } : { ok: false, message: 'sandbox: authorisation already captured' };
 }
 
-/** What the sandbox keeps under a reference: what was asked, and the first answer. */
-type LedgerEntry =
+/** What the sandbox keeps under a reference: what was asked, and the first answer (and when it changes: TimedEntry). */
+type LedgerEntry = (
   | { op: 'authorise'; outcome: AuthorisationOutcome; amount?: number; currency?: string; connectorRef?: string }
-  | { op: 'capture' | 'void' | 'refund'; outcome: OperationOutcome; amount?: number; currency?: string; connectorRef?: string };
+  | { op: 'capture' | 'void' | 'refund'; outcome: OperationOutcome; amount?: number; currency?: string; connectorRef?: string }
+) &
+  Omit<Partial<TimedEntry>, 'op' | 'outcome'>;
 
 type Asked = { op: string; amount?: number; currency?: string; connectorRef?: string };
 

@@ -1,4 +1,5 @@
 import type { BrowserInfo } from '../payments/payment.js';
+import type { Clock } from '../kernel/clock.js';
 import type { DisputeEvidence, DisputeReason } from '../disputes/dispute-record.js';
 
 export type { BrowserInfo };
@@ -108,6 +109,11 @@ export interface CardConnector {
   ): Promise<{ outcome: OperationOutcome; records: { reference: string; data: string }[] } | undefined>;
   /** This connector for one merchant's payments, where it keeps something per merchant (the sandbox's ledger). */
   forMerchant?(merchantId: string): CardConnector;
+  /**
+   * This connector in a test clock's time, where its answers change with time (the sandbox's timed test cards):
+   * a clock's payments are decided in the clock's time, as every other step of theirs.
+   */
+  onClock?(clock: Clock): CardConnector;
   /**
    * True when the acquirer answers a request sent again under its reference (its idempotency key) with its
    * first answer, acting at most once, while `status` may have to say "unknown" (Adyen cannot be asked by

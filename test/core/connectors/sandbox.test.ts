@@ -6,7 +6,7 @@ import { KvGatewayStore } from '../../../src/store/gateway-store.js';
 import { MemoryKv } from '../../../src/store/memory-kv.js';
 import type { AcquirerLedger } from '../../../src/core/ports/acquirer-ledger.js';
 
-const sandbox = new SandboxConnector(randomIds(new ManualClock()), new KvGatewayStore(new MemoryKv()));
+const sandbox = new SandboxConnector(randomIds(new ManualClock()), new KvGatewayStore(new MemoryKv()), new ManualClock());
 let n = 0;
 const auth = (pan: string, threeDS: 'do3DS' | 'no3DS' = 'no3DS', reference = `T${++n}-${pan}-${threeDS}`) =>
   sandbox.authorise({ reference, pan, expMonth: '12', expYear: '2034', securityCode: '737', amount: 1000, currency: 'USD', threeDS });
@@ -91,7 +91,7 @@ describe('the sandbox connector (DESIGN section 7)', () => {
       },
       ledgerLookup: (reference) => Promise.resolve(kept.get(reference)),
     };
-    const connector = new SandboxConnector(randomIds(new ManualClock()), ledger);
+    const connector = new SandboxConnector(randomIds(new ManualClock()), ledger, new ManualClock());
     const captured = connector.capture('sbx_A', 1000, 'USD', 'T9-cap');
     await new Promise((r) => setImmediate(r));
     expect(sent).toEqual(['sbx_A#capture', 'T9-cap']);
@@ -107,7 +107,7 @@ describe('the sandbox connector (DESIGN section 7)', () => {
 
   it('when an authorisation is captured under two references, then the second is refused, a retry of the first is not, and status says each', async () => {
     const store = new KvGatewayStore(new MemoryKv());
-    const connector = new SandboxConnector(randomIds(new ManualClock()), store);
+    const connector = new SandboxConnector(randomIds(new ManualClock()), store, new ManualClock());
     expect(await connector.capture('sbx_B', 1000, 'USD', 'T10-cap')).toEqual({ ok: true, connectorRef: 'sbx_B' });
     const refused = { ok: false, message: 'sandbox: authorisation already captured' };
     expect(await connector.capture('sbx_B', 1000, 'USD', 'T11-cap')).toEqual(refused);
@@ -124,7 +124,7 @@ describe('the sandbox connector (DESIGN section 7)', () => {
 
   it('when a capture record was kept with its outcome (as before), or has no marker (the marker never written), then status reads it as such', async () => {
     const store = new KvGatewayStore(new MemoryKv());
-    const connector = new SandboxConnector(randomIds(new ManualClock()), store);
+    const connector = new SandboxConnector(randomIds(new ManualClock()), store, new ManualClock());
     const outcome = { ok: true, connectorRef: 'sbx_C' };
     await store.ledgerRecord('sbx_C#capture', 'T13-cap');
     await store.ledgerRecord('T13-cap', JSON.stringify({ op: 'capture', outcome, amount: 1000, currency: 'USD' }));
@@ -134,5 +134,74 @@ describe('the sandbox connector (DESIGN section 7)', () => {
     await store.ledgerRecord('T14-cap', JSON.stringify({ op: 'capture', connectorRef: 'sbx_D', amount: 1000, currency: 'USD' }));
     expect(await connector.status('T14-cap')).toBeUndefined();
     expect(await connector.capture('sbx_D', 1000, 'USD', 'T14-cap')).toEqual({ ok: true, connectorRef: 'sbx_D' });
+  });
+
+  describe('the timed test cards: an acquirer that is not instant', () => {
+    const clock = new ManualClock();
+    const timed = new SandboxConnector(randomIds(clock), new KvGatewayStore(new MemoryKv()), clock);
+    const ask = (pan: string, reference: string) =>
+      timed.authorise({ reference, pan, expMonth: '12', expYear: '2034', amount: 1000, currency: 'USD', threeDS: 'no3DS' });
+
+    it('when a processing card is authorised, then it is pending, and approved or declined three minutes later, by status and by the same request again', async () => {
+      const approving = await ask(CARDS.processingApproved, 'P1');
+      const declining = await ask(CARDS.processingDeclined, 'P2');
+      expect([approving.kind, declining.kind]).toEqual(['pending', 'pending']);
+      expect(await timed.status('P1')).toMatchObject({ op: 'authorise', outcome: { kind: 'pending' } });
+      clock.advance(3 * 60_000);
+      expect(await timed.status('P1')).toMatchObject({ op: 'authorise', outcome: { kind: 'approved' }, amount: 1000 });
+      expect(await timed.status('P2')).toMatchObject({ op: 'authorise', outcome: { kind: 'declined', reason: 'DECLINED' } });
+      expect((await ask(CARDS.processingApproved, 'P1')).kind).toBe('approved');
+    });
+
+    it('when the lost-answer card is asked, then its answer is lost, its status is unknown until the sandbox acts, and the same request answers what it did, once', async () => {
+      await expect(ask(CARDS.lostAnswer, 'L1')).rejects.toThrow(/answer was lost/);
+      await expect(timed.status('L1')).rejects.toThrow(/still running/);
+      await expect(ask(CARDS.lostAnswer, 'L1')).rejects.toThrow(/still running/);
+      clock.advance(5_000);
+      const approved = await timed.status('L1');
+      expect(approved).toMatchObject({ op: 'authorise', outcome: { kind: 'approved' } });
+      const connectorRef = (approved!.outcome as { connectorRef: string }).connectorRef;
+      expect(await ask(CARDS.lostAnswer, 'L1')).toEqual(approved!.outcome);
+
+      await expect(timed.capture(connectorRef, 1000, 'USD', 'L1-cap')).rejects.toThrow(/answer was lost/);
+      await expect(timed.status('L1-cap')).rejects.toThrow(/still running/);
+      await expect(timed.refund(connectorRef, 500, 'USD', 'L1-01')).rejects.toThrow(/answer was lost/);
+      clock.advance(5_000);
+      expect(await timed.status('L1-cap')).toMatchObject({ op: 'capture', outcome: { ok: true }, amount: 1000 });
+      expect(await timed.capture(connectorRef, 1000, 'USD', 'L1-cap')).toEqual({ ok: true, connectorRef });
+      expect(await timed.refund(connectorRef, 500, 'USD', 'L1-01')).toMatchObject({ ok: true });
+    });
+
+    it('when a refund of the failing-refund card is made, then it is accepted, and failed ten minutes later', async () => {
+      const approved = await ask(CARDS.refundFailsLater, 'F1');
+      const connectorRef = (approved as { connectorRef: string }).connectorRef;
+      expect(await timed.capture(connectorRef, 1000, 'USD', 'F1-cap')).toEqual({ ok: true, connectorRef });
+      expect(await timed.refund(connectorRef, 400, 'USD', 'F1-01')).toMatchObject({ ok: true });
+      expect(await timed.status('F1-01')).toMatchObject({ op: 'refund', outcome: { ok: true }, amount: 400 });
+      clock.advance(10 * 60_000);
+      expect(await timed.status('F1-01')).toMatchObject({
+        op: 'refund',
+        outcome: { ok: false, message: /failed at the bank/ },
+        amount: 400,
+      });
+    });
+
+    it('when a test clock reaches the sandbox, then its timed cards answer in the clock’s time', async () => {
+      const frozen = new ManualClock(clock.now() + 365 * 86_400_000);
+      const onClock = timed.onClock(frozen);
+      await onClock.authorise({
+        reference: 'C1',
+        pan: CARDS.processingApproved,
+        expMonth: '12',
+        expYear: '2034',
+        amount: 1000,
+        currency: 'USD',
+        threeDS: 'no3DS',
+      });
+      clock.advance(3 * 60_000);
+      expect(await onClock.status('C1')).toMatchObject({ outcome: { kind: 'pending' } });
+      frozen.advance(3 * 60_000);
+      expect(await onClock.status('C1')).toMatchObject({ outcome: { kind: 'approved' } });
+    });
   });
 });
