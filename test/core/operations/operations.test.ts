@@ -3,6 +3,7 @@ import { startRedis, type RedisServer } from '../../support/redis.js';
 import { makeGateway, MERCHANT_ID, type TestGateway } from '../../support/gateway.js';
 import request from 'supertest';
 import { batchBody, batchSignature, pay, postBatch, postQuery, ref, type Paid } from '../../support/operations.js';
+import { dailyPlan } from '../../support/jobs.js';
 
 let redis: RedisServer;
 let gw: TestGateway;
@@ -277,13 +278,22 @@ describe('review', () => {
 });
 
 describe('cancel', () => {
-  it('when a held payment whose card was kept for tokens is cancelled, then it is 4100 and the token is gone', async () => {
+  it('when a held payment whose card was kept for tokens is cancelled, then it is 4100 and the token the merchant was answered stays (its own to charge)', async () => {
     const p = await pay(gw.app, { shopper_email: 'e+review@example.com', token_flag: 'YES' });
     const before = await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id);
     expect(before?.vault_token).toBeTruthy();
+    expect(before?.token_id).toBe(before?.vault_token);
     const res = await postBatch(gw.app, 'cancel', [ref(p)]);
     expect(res.body.cancel_orders[0]).toEqual({ ...ref(p), cancel_status: '1', error_message: '' });
     expect(await statusOf(p)).toBe('4100');
+    expect(await gw.deps.store.getCard(MERCHANT_ID, before!.vault_token!)).toBeDefined();
+  });
+
+  it('when a held payment whose card was kept only for its subscription is cancelled before any contract, then the card is dropped', async () => {
+    const p = await pay(gw.app, { shopper_email: 'e+review@example.com', subscription: dailyPlan() });
+    const before = await gw.deps.store.getPayment(MERCHANT_ID, p.transaction_id);
+    expect([Boolean(before?.vault_token), before?.token_id, before?.recurring_id]).toEqual([true, undefined, undefined]);
+    expect((await postBatch(gw.app, 'cancel', [ref(p)])).body.cancel_orders[0].cancel_status).toBe('1');
     expect(await gw.deps.store.getCard(MERCHANT_ID, before!.vault_token!)).toBeUndefined();
   });
 
