@@ -125,7 +125,12 @@ async function acquirerWebhooks(w: World, trace: Trace): Promise<void> {
     const applied = await w.run(async (deps) => {
       const p = event.reference ? await deps.store.getPayment(MERCHANT_ID, referenceKind(event.reference).transactionId) : undefined;
       const account = deps.merchants.find(MERCHANT_ID, p?.account_id ?? '') ?? deps.merchants.all()[0]!;
-      const journal = new AcquirerJournal(deps.store.ledgerOf?.(MERCHANT_ID) ?? deps.store, w.sim!.code, () => w.clock.now());
+      const journal = new AcquirerJournal(
+        deps.store.ledgerOf?.(MERCHANT_ID) ?? deps.store,
+        w.sim!.code,
+        () => w.clock.now(),
+        account.account_id,
+      );
       return applyAcquirerEvent(deps, account, journal, event);
     });
     if (applied.kind !== 'done') w.unacknowledged.push(event);

@@ -9,14 +9,14 @@ import type { KvStore } from '../../src/store/kv.js';
 import { KvGatewayStore } from '../../src/store/gateway-store.js';
 import { SandboxConnector } from '../../src/core/connectors/sandbox.js';
 import { StripeConnector } from '../../src/core/connectors/stripe/connector.js';
-import { AcquirerJournal } from '../../src/core/connectors/journal.js';
+import { AcquirerJournal, referenceKind } from '../../src/core/connectors/journal.js';
 import type { AcquirerStatus, CardConnector } from '../../src/core/ports/card-connector.js';
 import type { AcquirerEvent } from '../../src/core/connectors/acquirer-events.js';
 import { ADYEN_ENV, STRIPE_ENV, acquirerMerchants } from '../support/acquirers/accounts.js';
 import type { NotificationTransport } from '../../src/core/notifications/delivery.js';
 import type { BackgroundJob } from '../../src/core/jobs/due-queue.js';
 import { FaultPlan, ProcessKv, SimProcess, processConnector, type ReferenceLog } from './faults.js';
-import { ACCOUNT_ID, MERCHANT_ID, VAULT_KEY_HEX } from '../support/gateway.js';
+import { ACCOUNT_ID, AUTO_ACCOUNT_ID, MERCHANT_ID, VAULT_KEY_HEX } from '../support/gateway.js';
 import { payoutMerchants } from '../support/payout.js';
 import { resendNotifications } from '../../src/core/notifications/resend.js';
 
@@ -154,14 +154,30 @@ export class World {
     this.acquirer = sim?.status
       ? { status: async (reference) => sim.status!(reference) }
       : sim
-        ? new StripeConnector(
-            { secretKey: STRIPE_ENV.STRIPE_KEY_SHOP1, webhookSecret: STRIPE_ENV.STRIPE_WHSEC_SHOP1, apiBase: sim.baseUrl },
-            new AcquirerJournal(this.checkStore.ledgerOf(MERCHANT_ID), 'stripe', now),
-            now,
-          )
+        ? this.stripeAsItIs(sim, now)
         : // as the gateway's processes reach it (forMerchant): its records in the merchant's slot, read there
           new SandboxConnector(this.ids, this.checkStore, this.clock).forMerchant(MERCHANT_ID);
     this.node = this.spawn();
+  }
+
+  /**
+   * Stripe as it is, read through the connector of the payment's own account (each account's journal is its own):
+   * what its status says of each reference, without the run's faults.
+   */
+  private stripeAsItIs(sim: SimAcquirer, now: () => number): Pick<CardConnector, 'status'> {
+    const of = (account: string) =>
+      new StripeConnector(
+        { secretKey: STRIPE_ENV.STRIPE_KEY_SHOP1, webhookSecret: STRIPE_ENV.STRIPE_WHSEC_SHOP1, apiBase: sim.baseUrl },
+        new AcquirerJournal(this.checkStore.ledgerOf(MERCHANT_ID), 'stripe', now, account),
+        now,
+      );
+    const byAccount = new Map([ACCOUNT_ID, AUTO_ACCOUNT_ID].map((a) => [a, of(a)]));
+    return {
+      status: async (reference) => {
+        const p = await this.checkStore.getPayment(MERCHANT_ID, referenceKind(reference).transactionId);
+        return byAccount.get(p?.account_id ?? ACCOUNT_ID)!.status(reference);
+      },
+    };
   }
 
   /** A fresh gateway process over the same store (after a crash, or another node of the cluster). */

@@ -60,6 +60,12 @@ export async function applyAcquirerEvent(
   if (await journal.eventSeen(event.id)) return 'duplicate';
   const fields = { merchant_id: account.merchant_id, account_id: account.account_id, event_id: event.id, event_type: event.type };
   const named = event.reference ?? (event.paymentObject ? await journal.referenceOf(event.paymentObject) : undefined);
+  // applied only to a payment of the account whose secret verified it: nothing of it is kept otherwise
+  if (named !== undefined && !(await ownPayment(deps, account, named))) {
+    deps.log.warn({ ...fields, reference: named }, 'acquirer event names no payment of this account: acknowledged, nothing recorded');
+    await journal.markEvent(event.id);
+    return 'ignored';
+  }
   if (named && (event.dispute || event.refundFailed || event.captureFailed))
     return laterEvent(deps, account, journal, event, named, fields);
   if (!event.reference) {
@@ -90,32 +96,10 @@ export async function applyAcquirerEvent(
   return 'applied';
 }
 
-/** An account whose acquirer secrets verified an event, with its connector's journal. */
-export interface EventAccount {
-  account: Account;
-  journal: AcquirerJournal;
-}
-
-/**
- * Applies an event verified by several accounts' secrets (one acquirer account, or one webhook secret, behind
- * several gateway accounts) as the account of the payment it names: another account's reading of it would find
- * no payment of its own, acknowledge the event and lose it. An event that names no payment of any of them is
- * applied as the first's (acknowledged, logged).
- */
-export async function applyAcquirerEventAsOwner(
-  deps: CoreDeps,
-  verified: readonly EventAccount[],
-  event: AcquirerEvent,
-): Promise<EventResult> {
-  if (verified.length > 1) {
-    for (const { account, journal } of verified) {
-      const named = event.reference ?? (event.paymentObject ? await journal.referenceOf(event.paymentObject) : undefined);
-      if (named === undefined) continue;
-      const payment = await deps.store.getPayment(account.merchant_id, referenceKind(named).transactionId);
-      if (payment?.account_id === account.account_id) return applyAcquirerEvent(deps, account, journal, event);
-    }
-  }
-  return applyAcquirerEvent(deps, verified[0]!.account, verified[0]!.journal, event);
+/** True when `reference` names a payment of `account` (its merchant's store, its own account). */
+async function ownPayment(deps: CoreDeps, account: Account, reference: string): Promise<boolean> {
+  const payment = await deps.store.getPayment(account.merchant_id, referenceKind(reference).transactionId);
+  return payment?.account_id === account.account_id;
 }
 
 /**

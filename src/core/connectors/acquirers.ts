@@ -61,7 +61,7 @@ export function acquirerConnectors(accounts: Account[], ctx: AcquirerContext): M
       const issue = parsed.error.issues[0]!;
       throw new AcquirerSettingsError(`${name}: routing.${issue.path.join('.')} ${issue.message} (connector ${code}, DESIGN 16)`);
     }
-    const journal = new AcquirerJournal(ctx.ledgerOf(account.merchant_id), code, ctx.now);
+    const journal = new AcquirerJournal(ctx.ledgerOf(account.merchant_id), code, ctx.now, account.account_id);
     if (parsed.data.connector_code === 'stripe') {
       const r = parsed.data;
       const lag = ctx.env.STRIPE_SEARCH_LAG_SECONDS;

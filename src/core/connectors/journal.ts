@@ -6,7 +6,8 @@ import type { AcquirerStatus } from '../ports/card-connector.js';
  * The journal of a real connector: what it keeps of its own calls, in the acquirer ledger (the store, in the merchant's slot):
  * that a reference was sent (written before the request leaves, so a reference without it was never sent:
  * a definite "no record"), the acquirer's object for it (a Stripe PaymentIntent, an Adyen PSP reference) and
- * the first answer the acquirer gave, by its synchronous reply or by its webhook. Each is write-once.
+ * the first answer the acquirer gave, by its synchronous reply or by its webhook. Each is write-once, and kept
+ * per account: what one account's webhook says never lands in another account's records.
  */
 export class AcquirerJournal {
   constructor(
@@ -14,11 +15,16 @@ export class AcquirerJournal {
     /** the connector's code: its records never mix with another connector's under one reference */
     private readonly code: string,
     private readonly now: () => number,
+    /**
+     * the account whose connector this is: its records' keys name it. Records kept before they did (per
+     * merchant) are still read, and their first word still stands
+     */
+    private readonly account?: string,
   ) {}
 
   /** Notes that `reference` is about to be sent, and when (the first time). Answers the first time it was sent. */
   async sending(reference: string): Promise<number> {
-    return Number(await this.ledger.ledgerRecord(this.key(reference, 'sent'), String(this.now())));
+    return Number(await this.record(this.key(reference, 'sent'), String(this.now())));
   }
 
   /**
@@ -28,12 +34,12 @@ export class AcquirerJournal {
   async attempt(reference: string): Promise<number> {
     await this.sending(reference);
     const mark = `${this.now()}:${randomBytes(6).toString('base64url')}`;
-    for (let n = 1; ; n++) if ((await this.ledger.ledgerRecord(this.key(reference, `try${n}`), mark)) === mark) return n;
+    for (let n = 1; ; n++) if ((await this.record(this.key(reference, `try${n}`), mark)) === mark) return n;
   }
 
   /** Notes that attempt `n` never reached the acquirer: its connection was refused, so no byte of it left. */
   async notReceived(reference: string, n: number): Promise<void> {
-    await this.ledger.ledgerRecord(this.key(reference, `try${n}:refused`), String(this.now()));
+    await this.record(this.key(reference, `try${n}:refused`), String(this.now()));
   }
 
   /**
@@ -43,15 +49,14 @@ export class AcquirerJournal {
   async mayHaveReached(reference: string): Promise<boolean> {
     for (let n = 1; ; n++) {
       // no attempt n: every earlier one was refused; a reference sent before attempts were counted may have
-      if ((await this.ledger.ledgerLookup(this.key(reference, `try${n}`))) === undefined)
-        return n === 1 && (await this.sentAt(reference)) !== undefined;
-      if ((await this.ledger.ledgerLookup(this.key(reference, `try${n}:refused`))) === undefined) return true;
+      if ((await this.lookup(this.key(reference, `try${n}`))) === undefined) return n === 1 && (await this.sentAt(reference)) !== undefined;
+      if ((await this.lookup(this.key(reference, `try${n}:refused`))) === undefined) return true;
     }
   }
 
   /** When `reference` was first sent; undefined when it never was. */
   async sentAt(reference: string): Promise<number | undefined> {
-    const at = await this.ledger.ledgerLookup(this.key(reference, 'sent'));
+    const at = await this.lookup(this.key(reference, 'sent'));
     return at === undefined ? undefined : Number(at);
   }
 
@@ -61,44 +66,65 @@ export class AcquirerJournal {
    * object (a Stripe dispute names its intent).
    */
   async object(reference: string, id?: string): Promise<string | undefined> {
-    if (id === undefined) return this.ledger.ledgerLookup(this.key(reference, 'object'));
-    const first = await this.ledger.ledgerRecord(this.key(reference, 'object'), id);
-    if (first === id) await this.ledger.ledgerRecord(this.key(id, 'reference'), reference);
+    if (id === undefined) return this.lookup(this.key(reference, 'object'));
+    const first = await this.record(this.key(reference, 'object'), id);
+    if (first === id) await this.record(this.key(id, 'reference'), reference);
     return first;
   }
 
   /** The first gateway reference the acquirer's object `id` was kept under. */
   referenceOf(id: string): Promise<string | undefined> {
-    return this.ledger.ledgerLookup(this.key(id, 'reference'));
+    return this.lookup(this.key(id, 'reference'));
   }
 
   /** The acquirer's first final answer under a reference (its reply or its webhook, whichever came first). */
   async answered(reference: string, status: NonNullable<AcquirerStatus>): Promise<NonNullable<AcquirerStatus>> {
-    return JSON.parse(await this.ledger.ledgerRecord(this.key(reference, 'answer'), JSON.stringify(status))) as NonNullable<AcquirerStatus>;
+    return JSON.parse(await this.record(this.key(reference, 'answer'), JSON.stringify(status))) as NonNullable<AcquirerStatus>;
   }
 
   async answer(reference: string): Promise<AcquirerStatus> {
-    const kept = await this.ledger.ledgerLookup(this.key(reference, 'answer'));
+    const kept = await this.lookup(this.key(reference, 'answer'));
     return kept === undefined ? undefined : (JSON.parse(kept) as NonNullable<AcquirerStatus>);
   }
 
   /** True once an acquirer event (webhook) was applied. */
   async eventSeen(eventId: string): Promise<boolean> {
-    return (await this.ledger.ledgerLookup(this.eventKey(eventId))) !== undefined;
+    return (await this.lookup(this.eventKey(eventId))) !== undefined;
   }
 
   /** Marks an acquirer event as applied (after it was: a crash between the two applies it again, harmlessly). */
   async markEvent(eventId: string): Promise<void> {
-    await this.ledger.ledgerRecord(this.eventKey(eventId), String(this.now()));
+    await this.record(this.eventKey(eventId), String(this.now()));
   }
 
-  private eventKey(eventId: string): string {
-    return `${this.code}-event:${eventId}`;
+  private eventKey(eventId: string): Key {
+    const own = `${this.code}-event:${eventId}`;
+    return this.account === undefined ? { key: own } : { key: `${this.code}-event:${this.account}:${eventId}`, former: own };
   }
 
-  private key(reference: string, what: string): string {
-    return `${this.code}:${reference}#${what}`;
+  private key(reference: string, what: string): Key {
+    const own = `${this.code}:${reference}#${what}`;
+    return this.account === undefined ? { key: own } : { key: `${this.code}:${this.account}:${reference}#${what}`, former: own };
   }
+
+  /** Write-once: a record kept under the key's former (per-merchant) form is the first, and nothing is written. */
+  private async record(k: Key, data: string): Promise<string> {
+    if (k.former !== undefined) {
+      const before = await this.ledger.ledgerLookup(k.former);
+      if (before !== undefined) return before;
+    }
+    return this.ledger.ledgerRecord(k.key, data);
+  }
+
+  private async lookup(k: Key): Promise<string | undefined> {
+    return (await this.ledger.ledgerLookup(k.key)) ?? (k.former === undefined ? undefined : this.ledger.ledgerLookup(k.former));
+  }
+}
+
+/** A journal record's key, and the per-merchant form an earlier version kept it under. */
+interface Key {
+  key: string;
+  former?: string;
 }
 
 /** The operation a reference names (claim.ts acquirerReference): the suffix tells it, the rest is the payment. */

@@ -257,7 +257,7 @@ describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', 
         expect((await payment(gw, String(body.order_no)))?.status).toBe('1000');
         const item = adyen.notification('AUTHORISATION', pending!.transaction_id, ADYEN_HMAC);
         const hook = await request(gw.app)
-          .post('/connectors/adyen/webhook')
+          .post(`/connectors/adyen/webhook/${ACCOUNT_ID}`)
           .send({ live: 'false', notificationItems: [{ NotificationRequestItem: item }] });
         expect(hook.status).toBe(200);
       } else {

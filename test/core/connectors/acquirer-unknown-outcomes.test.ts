@@ -278,7 +278,7 @@ describe('an Adyen payment answered Received', () => {
       adyen.decideReceived(transactionId, true);
       const item = adyen.notification('AUTHORISATION', transactionId, ADYEN_HMAC);
       const hook = await request(gw.app)
-        .post('/connectors/adyen/webhook')
+        .post(`/connectors/adyen/webhook/${ACCOUNT_ID}`)
         .send({ live: 'false', notificationItems: [{ NotificationRequestItem: item }] });
       expect(hook.status).toBe(200);
       const p = await stored(gw, transactionId);

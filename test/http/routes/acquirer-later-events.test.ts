@@ -35,9 +35,9 @@ function gateway(code: 'stripe' | 'adyen', name: string): TestGateway {
   });
 }
 
-const adyenDelivery = (gw: TestGateway, item: unknown) =>
+const adyenDelivery = (gw: TestGateway, item: unknown, account = ACCOUNT_ID) =>
   request(gw.app)
-    .post('/connectors/adyen/webhook')
+    .post(`/connectors/adyen/webhook/${account}`)
     .set('Content-Type', 'application/json')
     .send(JSON.stringify({ live: 'false', notificationItems: [{ NotificationRequestItem: item }] }));
 
@@ -556,20 +556,29 @@ describe('a dispute opened at the acquirer', () => {
     }
   });
 
-  it('when two accounts share one acquirer account (one webhook secret or HMAC key), then a dispute on the second account’s payment is opened on it, not lost', async () => {
+  it('when two accounts share one acquirer account (one webhook secret or HMAC key), then each account’s address applies the events of its own payments, and the other’s records nothing of them', async () => {
     for (const code of ['stripe', 'adyen'] as const) {
       const gw = gateway(code, 'shared-secret');
       try {
-        // the auto-capture account: the second of the two accounts the secret verifies for
+        // a payment of the auto-capture account; both accounts' secrets verify the acquirer's events
         const paid = await pay(gw.app, { amount: '50.00', currency: 'EUR' }, true);
         expect((await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id))!.account_id).toBe(AUTO_ACCOUNT_ID);
-        if (code === 'stripe') {
-          const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'fraudulent', 'needs_response');
-          expect((await stripeDelivery(gw, 'charge.dispute.created', dp, 'evt_shared_1')).text).toBe('applied');
-        } else {
+        const deliver = async (account: string, id: string) => {
+          if (code === 'stripe') {
+            const dp =
+              [...stripe.disputes.values()].find((d) => d.payment_intent === stripe.intentFor(paid.transaction_id)!.id) ??
+              stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'fraudulent', 'needs_response');
+            return (await stripeDelivery(gw, 'charge.dispute.created', dp, id, account)).text;
+          }
           const item = adyen.notification('NOTIFICATION_OF_CHARGEBACK', paid.transaction_id, ADYEN_HMAC, true, 'Fraud');
-          expect((await adyenDelivery(gw, item)).status).toBe(200);
-        }
+          const res = await adyenDelivery(gw, item, account);
+          return String(res.status);
+        };
+        // at the other account's address: acknowledged, nothing recorded (not even the event as seen for the owner)
+        expect(await deliver(ACCOUNT_ID, 'evt_shared_1')).toBe(code === 'stripe' ? 'ignored' : '200');
+        expect((await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id))!.disputes ?? []).toEqual([]);
+        // at its own account's address: applied
+        expect(await deliver(AUTO_ACCOUNT_ID, 'evt_shared_1')).toBe(code === 'stripe' ? 'applied' : '200');
         const p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
         expect(p!.disputes, code).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response' }]);
       } finally {

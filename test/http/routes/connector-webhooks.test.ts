@@ -37,11 +37,21 @@ function gateway(code: 'stripe' | 'adyen', name: string): { gw: TestGateway; clo
 
 const account = (gw: TestGateway) => gw.deps.merchants.find(MERCHANT_ID, ACCOUNT_ID)!;
 
+/** A payment authorised at the acquirer's stub through /v1/authorise: its transaction id. */
+async function authoriseAt(gw: TestGateway): Promise<string> {
+  const res = await request(gw.app)
+    .post('/v1/authorise')
+    .set('Content-Type', 'application/x-www-form-urlencoded')
+    .send(JSON.stringify(authoriseBody()));
+  expect(res.status).toBe(200);
+  return /<transaction_id>([^<]+)</.exec(res.text)![1]!;
+}
+
 function stripeDelivery(gw: TestGateway, event: Record<string, unknown>, secret = STRIPE_ENV.STRIPE_WHSEC_SHOP1) {
   const payload = JSON.stringify(event);
   const header = Stripe.webhooks.generateTestHeaderString({ payload, secret });
   return request(gw.app)
-    .post('/connectors/stripe/webhook')
+    .post(`/connectors/stripe/webhook/${ACCOUNT_ID}`)
     .set('Content-Type', 'application/json')
     .set('Stripe-Signature', header)
     .send(payload);
@@ -49,7 +59,7 @@ function stripeDelivery(gw: TestGateway, event: Record<string, unknown>, secret 
 
 const adyenDelivery = (gw: TestGateway, items: unknown[]) =>
   request(gw.app)
-    .post('/connectors/adyen/webhook')
+    .post(`/connectors/adyen/webhook/${ACCOUNT_ID}`)
     .set('Content-Type', 'application/json')
     .send(JSON.stringify({ live: 'false', notificationItems: items.map((i) => ({ NotificationRequestItem: i })) }));
 
@@ -57,18 +67,28 @@ describe('Stripe webhook', () => {
   it('when an event is signed with the account’s secret, then it is applied once, however often it is sent', async () => {
     const { gw } = gateway('stripe', 'once');
     try {
+      const paid = await authoriseAt(gw);
+      const intent = stripe.intentFor(paid)!;
       const event = {
         id: 'evt_once_1',
         object: 'event',
         type: 'payment_intent.amount_capturable_updated',
-        data: { object: { id: 'pi_x', object: 'payment_intent', metadata: { gateway_reference: 'T1' } } },
+        data: { object: { id: intent.id, object: 'payment_intent', metadata: { gateway_reference: paid } } },
       };
       const first = await stripeDelivery(gw, event);
       expect([first.status, first.text]).toEqual([200, 'applied']);
       const again = await stripeDelivery(gw, event);
       expect([again.status, again.text]).toEqual([200, 'duplicate']);
       const journal = (gw.deps.connectors.get('stripe', account(gw)) as StripeConnector).journal as AcquirerJournal;
-      expect(await journal.object('T1')).toBe('pi_x');
+      expect(await journal.object(paid)).toBe(intent.id);
+      // an event naming no payment of the account is acknowledged, and nothing of it is kept
+      const stranger = {
+        ...event,
+        id: 'evt_once_2',
+        data: { object: { id: 'pi_x', object: 'payment_intent', metadata: { gateway_reference: 'T1' } } },
+      };
+      expect((await stripeDelivery(gw, stranger)).text).toBe('ignored');
+      expect(await journal.object('T1')).toBeUndefined();
     } finally {
       await gw.close();
     }
@@ -87,12 +107,12 @@ describe('Stripe webhook', () => {
       expect(forged.status).toBe(400);
       expect(forged.body).toMatchObject({ code: 'INVALID_FIELD', field: 'signature' });
       const missing = await request(gw.app)
-        .post('/connectors/stripe/webhook')
+        .post(`/connectors/stripe/webhook/${ACCOUNT_ID}`)
         .set('Content-Type', 'application/json')
         .send(JSON.stringify(event));
       expect(missing.status).toBe(400);
       const tampered = await request(gw.app)
-        .post('/connectors/stripe/webhook')
+        .post(`/connectors/stripe/webhook/${ACCOUNT_ID}`)
         .set('Content-Type', 'application/json')
         .set(
           'Stripe-Signature',
@@ -193,7 +213,8 @@ describe('Adyen webhook', () => {
       const journal = (gw.deps.connectors.get('adyen', account(gw)) as unknown as { journal: AcquirerJournal }).journal;
       expect(await journal.answer('X1')).toBeUndefined();
       expect(
-        (await request(gw.app).post('/connectors/adyen/webhook').set('Content-Type', 'application/json').send('not json')).status,
+        (await request(gw.app).post(`/connectors/adyen/webhook/${ACCOUNT_ID}`).set('Content-Type', 'application/json').send('not json'))
+          .status,
       ).toBe(400);
     } finally {
       await gw.close();
