@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ManualClock } from '../../../src/core/kernel/clock.js';
-import { createGatewayServer } from '../../../src/http/server.js';
-import { testClockJob } from '../../../src/core/jobs/test-clocks.js';
-import { makeGateway, testMerchants, type TestGateway } from '../../support/gateway.js';
-import { authorise, dailyPlan } from '../../support/jobs.js';
-import { clockCall, compact, newClock } from '../../support/clocks.js';
-import { FIELDS, signBody } from '../../support/sign.js';
-import { percentile, watchLoop } from '../../support/loop-watch.js';
+import { ManualClock } from '../../src/core/kernel/clock.js';
+import { createGatewayServer } from '../../src/http/server.js';
+import { testClockJob } from '../../src/core/jobs/test-clocks.js';
+import { makeGateway, testMerchants, type TestGateway } from '../support/gateway.js';
+import { authorise, dailyPlan } from '../support/jobs.js';
+import { clockCall, compact, newClock } from '../support/clocks.js';
+import { FIELDS, signBody } from '../support/sign.js';
+import { percentile, watchLoop } from '../support/loop-watch.js';
 
 /**
  * Issue 55 finding 4: on the embedded store a test clock's advance ran as one unbroken turn of the event loop
