@@ -375,7 +375,7 @@ describe('when someone may not act', () => {
     await signIn(page, PORTAL.other);
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('Too many wrong passwords');
     expect(new URL(page.url()).pathname).toBe('/portal/login');
-    await clearLoginFailures(gw.deps, PORTAL.other.email);
+    await clearLoginFailures(gw.deps, PORTAL.other.email, '127.0.0.1');
     await signIn(page, PORTAL.other);
     await page.waitForURL(`${gateway}/portal/payments`);
     const res = await page.goto(`${gateway}/portal/payments/${p.transaction_id}`);

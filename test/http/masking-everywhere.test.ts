@@ -71,7 +71,7 @@ describe('when a card number is typed into a documented text field that is kept 
     const paid = await request(gw.app)
       .post('/v1/authorise')
       .type('form')
-      .send(JSON.stringify(authoriseBody({ website: 'https://shop.example/4000000760000002' })));
+      .send(JSON.stringify(authoriseBody({ note: 'ref 4000000760000002' })));
     expect(paid.status).toBe(200);
     const stored = redisFiles();
     for (const masked of ['356600***0505', 'Agent/400005***5556', 'sess-520082***8210', 'c=601100***9424', '400000***0002'])

@@ -2,12 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ALL_TEST_CARDS, TEST_SECURITY_CODE } from '../support/cards.js';
-import { LOG_DIR, REDIS_DIR } from '../support/paths.js';
+import { LOG_DIR, MEMORY_DIR, REDIS_DIR } from '../support/paths.js';
+import { keys } from '../../src/store/gateway-store.js';
 import { luhnValid } from '../../src/core/kernel/cards.js';
 
 /**
  * Runs after the whole suite (npm test's second step): what the suite left in Redis (append-only files and
- * uncompressed RDB snapshots) and in the logs must hold no card number in clear and no security code.
+ * uncompressed RDB snapshots), in the embedded stores of its gateways (written when each is closed,
+ * support/memory-dump.ts) and in the logs must hold no card number in clear and no security code; and
+ * together they must hold every kind of record the store keeps, so that no kind escapes the scan.
  */
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -18,6 +21,7 @@ function filesUnder(dir: string): string[] {
 
 const redisFiles = filesUnder(REDIS_DIR).filter((f) => /(\.aof|\.rdb)$/.test(f));
 const logFiles = filesUnder(LOG_DIR);
+const memoryFiles = filesUnder(MEMORY_DIR);
 
 /**
  * Digit runs that look like a card number: 15 to 19 digits, a card network's first digit, Luhn-valid, and not
@@ -38,7 +42,25 @@ describe('after the test suite, card data is nowhere in stored data or logs', ()
     expect(payments).toBe(true);
   });
 
-  it.each([...redisFiles, ...logFiles].map((f) => [f.slice(f.indexOf('test-artifacts')), f]))(
+  it('when the stores’ data is read, then it holds every kind of record the store keeps (each key builder’s keys)', () => {
+    const stored = [...redisFiles, ...memoryFiles].map((f) => readFileSync(f, 'latin1')).join('\n');
+    // each builder's key with placeholder parts, as a pattern: `gw:\{[^}]*\}:pay:\S+`
+    const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const kinds = Object.entries(keys)
+      // read, never written: where Idempotency-Key records were kept before key names were hashed
+      .filter(([name]) => name !== 'formerIdempotency')
+      .map(([name, build]) => {
+        const sample = (build as (...a: string[]) => string)('MERCHANT', 'ACCOUNT', 'ID', 'MORE');
+        const pattern = escape(sample)
+          .replace('MERCHANT', '[^}:]+')
+          .replace(/ACCOUNT|ID|MORE|[0-9a-f]{64}/g, '[^\\s]+');
+        return [name, new RegExp(pattern)] as const;
+      });
+    const missing = kinds.filter(([, pattern]) => !pattern.test(stored)).map(([name]) => name);
+    expect(missing).toEqual([]);
+  });
+
+  it.each([...redisFiles, ...memoryFiles, ...logFiles].map((f) => [f.slice(f.indexOf('test-artifacts')), f]))(
     'when %s is read, then it holds no test card number and no security code',
     (_short, file) => {
       const text = readFileSync(file, 'latin1');

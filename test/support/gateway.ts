@@ -11,6 +11,7 @@ import { coreLogger, createLogger } from '../../src/logger.js';
 import type { CoreDeps } from '../../src/core/ports/deps.js';
 import type { MerchantsFile } from '../../src/core/merchants/directory.js';
 import { LOG_DIR } from './paths.js';
+import { dumpMemoryStore } from './memory-dump.js';
 import { CARDS, TEST_SECURITY_CODE } from './cards.js';
 import { FIELDS, signBody } from './sign.js';
 
@@ -93,7 +94,15 @@ export function makeGateway(opts: GatewayOptions): TestGateway {
     metricsAllow: config.metricsAllow ?? [],
     store: config.redisUrl ? 'redis' : 'memory',
   });
-  return { app, deps, config, close: () => deps.store.close() };
+  return {
+    app,
+    deps,
+    config,
+    close: async () => {
+      if (!opts.redisUrl) dumpMemoryStore(deps, opts.name);
+      await deps.store.close();
+    },
+  };
 }
 
 /** The order part shared by test payment requests (authorise and checkout): valid, no card data. */

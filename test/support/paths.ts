@@ -9,4 +9,6 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const ARTIFACTS = process.env.TEST_ARTIFACTS ?? join(ROOT, 'test-artifacts');
 export const REDIS_DIR = join(ARTIFACTS, 'redis');
 export const LOG_DIR = join(ARTIFACTS, 'logs');
+/** what the embedded stores of the tests' gateways held when they were closed (memory-dump.ts) */
+export const MEMORY_DIR = join(ARTIFACTS, 'memory-store');
 export const SCREENSHOT_DIR = join(ARTIFACTS, 'screenshots');

@@ -4,6 +4,7 @@ import type { BackgroundJob } from '../jobs/due-queue.js';
 import { ITEM_RETRY_MS } from '../jobs/due-queue.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import { compactDate } from '../kernel/dates.js';
+import { nextTurn } from '../kernel/turns.js';
 import { authExpiryJob } from '../jobs/auth-expiry.js';
 import { recoveryJob } from '../jobs/recovery.js';
 import { deliveryJob } from '../notifications/delivery.js';
@@ -155,6 +156,8 @@ export async function runAdvance(deps: CoreDeps, held: TestClock): Promise<boole
   const jobs = clockJobs(cdeps);
   const seen = new Map<string, number>();
   for (;;) {
+    // one step a turn of the event loop: an advance of months never holds up other merchants (kernel/turns.ts)
+    await nextTurn();
     const step = await nextStep(deps, clock, to);
     if (!step) break;
     const at = Math.max(clock.frozen_time, step.at);

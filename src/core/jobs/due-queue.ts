@@ -2,6 +2,7 @@ import type { Clock } from '../kernel/clock.js';
 import type { MerchantDirectory } from '../merchants/directory.js';
 import type { Logger } from '../ports/deps.js';
 import type { DueQueue, GatewayStore } from '../ports/store.js';
+import { nextTurn } from '../kernel/turns.js';
 
 /**
  * Work the gateway does on its own (expiry sweep, notification delivery, subscription charges, payout
@@ -100,11 +101,20 @@ export function dueQueueJob(
           deps.log.error({ job: spec.name, queue: spec.queue, merchant_id: merchantId, err: reason(err) }, 'job could not read its queue');
           continue;
         }
+        // one item a turn of the event loop: a batch never holds up other merchants' requests (kernel/turns.ts);
+        // concurrent items are started one a turn and then run side by side
         if (spec.concurrent) {
-          const results = await Promise.all(due.map((d) => handleOne(merchantId, d.member)));
-          handled += results.filter(Boolean).length;
+          const running: Promise<boolean>[] = [];
+          for (const d of due) {
+            await nextTurn();
+            running.push(handleOne(merchantId, d.member));
+          }
+          handled += (await Promise.all(running)).filter(Boolean).length;
         } else {
-          for (const d of due) if (await handleOne(merchantId, d.member)) handled++;
+          for (const d of due) {
+            await nextTurn();
+            if (await handleOne(merchantId, d.member)) handled++;
+          }
         }
       }
       return handled;

@@ -149,3 +149,19 @@ export function maskIdentifier(text: string): string {
 export function formerMask(text: string): string {
   return maskRuns(text, { uuids: false, hexGlued: false });
 }
+
+/** `%XX` escapes decoded byte by byte as Latin-1 (digits, spaces and dashes are ASCII); a stray `%` is kept. */
+function percentDecoded(text: string): string {
+  return text.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/**
+ * Whether an address (a notify_url, return_url, website) holds a card-shaped number, as written or behind
+ * percent escapes (`4111%201111...`). Such an address is refused, never masked: a masked address would no
+ * longer lead where the merchant meant. The identifier rule applies (a run inside a UUID, or glued to a
+ * hexadecimal letter as in a token or a hash, is part of that identifier), since addresses carry tokens.
+ */
+export function holdsCardNumber(text: string): boolean {
+  if (maskIdentifier(text) !== text) return true;
+  return text.includes('%') && maskIdentifier(percentDecoded(text)) !== percentDecoded(text);
+}

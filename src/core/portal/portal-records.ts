@@ -38,14 +38,23 @@ export interface AuditRecord {
   result: string;
 }
 
-/** Failed sign-ins counted in one window: per e-mail (whoever tries it) and per client address. */
+/**
+ * Failed sign-ins counted: per e-mail (whoever tries it; a day's window), per client address (a window of
+ * minutes) and per (e-mail, address) pair (core/portal/throttle.ts has the rules).
+ */
 export interface LoginFailures {
   version: number;
   count: number;
   first_at: number;
+  /** a pair's last counted attempt: its next check waits a delay that grows with `count` */
+  last_at?: number;
+  /** a pair's last right password: the address is one the user signs in from */
+  signed_in_at?: number;
+  /** an e-mail past its daily cap: when the last attempt of an unknown address went through */
+  lane_at?: number;
 }
 
-export type ThrottleScope = 'user' | 'ip';
+export type ThrottleScope = 'user' | 'ip' | 'pair';
 
 /** A password a user set for themselves in the portal; it replaces the merchants file's hash from then on. */
 export interface PortalPassword {

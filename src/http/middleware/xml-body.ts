@@ -45,6 +45,8 @@ function fieldsOf(value: unknown, path: string): unknown {
 export interface XmlLimits {
   /** elements nested below the root, at most (the JSON form's depth limit) */
   maxDepth: number;
+  /** elements in the whole document, at most (the call's bound, http/body-bounds.ts) */
+  maxElements: number;
   /** element names refused at any depth, as in the JSON form */
   reserved: ReadonlySet<string>;
 }
@@ -60,6 +62,9 @@ export interface XmlLimits {
  */
 export function parseXmlDocument(text: string, limits: XmlLimits): Record<string, unknown> {
   if (/<!DOCTYPE/i.test(text)) throw invalid('an XML document may not have a DOCTYPE (no DTD, no entity declarations)');
+  const passed = xmlShapeExceeds(text, limits.maxDepth + 1, limits.maxElements + 1);
+  if (passed === 'depth') throw invalid(`is nested deeper than ${limits.maxDepth} levels`);
+  if (passed === 'elements') throw invalid(`has more than ${limits.maxElements} elements`);
   let valid: ReturnType<typeof XMLValidator.validate>;
   try {
     valid = XMLValidator.validate(text);
@@ -99,4 +104,57 @@ export function parseXmlDocument(text: string, limits: XmlLimits): Record<string
     throw invalid('the root element of an XML document must hold one element per field');
   }
   return fieldsOf(root, '') as Record<string, unknown>;
+}
+
+/**
+ * What a document's shape passes first, read in one pass before any parser sees it and stopped as soon as a
+ * bound is passed: the parser costs about a microsecond a byte, and much more on deep nesting, so a document
+ * of a thousand levels or a million elements is refused for the price of reading its first bytes. Start tags
+ * count as elements and open a level (unless they close themselves, `<a/>`), end tags close one; comments,
+ * CDATA sections, processing instructions and declarations count nothing. A malformed document may be
+ * counted loosely: the parser refuses it afterwards.
+ */
+export function xmlShapeExceeds(text: string, maxDepth: number, maxElements: number): 'depth' | 'elements' | undefined {
+  let depth = 0;
+  let elements = 0;
+  for (let at = text.indexOf('<'); at !== -1; at = text.indexOf('<', at + 1)) {
+    const next = text.charCodeAt(at + 1);
+    if (next === 0x2f) {
+      depth--; // </name>
+      continue;
+    }
+    if (next === 0x21) {
+      // <!-- comment -->, <![CDATA[ ... ]]> or a declaration: skipped whole
+      const close = text.startsWith('<!--', at) ? '-->' : text.startsWith('<![CDATA[', at) ? ']]>' : '>';
+      const end = text.indexOf(close, at + 2);
+      if (end === -1) return undefined;
+      at = end;
+      continue;
+    }
+    if (next === 0x3f) {
+      const end = text.indexOf('?>', at + 2);
+      if (end === -1) return undefined;
+      at = end;
+      continue;
+    }
+    if (++elements > maxElements) return 'elements';
+    const end = tagEnd(text, at + 1);
+    if (end === -1) return undefined;
+    if (text.charCodeAt(end - 1) !== 0x2f && ++depth > maxDepth) return 'depth';
+    at = end;
+  }
+  return undefined;
+}
+
+/** The position of the `>` that ends the tag begun before `from` (quoted attribute values may hold one). */
+function tagEnd(text: string, from: number): number {
+  let quote = 0;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (quote !== 0) {
+      if (c === quote) quote = 0;
+    } else if (c === 0x22 || c === 0x27) quote = c;
+    else if (c === 0x3e) return i;
+  }
+  return -1;
 }

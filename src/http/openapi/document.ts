@@ -24,7 +24,7 @@ type Json = Record<string, unknown>;
 export { jsonSchemaOf } from './json-schema.js';
 
 const pascal = (id: string) => id.charAt(0).toUpperCase() + id.slice(1);
-const kb = (bytes: number) => (bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MB` : `${bytes / 1024} KB`);
+const kb = (bytes: number) => `${bytes / 1024} KB`;
 
 function signatureText(fields: readonly string[]): string {
   return `SHA-256 (lower-case hex) of the values of ${fields.join(', ')}, each with spaces removed, concatenated, then sign_key`;
@@ -156,7 +156,7 @@ export function openApiDocument(baseUrl: string, version: string): Json {
       responses: {
         NotFound: merged(errorResponse(404, 'No such address (any address this document does not list)'), page('No such portal page')),
         UnreadableBody: errorResponse(400, 'The body could not be read: not valid JSON, nested too deeply, or a reserved member name'),
-        BodyTooLarge: errorResponse(413, `Body over ${kb(bodyLimitFor(''))}`),
+        BodyTooLarge: errorResponse(413, 'Body over the limit of its address (docs/security.md, “Bodies”)'),
         UnsupportedBody: errorResponse(415, ERROR_TEXT[415]!),
       },
       securitySchemes: {

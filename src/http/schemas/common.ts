@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { formatAmount, isCurrency, ISO_4217, parseAmount } from '../../core/kernel/money.js';
 import { GatewayError } from '../../core/kernel/errors.js';
+import { holdsCardNumber } from '../../core/kernel/cards.js';
 import { mapItems, maskFreeText } from './free-text.js';
 import { ABSENT, FAIL, optionalTextLane, parseByLanes, patternLane, withLane } from './fast-lane.js';
 
@@ -83,11 +84,14 @@ function isHttpUrl(v: string): boolean {
  */
 // eslint-disable-next-line no-control-regex -- the URL parser skips leading control characters, so the pattern does
 const HTTP_URL_START = /^[\x00-\x20]*[Hh][\t\n\r]*[Tt][\t\n\r]*[Tt][\t\n\r]*[Pp][\t\n\r]*(?:[Ss][\t\n\r]*)?:/;
+/** What an address holding a card number is told: refused, never stored (docs/security.md, "Card data"). */
+export const CARD_IN_ADDRESS = 'must not hold a card number';
 export const httpUrl = z
   .string()
   .max(2048)
   .refine(isHttpUrl, 'must be an http or https URL')
   .regex(HTTP_URL_START, 'must be an http or https URL')
+  .refine((v) => !holdsCardNumber(v), CARD_IN_ADDRESS)
   .meta({ description: 'an absolute http or https URL', examples: ['https://shop.example/payments/notify'] });
 /** An http or https URL, or '' (also when absent). */
 export const optionalUrl = withLane(
@@ -95,8 +99,20 @@ export const optionalUrl = withLane(
     .union([z.literal(''), httpUrl])
     .optional()
     .default(''),
-  optionalTextLane((v) => v.length <= 2048 && isHttpUrl(v)),
+  optionalTextLane((v) => v.length <= 2048 && isHttpUrl(v) && !holdsCardNumber(v)),
 );
+/**
+ * Optional text that names an address without being one the gateway calls (`website`, `storefront_domains`):
+ * any text, but never a card number, which is refused rather than masked, as in a URL field.
+ */
+export const optionalAddressText = (max: number) =>
+  withLane(
+    text(max)
+      .refine((v) => !holdsCardNumber(v), CARD_IN_ADDRESS)
+      .optional()
+      .default(''),
+    (v) => (v === undefined ? '' : typeof v === 'string' && v.length <= max && !holdsCardNumber(v) ? v : FAIL),
+  );
 
 /**
  * DESIGN 3: an optional field sent empty counts as absent. Empty is the empty string, and for an object or

@@ -38,9 +38,8 @@ export const FREE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   'category',
   'coupon_code_used',
   'cardholder',
-  // text a payment request carries that is kept (the checkout session keeps every field): masked too (DESIGN 9)
-  'website',
-  'storefront_domains',
+  // text a payment request carries that is kept (the checkout session keeps every field): masked too
+  // (website and storefront_domains are addresses: a card number there is refused, schemas/common.ts)
   'shopper_phone',
   'shopper_level',
   'billing_postal_code',

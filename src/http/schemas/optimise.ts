@@ -15,7 +15,7 @@ export const optimiseSchema = z
       .regex(/^[A-Za-z]{2}$/, 'must be a two-letter country code such as "GB"')
       .transform((c) => c.toUpperCase()),
     shopper_email: z
-      .union([z.literal(''), z.email({ error: 'must be an email address' })])
+      .union([z.literal(''), z.email({ error: 'must be an email address' }).max(254, 'must be at most 254 characters')])
       .optional()
       .default(''),
     card_bin: z

@@ -8,6 +8,7 @@ import {
   currencyCode,
   merchantId,
   optionalAmountText,
+  optionalAddressText,
   optionalText,
   optionalUrl,
   signature,
@@ -22,10 +23,10 @@ import { optionalTestClockId, TEST_CLOCK_ID } from './test-clocks.js';
 const isIpv6 = (v: string): boolean => z.regexes.ipv6.test(v) && /^[0-9a-fA-F:.]+$/.test(v) && URL.canParse(`http://[${v}]`);
 const email = withLane(
   z
-    .union([z.literal(''), z.email({ error: 'must be an email address' })])
+    .union([z.literal(''), z.email({ error: 'must be an email address' }).max(254, 'must be at most 254 characters')])
     .optional()
     .default(''),
-  optionalTextLane((v) => z.regexes.email.test(v)),
+  optionalTextLane((v) => v.length <= 254 && z.regexes.email.test(v)),
 );
 const ip = withLane(
   z
@@ -170,7 +171,7 @@ function cartLane(v: unknown): unknown {
 const accountOwner = z.object({
   first_name: text(64).optional(),
   last_name: text(64).optional(),
-  email: z.union([z.literal(''), z.email({ error: 'must be an email address' })]).optional(),
+  email: z.union([z.literal(''), z.email({ error: 'must be an email address' }).max(254, 'must be at most 254 characters')]).optional(),
   account_id: text(64).optional(),
   created: num.int('must be a whole number').optional(),
   past_orders_count: num.int('must be a whole number').min(0).optional(),
@@ -192,13 +193,13 @@ const mpiInfo = z.object({
 
 const positiveInt = (what: string) =>
   z
-    .union([num, z.string().regex(/^\d+$/, `must be a whole number`)])
+    .union([num, z.string().regex(/^\d+$/, `must be a whole number`).max(16, 'must be at most 16 digits')])
     .transform(Number)
     .pipe(z.number().int(`must be a whole number`).min(1, `must be at least 1`).max(1000, `${what} must be at most 1000`))
     // the pipe's checks, as the number or text sent must be
     .meta({
       anyOf: [
-        { type: 'string', pattern: '^0*(?:[1-9]\\d{0,2}|1000)$' },
+        { type: 'string', pattern: '^0*(?:[1-9]\\d{0,2}|1000)$', maxLength: 16 },
         { type: 'integer', minimum: 1, maximum: 1000 },
       ],
     });
@@ -227,12 +228,12 @@ export const subscriptionSchema = z
       }),
     billing_cycle: positiveInt('billing_cycle'),
     promotion_cycle: z
-      .union([num, z.string().regex(/^\d+$/, 'must be a whole number')])
+      .union([num, z.string().regex(/^\d+$/, 'must be a whole number').max(16, 'must be at most 16 digits')])
       .transform(Number)
       .pipe(z.number().int().min(0))
       .meta({
         anyOf: [
-          { type: 'string', pattern: '^\\d+$' },
+          { type: 'string', pattern: '^\\d+$', maxLength: 16 },
           { type: 'integer', minimum: 0 },
         ],
       })
@@ -288,7 +289,7 @@ export const orderFields = {
   insurance: optionalAmountText,
   shipping_discount: optionalAmountText,
   discount: optionalAmountText,
-  website: optionalText(255),
+  website: optionalAddressText(255),
   items: itemsText,
   note: optionalText(255),
   custom: optionalText(1024),
@@ -363,7 +364,7 @@ export const orderFields = {
   price_id: optionalText(64),
   quote_id: optionalText(64),
   quote_price: optionalText(32),
-  storefront_domains: optionalText(1024),
+  storefront_domains: optionalAddressText(1024),
   encryption_data: signature,
   cart_items: withLane(z.array(cartItem).max(500).optional(), cartLane),
   account_owner: z.array(accountOwner).max(10).optional(),
@@ -411,13 +412,14 @@ const cardFields = {
     z
       .string({ error: 'must be a string' })
       .regex(CARD_AS_SENT, 'must be 12 to 19 digits')
+      .max(64, 'must be 12 to 19 digits')
       .transform((v) => v.replace(/[ -]/g, ''))
       .pipe(z.string().regex(CARD_DIGITS, 'must be 12 to 19 digits').refine(luhnValid, 'is not a valid card number (Luhn check)'))
       .meta({ description: '12 to 19 digits passing the Luhn check; spaces and dashes are removed', examples: ['4242424242424242'] })
       .optional(),
     (v) => {
       if (v === undefined) return ABSENT;
-      const digits = typeof v === 'string' ? v.replace(/[ -]/g, '') : '';
+      const digits = typeof v === 'string' && v.length <= 64 ? v.replace(/[ -]/g, '') : '';
       return CARD_DIGITS.test(digits) && luhnValid(digits) ? digits : FAIL;
     },
   ),

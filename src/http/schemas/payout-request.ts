@@ -40,7 +40,7 @@ export const isoDate = z
 const countryCode = z
   .string({ error: need('must be a string') })
   .regex(/^[A-Z]{2}$/, 'must be an ISO 3166 two-letter country code such as "GB"');
-const email = z.email({ error: 'must be an email address' });
+const email = z.email({ error: 'must be an email address' }).max(254, 'must be at most 254 characters');
 
 /** IBAN: shape and the ISO 13616 mod-97 check (spaces allowed as sent). */
 export function ibanValid(raw: string): boolean {
@@ -73,7 +73,10 @@ const beneficiaryAddress = z.object(
 
 const personDocument = z.object(
   {
-    file_type: z.string({ error: 'must be a string' }).regex(/^[a-z]+\/[a-z0-9.+-]+$/i, 'must be a media type such as "application/pdf"'),
+    file_type: z
+      .string({ error: 'must be a string' })
+      .regex(/^[a-z]+\/[a-z0-9.+-]+$/i, 'must be a media type such as "application/pdf"')
+      .max(255, 'must be at most 255 characters'),
     file_url: httpUrl,
     labels: z.array(text64(), { error: 'must be an array of strings' }).max(10, 'must have at most 10 labels').optional().default([]),
   },
@@ -108,7 +111,10 @@ const bankDetails = z.object(
     owner_document_number: optionalText(64),
     account_number: blankOr(z.string().regex(/^[A-Za-z0-9-]{4,34}$/, 'must be 4 to 34 letters, digits or hyphens')),
     bank_account_category: blankOr(
-      z.string().regex(/^[A-Za-z_]+( *, *[A-Za-z_]+)*$/, 'must be a comma-separated list of categories such as "Checking,Personal"'),
+      z
+        .string()
+        .regex(/^[A-Za-z_]+( *, *[A-Za-z_]+)*$/, 'must be a comma-separated list of categories such as "Checking,Personal"')
+        .max(255, 'must be at most 255 characters'),
     ),
     bank_branch: optionalText(64),
     bank_country_code: countryCode,
@@ -121,6 +127,7 @@ const bankDetails = z.object(
         .string()
         .refine(ibanValid, 'is not a valid IBAN (shape or check digits)')
         .regex(/^ *[A-Z] *[A-Z] *\d *\d(?: *[A-Z0-9]){11,30} *$/, 'is not a valid IBAN (shape or check digits)')
+        .max(64, 'is not a valid IBAN (shape or check digits)')
         .meta({ examples: ['GB82WEST12345698765432'] }),
     ),
     swift_code: blankOr(

@@ -1,21 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { pino } from 'pino';
-import { ManualClock, randomIds } from '../../../src/core/kernel/clock.js';
-import { KvGatewayStore } from '../../../src/store/gateway-store.js';
-import { MemoryKv } from '../../../src/store/memory-kv.js';
-import type { CoreDeps } from '../../../src/core/ports/deps.js';
 import { hashPassword, verifyPassword } from '../../../src/core/portal/password.js';
-import { LOGIN_LIMITS, LOGIN_WINDOW_MS, admitLoginAttempt, settleSignIn } from '../../../src/core/portal/throttle.js';
 import { PORTAL_HASH, buildDirectory, merchantsFileSchema } from '../../../src/core/merchants/directory.js';
 import { testMerchants } from '../../support/gateway.js';
-import { portalMerchants, PORTAL } from '../../support/portal.js';
-import { signIn } from '../../../src/core/portal/users.js';
 
 const cost = { ln: 14, r: 8, p: 1 };
-
-function memoryDeps(clock = new ManualClock()): CoreDeps {
-  return { store: new KvGatewayStore(new MemoryKv()), clock, log: pino({ level: 'silent' }) } as unknown as CoreDeps;
-}
 
 describe('when a portal password is hashed', () => {
   it('then it is the PHC string of DESIGN 11 and only the same password verifies', async () => {
@@ -63,48 +51,6 @@ describe('when the merchants file lists portal users', () => {
       { email: 'A@b.example', password_hash: phc, role: 'admin' },
     ]);
     expect(() => buildDirectory(merchantsFileSchema.parse(twice))).toThrow(/listed twice/);
-  });
-});
-
-describe('when sign-ins fail', () => {
-  it('then twenty counted attempts from one address block it for every e-mail until the window ends', async () => {
-    const clock = new ManualClock();
-    const deps = memoryDeps(clock);
-    for (let i = 0; i < LOGIN_LIMITS.ip; i++) {
-      expect(await admitLoginAttempt(deps, `guess${i}@x.example`, '198.51.100.9')).toMatchObject({ admitted: true });
-    }
-    expect(await admitLoginAttempt(deps, 'new@x.example', '198.51.100.9')).toEqual({ admitted: false, retryAfter: LOGIN_WINDOW_MS / 1000 });
-    expect(await admitLoginAttempt(deps, 'new@x.example', '198.51.100.10')).toMatchObject({ admitted: true });
-    clock.advance(LOGIN_WINDOW_MS);
-    expect(await admitLoginAttempt(deps, 'new@x.example', '198.51.100.9')).toMatchObject({ admitted: true });
-  });
-
-  it('then a right password clears the e-mail’s count and takes back only its own attempt from the address', async () => {
-    const deps = memoryDeps();
-    for (let i = 0; i < 3; i++) await admitLoginAttempt(deps, 'a@b.example', '203.0.113.1');
-    const right = await admitLoginAttempt(deps, 'a@b.example', '203.0.113.1');
-    expect(await deps.store.getLoginFailures('ip', '203.0.113.1')).toMatchObject({ count: 4 });
-    if (!right.admitted) throw new Error('not admitted');
-    await settleSignIn(deps, right.attempt);
-    expect(await deps.store.getLoginFailures('user', 'a@b.example')).toBeUndefined();
-    expect(await deps.store.getLoginFailures('ip', '203.0.113.1')).toMatchObject({ count: 3 });
-  });
-});
-
-describe('when guesses are checked at once', () => {
-  it('then each is counted before its password is checked: of 60 concurrent wrong guesses 5 are checked, 55 throttled', async () => {
-    const clock = new ManualClock();
-    const deps = {
-      ...memoryDeps(clock),
-      ids: randomIds(clock),
-      merchants: buildDirectory(merchantsFileSchema.parse(await portalMerchants())),
-    } as CoreDeps;
-    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => signIn(deps, PORTAL.admin.email, `guess-${i}`, '203.0.113.5')));
-    expect(answers.filter((a) => !a.ok && a.reason === 'wrong')).toHaveLength(LOGIN_LIMITS.user);
-    expect(answers.filter((a) => !a.ok && a.reason === 'throttled')).toHaveLength(60 - LOGIN_LIMITS.user);
-    expect(await signIn(deps, PORTAL.admin.email, PORTAL.admin.password, '203.0.113.6')).toMatchObject({ ok: false, reason: 'throttled' });
-    clock.advance(LOGIN_WINDOW_MS);
-    expect(await signIn(deps, PORTAL.admin.email, PORTAL.admin.password, '203.0.113.6')).toMatchObject({ ok: true });
   });
 });
 

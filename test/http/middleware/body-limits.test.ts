@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { canonicalJson } from '../../../src/core/kernel/fingerprint.js';
-import { bracketsExceed, jsonDepthExceeds, valueDepthExceeds } from '../../../src/http/middleware/body.js';
-import { authoriseBody } from '../../support/gateway.js';
+import { bodyLimitFor, bracketsExceed, jsonDepthExceeds, valueDepthExceeds } from '../../../src/http/middleware/body.js';
 import { checkoutBody } from '../../support/checkout.js';
 import { redisWorld } from '../../support/redis-world.js';
 
@@ -13,13 +12,18 @@ const clock = new ManualClock();
 const nested = (levels: number): string => '['.repeat(levels) + ']'.repeat(levels);
 
 describe('when a body is nested deeply (findings 3 and 4)', () => {
-  it('then a 1 MB batch body nested 500,000 levels is refused with 400 before it is parsed', async () => {
+  it('then a 1 MB authorise body nested 500,000 levels, and a capture nested 20,000 within its limit, are refused with 400 before they are parsed', async () => {
     const gw = world.gateway('body-limits-depth', clock);
-    const text = `{"merchant_id":"1000001","capture_orders":${nested(500_000)}}`;
-    const res = await request(gw.app).post('/v1/capture').type('form').send(text);
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'INVALID_BODY', field: 'body', return_status: '0' });
-    expect(res.body.message).toBe('body: is nested deeper than 32 levels');
+    for (const [path, levels] of [
+      ['/v1/authorise', 500_000],
+      ['/v1/capture', 20_000],
+    ] as const) {
+      const text = `{"merchant_id":"1000001","capture_orders":${nested(levels)}}`;
+      const res = await request(gw.app).post(path).set('Accept', 'application/json').type('form').send(text);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'INVALID_BODY', field: 'body' });
+      expect(res.body.message).toBe('body: is nested deeper than 32 levels');
+    }
   });
 
   it('then a correctly signed checkout carrying 5,000 levels in a field is a 400, not a 500 from the fingerprint', async () => {
@@ -65,24 +69,24 @@ describe('when a body is nested deeply (findings 3 and 4)', () => {
   });
 });
 
-describe('when a body is over its route limit (finding 3)', () => {
-  it('then /v1/authorise and /v1/checkout refuse 64 KB with 413, while a batch takes up to 1 MB', async () => {
+describe('when a body is over its call’s limit (issue 55 finding 1)', () => {
+  it('then each call refuses one byte over its own limit with 413 naming it, and reads a body at its limit', async () => {
     const gw = world.gateway('body-limits-size', clock);
-    const big = JSON.stringify(authoriseBody({ note: 'x'.repeat(65 * 1024) }));
-    const single = await request(gw.app).post('/v1/authorise').set('Accept', 'application/json').type('form').send(big);
-    expect(single.status).toBe(413);
-    expect(single.body.message).toBe('body: must be at most 64 KB');
-    const checkout = await request(gw.app).post('/v1/checkout').set('Accept', 'application/json').type('form').send(big);
-    expect(checkout.status).toBe(413);
-    const batch = `{"merchant_id":"1000001","account_id":"1000001001","pad":"${'x'.repeat(900 * 1024)}","capture_orders":[]}`;
-    const capture = await request(gw.app).post('/v1/capture').type('form').send(batch);
-    expect(capture.status).toBe(400); // read and checked: no signature
-    const over = await request(gw.app)
-      .post('/v1/capture')
-      .type('form')
-      .send(batch + 'x'.repeat(200 * 1024));
-    expect(over.status).toBe(413);
-    expect(over.body.message).toBe('body: must be at most 1024 KB');
+    for (const path of ['/v1/authorise', '/v1/capture', '/v1/cancelsubscription', '/v1/disputeEvidence']) {
+      const limit = bodyLimitFor(path);
+      const head = `{"merchant_id":"1000001","account_id":"1000001001","encryption_data":"${'0'.repeat(64)}","note":"`;
+      const at = head + 'x'.repeat(limit - head.length - 2) + '"}';
+      const under = await request(gw.app).post(path).set('Accept', 'application/json').type('form').send(at);
+      expect(under.status, path).toBe(401); // read whole, then refused for its signature
+      const over = await request(gw.app)
+        .post(path)
+        .set('Accept', 'application/json')
+        .type('form')
+        .send(at + ' ');
+      expect(over.status, path).toBe(413);
+      expect(over.body.message).toBe(`body: must be at most ${limit / 1024} KB`);
+    }
+    expect(bodyLimitFor('/v1/capture')).toBeLessThan(bodyLimitFor('/v1/refund'));
   });
 });
 

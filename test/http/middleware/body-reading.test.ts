@@ -56,10 +56,10 @@ describe('reading bodies', () => {
     expect(r).toEqual({ status: 200, body: { merchant_id: '1000001', note: 'é ünïcode' } });
   });
 
-  it('when the declared length is over the limit (64 KB here), then it is a 413 naming the body', async () => {
+  it('when the declared length is over the limit (16 KB for an address no call names), then it is a 413 naming the body', async () => {
     const big = JSON.stringify({ note: 'x'.repeat(100 * 1024) });
     const r = await post({ 'content-length': String(Buffer.byteLength(big)) }, [big]);
     expect(r.status).toBe(413);
-    expect(JSON.stringify(r.body)).toContain('body: must be at most 64 KB');
+    expect(JSON.stringify(r.body)).toContain('body: must be at most 16 KB');
   });
 });

@@ -1,3 +1,4 @@
+import { bodyLimitFor } from '../../../src/http/middleware/body.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -88,11 +89,11 @@ describe('POST /v1/authorise refusals as respon documents', () => {
     expect(doc.encryption_data).toBe(signed(doc));
   });
 
-  it('when the body is not JSON or is over 1 MB, then 400 and 413 come as respon documents', async () => {
+  it('when the body is not JSON or is over its limit, then 400 and 413 come as respon documents', async () => {
     const bad = await post('{"merchant_id": "1000001",');
     expect(bad.status).toBe(400);
     expect(respon(bad).result_info).toMatch(/^INVALID_BODY:body: is not valid JSON/);
-    const big = await post(authoriseBody({ note: 'x'.repeat(1_100_000) }));
+    const big = await post(authoriseBody({ note: 'x'.repeat(bodyLimitFor('/v1/authorise')) }));
     expect(big.status).toBe(413);
     expect(respon(big).result_info).toMatch(/^BODY_TOO_LARGE:/);
   });

@@ -1,3 +1,4 @@
+import { bodyLimitFor } from '../../../src/http/middleware/body.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { startRedis, type RedisServer } from '../../support/redis.js';
@@ -131,8 +132,8 @@ describe('POST /v1/authorise, invalid fields get a 400 that names the field', ()
     expect(res.body.code).toBe('INVALID_BODY');
   });
 
-  it('when the body is over 1 MB, then HTTP 413', async () => {
-    const res = await post(authoriseBody({ note: 'x'.repeat(1_100_000) }));
+  it('when the body is over its limit, then HTTP 413', async () => {
+    const res = await post(authoriseBody({ note: 'x'.repeat(bodyLimitFor('/v1/authorise')) }));
     expect(res.status).toBe(413);
     expect(res.body.code).toBe('BODY_TOO_LARGE');
   });
