@@ -1,26 +1,11 @@
-import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
 import { GatewayError } from '../core/kernel/errors.js';
 import type { BodyBounds } from './body-text.js';
 import type { ParseAnswer, ParseTask } from './body-worker.js';
 
-interface Waiting {
-  task: ParseTask;
-  kind: 'xml' | 'json' | 'form';
-  resolve: (fields: Record<string, unknown>) => void;
-  reject: (err: unknown) => void;
-}
-
-/**
- * The body worker's module: the compiled file beside this one, or under tsx (tests, `npm run dev`) the
- * TypeScript source, loaded through tsx's loader, which a worker does not inherit.
- */
-function startWorker(): Worker {
-  const here = import.meta.url;
-  if (here.endsWith('.js')) return new Worker(new URL('./body-worker.js', here));
-  const source = JSON.stringify(new URL('./body-worker.ts', here).href);
-  return new Worker(`import('tsx/esm/api').then((tsx) => tsx.register()).then(() => import(${source}))`, { eval: true });
-}
+/** Bodies waiting for a worker at most: past it a large body is refused at once (503) instead of queued. */
+export const BODY_QUEUE_LIMIT = 32;
 
 /** A copy of a parsed value whose objects have no prototype, as every object read from a form or a document. */
 function withoutPrototypes(value: unknown): unknown {
@@ -33,79 +18,58 @@ function withoutPrototypes(value: unknown): unknown {
 
 /**
  * Reads large bodies and every XML document off the event loop that serves everyone (http/body-text.ts says
- * which): a few worker threads, started at the first such body, each reading one body at a time, the others
- * waiting in order. A worker that dies is replaced; the body it held is refused as unreadable.
+ * which), in worker threads run by piscina: one fewer than the cores (at most 4), started at the first such body
+ * and stopped when idle, each reading one body at a time. At most BODY_QUEUE_LIMIT bodies wait for one; past it
+ * a body is refused at once (OVERLOADED, 503 with Retry-After), so a flood of large bodies bounds the memory
+ * and the delay it can cause. The worker runs the compiled module in production, the TypeScript source through
+ * tsx's loader under tsx (tests, `npm run dev`).
  */
 export class BodyPool {
-  private idle: Worker[] = [];
-  private busy = new Map<Worker, Waiting>();
-  private queue: Waiting[] = [];
-  private started = 0;
-  private nextId = 0;
+  private pool: Piscina | undefined;
 
   constructor(private readonly size: number = Math.max(1, Math.min(4, availableParallelism() - 1))) {}
 
-  /** The fields of `text`, read within `bounds`; refusals reject with the GatewayError the reader threw. */
-  parse(text: string, bounds: BodyBounds, kind: 'xml' | 'json' | 'form'): Promise<Record<string, unknown>> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ task: { id: this.nextId++, text, bounds }, kind, resolve, reject });
-      this.dispatch();
-    });
-  }
-
-  private dispatch(): void {
-    while (this.queue.length > 0) {
-      const worker = this.idle.pop() ?? (this.started < this.size ? this.spawn() : undefined);
-      if (!worker) return;
-      const waiting = this.queue.shift()!;
-      this.busy.set(worker, waiting);
-      worker.postMessage(waiting.task);
+  private workers(): Piscina {
+    if (!this.pool) {
+      const here = import.meta.url;
+      const compiled = here.endsWith('.js');
+      this.pool = new Piscina({
+        filename: new URL(compiled ? './body-worker.js' : './body-worker.ts', here).href,
+        ...(compiled ? {} : { execArgv: ['--import', 'tsx'] }),
+        minThreads: 0,
+        maxThreads: this.size,
+        maxQueue: BODY_QUEUE_LIMIT,
+        idleTimeout: 30_000,
+      });
     }
+    return this.pool;
   }
 
-  private spawn(): Worker {
-    const worker = startWorker();
-    this.started++;
-    worker.unref();
-    worker.on('message', (answer: ParseAnswer) => {
-      const waiting = this.busy.get(worker);
-      this.busy.delete(worker);
-      this.idle.push(worker);
-      if (waiting) settle(waiting, answer);
-      this.dispatch();
-    });
-    const lost = (err: unknown) => {
-      const waiting = this.busy.get(worker);
-      this.busy.delete(worker);
-      this.idle = this.idle.filter((w) => w !== worker);
-      this.started--;
-      waiting?.reject(new GatewayError('INVALID_BODY', 'body: could not be read', 'body'));
-      if (err instanceof Error) process.emitWarning(`body worker stopped: ${err.message}`);
-      this.dispatch();
-    };
-    worker.on('error', lost);
-    worker.on('exit', (code) => {
-      if (this.busy.has(worker) || this.idle.includes(worker)) lost(new Error(`exit ${code}`));
-    });
-    return worker;
+  /** The fields of `text`, read within `bounds`; refusals reject with the GatewayError the reader threw. */
+  async parse(text: string, bounds: BodyBounds, kind: 'xml' | 'json' | 'form'): Promise<Record<string, unknown>> {
+    const pool = this.workers();
+    if (pool.queueSize >= BODY_QUEUE_LIMIT)
+      throw new GatewayError('OVERLOADED', 'body: too many large bodies are waiting to be read; try again', 'body', 1);
+    let answer: ParseAnswer;
+    try {
+      answer = (await pool.run({ text, bounds } satisfies ParseTask)) as ParseAnswer;
+    } catch (err) {
+      if (/queue is at limit/i.test((err as Error).message ?? ''))
+        throw new GatewayError('OVERLOADED', 'body: too many large bodies are waiting to be read; try again', 'body', 1);
+      // a worker that died with the body: the body is refused as unreadable, the pool starts another
+      process.emitWarning(`body worker stopped: ${(err as Error).message}`);
+      throw new GatewayError('INVALID_BODY', 'body: could not be read', 'body');
+    }
+    if ('fields' in answer) return kind === 'json' ? answer.fields : (withoutPrototypes(answer.fields) as Record<string, unknown>);
+    if ('refused' in answer) throw new GatewayError(answer.refused.code, answer.refused.message, answer.refused.field);
+    throw new GatewayError('INVALID_BODY', 'body: could not be read', 'body');
   }
 
   /** Stops the workers (tests; the process's exit stops them too). */
   async close(): Promise<void> {
-    const all = [...this.idle, ...this.busy.keys()];
-    this.idle = [];
-    this.busy.clear();
-    await Promise.all(all.map((w) => w.terminate()));
-  }
-}
-
-function settle(waiting: Waiting, answer: ParseAnswer): void {
-  if ('fields' in answer) {
-    waiting.resolve(waiting.kind === 'json' ? answer.fields : (withoutPrototypes(answer.fields) as Record<string, unknown>));
-  } else if ('refused' in answer) {
-    waiting.reject(new GatewayError(answer.refused.code, answer.refused.message, answer.refused.field));
-  } else {
-    waiting.reject(new GatewayError('INVALID_BODY', 'body: could not be read', 'body'));
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.destroy();
   }
 }
 

@@ -31,6 +31,8 @@ export const ERROR_CODES = {
   STORE_UNCONFIRMED: 503,
   /** the acquirer was asked and its answer is not known yet: the payment stays claimed and recovery settles it */
   OUTCOME_UNKNOWN: 503,
+  /** the gateway has more such work waiting than it takes (large bodies to read): nothing was done; try again */
+  OVERLOADED: 503,
   INTERNAL: 500,
 } as const;
 

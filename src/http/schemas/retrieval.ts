@@ -3,7 +3,7 @@ import { accountId, merchantId, signature } from './common.js';
 
 /** A list of names: a JSON array of strings, or a comma-separated text (form fields), or a JSON array in a text. */
 export const nameList = z
-  .union([z.string().max(20_000), z.array(z.string().max(255)).max(1000)], {
+  .union([z.string().max(20_000), z.array(z.string().max(255)).max(100)], {
     error: 'must be a comma-separated list or an array of strings',
   })
   .optional()
