@@ -167,5 +167,8 @@ describe('when a test clock advances', () => {
     await clockCall(gw.app, 'testClockAdvance', { test_clock_id: id, frozen_time: compact(T0 + 2 * DAY) });
     await runClockJobs([gw], id);
     expect(await gw.deps.store.discrepanciesOf(MERCHANT_ID, paid.transaction_id)).toEqual([expect.objectContaining({ version: 1 })]);
+    // deleting the clock deletes what reconciliation kept of its payments
+    expect((await clockCall(gw.app, 'testClockDelete', { test_clock_id: id })).status).toBe(200);
+    expect(await gw.deps.store.discrepanciesOf(MERCHANT_ID, paid.transaction_id)).toEqual([]);
   });
 });
