@@ -110,12 +110,13 @@ async function reconcileStep(deps: CoreDeps, m: string, accountId: string, windo
   const account = deps.merchants.find(m, accountId);
   const connector = account && booksOf(deps, account);
   const requeue = (at: number | null) => deps.store.commit({ merchantId: m, due: [{ queue: 'reconcile', member: accountId, at }] });
+  const now = deps.clock.now();
   if (!account || !connector) {
-    await requeue(null);
+    // gone: its member goes; routed to a connector without books: looked at again later (it may be routed back)
+    await requeue(account ? now + PASS_EVERY_MS : null);
     return false;
   }
   const [pass] = await deps.store.getReconcilePasses(m, [accountId]);
-  const now = deps.clock.now();
   if (!pass) {
     await deps.store.commit({ merchantId: m, reconcilePasses: [{ next: newPass(account, now, windowMs), expected: 0 }] });
     return false;
@@ -172,7 +173,8 @@ async function walkStep(
   let asked = 0;
   let looked = 0;
   while (pass.phase !== 'done' && asked < STEP_PAYMENTS && looked < STEP_ENTRIES) {
-    const entries = await entriesAfter(deps, pass, STEP_ENTRIES - looked);
+    // a page about twice what a step compares: a payment read is not wasted on a step that ends before it
+    const entries = await entriesAfter(deps, pass, Math.min(2 * STEP_PAYMENTS, STEP_ENTRIES - looked));
     if (entries.length === 0) {
       pass = { ...pass, phase: nextPhase(pass.phase), cursor: undefined };
       continue;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
-import { PASS_EVERY_MS } from '../../../src/core/reconcile/job.js';
+import { PASS_EVERY_MS, STEP_PAYMENTS } from '../../../src/core/reconcile/job.js';
 import { reconcilePayment } from '../../../src/core/reconcile/reconcile-payment.js';
 import { connectorFor } from '../../../src/core/payments/connector.js';
 import { redisWorld } from '../../support/redis-world.js';
@@ -11,6 +11,7 @@ import { pay, postBatch, ref, type Paid } from '../../support/operations.js';
 import { portalMerchants, PORTAL, signedIn } from '../../support/portal.js';
 import { discrepancyMetric, reconcilePass } from '../../support/reconcile.js';
 import { clockCall, compact, newClock, runClockJobs } from '../../support/clocks.js';
+import { jobOf } from '../../support/jobs.js';
 import { LOG_DIR } from '../../support/paths.js';
 
 /**
@@ -106,6 +107,45 @@ describe('when the sandbox has refunded more than the gateway recorded', () => {
     expect(german.text).toContain('Abgleich: Der Acquirer (sandbox) hat 40,00');
     const clean = await agent.get(`/portal/payments/${agreeing.transaction_id}`);
     expect(clean.text).not.toContain('class="discrepancy"');
+  });
+});
+
+describe('when two gateway processes share one Redis', () => {
+  it('then a pass runs in bounded steps taken by either, and compares each payment once', async () => {
+    const clock = new ManualClock();
+    const one = await gateway('reconcile-steps-1', clock);
+    const two = await gateway('reconcile-steps-2', clock);
+    const made: Paid[] = [];
+    for (let i = 0; i < 2 * STEP_PAYMENTS + 5; i++) {
+      clock.advance(1_000);
+      made.push(await pay(one.app, { amount: `${i + 1}.00` }));
+    }
+    await refundAtTheAcquirer(one, made[3]!.transaction_id, '01');
+    clock.advance(1_000);
+    // every read of the sandbox's books, by either process
+    let reads = 0;
+    for (const gw of [one, two]) {
+      const sandbox = connectorFor(gw.deps, gw.deps.merchants.find(MERCHANT_ID, ACCOUNT_ID)!);
+      const books = sandbox.books!.bind(sandbox);
+      sandbox.books = (refs) => {
+        reads++;
+        return books(refs);
+      };
+    }
+    const jobs = [jobOf(one, 'reconciliation'), jobOf(two, 'reconciliation')];
+    const steps: number[] = [];
+    for (let run = 0; run < 20; run++) {
+      await Promise.all(jobs.map((j) => j.runOnce()));
+      const [pass] = await one.deps.store.getReconcilePasses(MERCHANT_ID, [ACCOUNT_ID]);
+      steps.push(pass!.compared);
+      if (pass!.phase === 'done') break;
+    }
+    // one step a run, of at most STEP_PAYMENTS payments, whichever process took it; every payment read once
+    expect(steps).toEqual([STEP_PAYMENTS, 2 * STEP_PAYMENTS, made.length]);
+    expect(reads).toBe(made.length);
+    expect(await one.deps.store.discrepanciesOf(MERCHANT_ID, made[3]!.transaction_id)).toEqual([
+      expect.objectContaining({ kind: 'refunds', acquirer_amount: 2000, gateway_amount: 0 }),
+    ]);
   });
 });
 
