@@ -130,6 +130,29 @@ describe('when money moved at Stripe in a way no transition explains', () => {
   });
 });
 
+describe('when Stripe authorised a payment the gateway recorded declined', () => {
+  it('then it is an authorisation discrepancy: Stripe holds the amount, the gateway nothing', async () => {
+    const gw = gateway('stripe', 'late-approval');
+    const paid = await pay(gw.app, { amount: '50.00', currency: 'EUR', card: '4000000000000002' });
+    expect(await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id)).toMatchObject({ status: '4000' });
+    // the intent was approved at Stripe after all, and never cancelled
+    const pi = stripe.intentFor(paid.transaction_id)!;
+    Object.assign(pi, { status: 'requires_capture', amount_capturable: pi.amount, last_payment_error: null });
+    const before = await discrepancyMetric(gw, 'stripe', 'authorisation');
+
+    expect(await reconcilePass(gw)).toMatchObject({ discrepancies: 1 });
+    expect(await gw.deps.store.discrepanciesOf(MERCHANT_ID, paid.transaction_id)).toEqual([
+      expect.objectContaining({
+        kind: 'authorisation',
+        acquirer_amount: 5000,
+        gateway_amount: 0,
+        references: [paid.transaction_id, pi.id],
+      }),
+    ]);
+    expect(await discrepancyMetric(gw, 'stripe', 'authorisation')).toBe(before + 1);
+  });
+});
+
 describe('when Adyen’s books are the journal', () => {
   const adyenDelivery = (gw: TestGateway, item: unknown) =>
     request(gw.app)
