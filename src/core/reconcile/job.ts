@@ -16,6 +16,8 @@ const STEP_ENTRIES = 100;
 export const PASS_EVERY_MS = 3_600_000;
 /** A process running a step holds the pass this long; after it, another process takes it over. */
 const LEASE_MS = 60_000;
+/** Lets what waits in the event loop (other merchants' requests) run between two payments of a step. */
+const yieldToOthers = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 /** How often a process looks for accounts that have no pass yet (added while the gateway runs). */
 const SEED_EVERY_MS = 300_000;
 
@@ -191,6 +193,7 @@ async function walkStep(
       if (!p || seen.has(p.transaction_id) || !comparedHere(pass, e, p)) continue;
       seen.add(p.transaction_id);
       const result = await reconcilePayment(deps, account, connector, p.transaction_id);
+      await yieldToOthers();
       if (result.kind === 'skipped') continue;
       asked++;
       if (result.kind === 'compared')
