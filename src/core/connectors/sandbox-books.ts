@@ -54,9 +54,11 @@ const authorisationReference = (transactionId: string, attempt: number): string 
  * The sandbox's books of one payment (CardConnector.books): its ledger's records under the payment's
  * references (claim.ts): each attempt's authorisation with its challenge answer (`-3ds`) and its void
  * (`-void`), the capture (`-cap`, taken when its marker names it), the refunds (`-NN`, read a few numbers
- * beyond the last the gateway sent) and the dispute of a dispute test card. The sandbox acts at once, so all of
- * it is final but the capture of an authorisation kept before authorisations recorded whether they captured.
- * A challenge not answered is pending (it holds nothing) and final: only the gateway's own page answers it.
+ * beyond the last the gateway sent) and the dispute of a dispute test card, each as it stands at the sandbox's
+ * time. Not final: what a timed test card leaves in flight then (an authorisation processing, a request whose
+ * answer was lost and not acted on yet, a refund accepted that is going to fail: sandbox-cards.ts), and the
+ * capture of an authorisation kept before authorisations recorded whether they captured. A challenge not
+ * answered is pending (it holds nothing) and final: only the gateway's own page answers it.
  */
 export async function sandboxBooks(refs: PaymentReferences, ledger: SandboxLedgerView): Promise<AcquirerBooks> {
   const read = async (reference: string): Promise<Kept | undefined> => {

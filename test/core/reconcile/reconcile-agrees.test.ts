@@ -4,6 +4,7 @@ import { connectorFor } from '../../../src/core/payments/connector.js';
 import { referencesOf } from '../../../src/core/reconcile/reconcile-payment.js';
 import { PASS_EVERY_MS } from '../../../src/core/reconcile/job.js';
 import { DECISION_DELAY_MS } from '../../../src/core/disputes/rules.js';
+import { REFUND_FAILS_AFTER_MS } from '../../../src/core/connectors/sandbox-cards.js';
 import { ACCOUNT_ID, AUTO_ACCOUNT_ID, MERCHANT_ID, makeGateway, type TestGateway } from '../../support/gateway.js';
 import { pay, postBatch, ref, type Paid } from '../../support/operations.js';
 import { CARDS } from '../../support/cards.js';
@@ -67,6 +68,38 @@ describe('when every ordinary flow has run on the sandbox', () => {
       expect(await reconcilePass(gw)).toMatchObject({ caught_up: 0, discrepancies: 0 });
       for (const p of [authorised, partly, cancelled, rejected, approved, auto, disputed])
         expect(await gw.deps.store.discrepanciesOf(MERCHANT_ID, p.transaction_id)).toEqual([]);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('when a sandbox refund of the failing-refund card fails at the bank ten minutes after it was accepted', () => {
+  it('then a pass before that sees it in flight and does nothing; the first pass after records it failed and notifies the merchant, once', async () => {
+    const clock = new ManualClock();
+    const gw = makeGateway({ name: 'reconcile-refund-fails', clock });
+    try {
+      const paid = await pay(gw.app, { card: CARDS.refundFailsLater, amount: '30.00', notify_url: 'https://merchant.example/notify' });
+      await postBatch(gw.app, 'capture', [ref(paid, { amount: '30.00' })]);
+      const refund = await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '10.00' })]);
+      expect(refund.body.refund_orders[0].refund_status).toBe('1');
+      expect((await books(gw, paid)).refunds).toEqual([expect.objectContaining({ status: 'pending', final: false })]);
+      expect(await reconcilePass(gw)).toMatchObject({ caught_up: 0, discrepancies: 0 });
+
+      clock.advance(Math.max(REFUND_FAILS_AFTER_MS, PASS_EVERY_MS) + 1_000);
+      expect(await reconcilePass(gw)).toMatchObject({ caught_up: 1, discrepancies: 0 });
+      const p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
+      expect(p).toMatchObject({ status: '3100', refunded: 0 });
+      expect(p!.refunds[0]).toMatchObject({ refund_status: '0' });
+      clock.advance(PASS_EVERY_MS + 1_000);
+      expect(await reconcilePass(gw)).toMatchObject({ caught_up: 0, discrepancies: 0 });
+      const notices = await gw.deps.store.outboxOfOrder(MERCHANT_ID, ACCOUNT_ID, paid.order_no, 50);
+      expect(
+        notices
+          .filter((n) => n.notify_type === 'refund')
+          .map((n) => n.fields.refund_status)
+          .sort(),
+      ).toEqual(['0', '1']);
     } finally {
       await gw.close();
     }

@@ -13,6 +13,7 @@ import { discrepancyMetric, reconcilePass } from '../../support/reconcile.js';
 import { clockCall, compact, newClock, runClockJobs } from '../../support/clocks.js';
 import { jobOf } from '../../support/jobs.js';
 import { LOG_DIR } from '../../support/paths.js';
+import { CARDS } from '../../support/cards.js';
 
 /**
  * Reconciliation against the sandbox's books (docs/operations.md, "Reconciliation"), on a real Redis: a
@@ -209,6 +210,25 @@ describe('when a test clock advances', () => {
     expect(await gw.deps.store.discrepanciesOf(MERCHANT_ID, paid.transaction_id)).toEqual([expect.objectContaining({ version: 1 })]);
     // deleting the clock deletes what reconciliation kept of its payments
     expect((await clockCall(gw.app, 'testClockDelete', { test_clock_id: id })).status).toBe(200);
+    expect(await gw.deps.store.discrepanciesOf(MERCHANT_ID, paid.transaction_id)).toEqual([]);
+  });
+
+  it('then a refund of the failing-refund card that failed in the clock time is caught up by the advance, dated in the clock time', async () => {
+    const gw = await gateway('reconcile-clock-refund', new ManualClock());
+    const T0 = Date.UTC(2030, 0, 1);
+    const id = await newClock(gw.app, T0);
+    const paid = await pay(gw.app, { card: CARDS.refundFailsLater, amount: '30.00', test_clock_id: id });
+    await postBatch(gw.app, 'capture', [ref(paid, { amount: '30.00' })]);
+    expect((await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '10.00' })])).body.refund_orders[0].refund_status).toBe('1');
+
+    await clockCall(gw.app, 'testClockAdvance', { test_clock_id: id, frozen_time: compact(T0 + 5 * 60_000) });
+    await runClockJobs([gw], id);
+    expect((await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id))!.refunds[0]).toMatchObject({ refund_status: '1' });
+    await clockCall(gw.app, 'testClockAdvance', { test_clock_id: id, frozen_time: compact(T0 + DAY) });
+    await runClockJobs([gw], id);
+    const p = (await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id))!;
+    expect(p).toMatchObject({ status: '3100', refunded: 0 });
+    expect(p.refunds[0]).toMatchObject({ refund_status: '0', refund_processing_date: T0 + DAY });
     expect(await gw.deps.store.discrepanciesOf(MERCHANT_ID, paid.transaction_id)).toEqual([]);
   });
 });
