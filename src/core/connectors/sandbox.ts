@@ -338,14 +338,15 @@ function captureOutcome(marker: string, reference: string, connectorRef: string)
   return marker === reference ? { ok: true, connectorRef } : { ok: false, message: 'sandbox: authorisation already captured' };
 }
 
-/** What the sandbox keeps under a reference: what was asked, and the first answer (and when it changes: TimedEntry). */
-type LedgerEntry =
-  /** capture: captured with the authorisation (CardAuthorisation.capture); absent in records kept before it was written */
-  (
-    | { op: 'authorise'; outcome: AuthorisationOutcome; amount?: number; currency?: string; connectorRef?: string; capture?: boolean }
-    | { op: 'capture' | 'void' | 'refund'; outcome: OperationOutcome; amount?: number; currency?: string; connectorRef?: string }
-  ) &
-    Omit<Partial<TimedEntry>, 'op' | 'outcome'>;
+/**
+ * What the sandbox keeps under a reference: what was asked, and the first answer (and when it changes: TimedEntry).
+ * An authorisation's `capture`: it captured too (CardAuthorisation.capture); absent in records kept before it was.
+ */
+type LedgerEntry = (
+  | { op: 'authorise'; outcome: AuthorisationOutcome; amount?: number; currency?: string; connectorRef?: string; capture?: boolean }
+  | { op: 'capture' | 'void' | 'refund'; outcome: OperationOutcome; amount?: number; currency?: string; connectorRef?: string }
+) &
+  Omit<Partial<TimedEntry>, 'op' | 'outcome'>;
 
 type Asked = { op: string; amount?: number; currency?: string; connectorRef?: string; capture?: boolean };
 
