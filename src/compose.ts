@@ -24,6 +24,7 @@ import { PrometheusMetrics } from './metrics/prometheus.js';
 import { recoveryJob } from './core/jobs/recovery.js';
 import { testClockJob } from './core/jobs/test-clocks.js';
 import { disputeStepsJob } from './core/disputes/steps.js';
+import { reconcileJob } from './core/reconcile/job.js';
 
 /**
  * The store the configuration asks for: Redis when REDIS_URL is set, else the embedded in-memory store.
@@ -106,6 +107,7 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     notifyAllowPrivate: config.notifyAllowPrivate,
     authFailuresPerMinute: config.authFailuresPerMinute,
     pendingResolveMs: config.pendingResolveMs,
+    reconcileWindowMs: config.reconcileWindowMs,
     transport: overrides.transport ?? httpNotificationTransport,
     metrics: config.metricsAllow ? new PrometheusMetrics({ store, merchants: config.merchants, clock }) : noMetrics,
   };
@@ -123,6 +125,7 @@ export function backgroundJobs(deps: CoreDeps, _config: Config): BackgroundJob[]
     recoveryJob(deps),
     testClockJob(deps),
     disputeStepsJob(deps),
+    reconcileJob(deps),
   ];
   return jobs.map((job) => meteredJob(job, deps.metrics));
 }

@@ -32,6 +32,9 @@ const boolFlag = z
 const unsetWhenBlank = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema);
 
+const MAX_RECONCILE_DAYS = 90;
+const RECONCILE_DAYS_RULE = `must be a whole number of days from 0 (reconciliation off) to ${MAX_RECONCILE_DAYS}`;
+
 const envSchema = z.object({
   PORT: unsetWhenBlank(z.coerce.number().int().min(0).max(65535).default(8080)),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -78,6 +81,15 @@ const envSchema = z.object({
   AUTH_FAILURES_PER_MINUTE: unsetWhenBlank(z.coerce.number().int().min(0).default(300)),
   METRICS_ALLOW: z.string().default('127.0.0.1,::1'),
   PENDING_RESOLVE_SECONDS: unsetWhenBlank(z.coerce.number().min(0.1).max(86_400).default(60)),
+  /** how many days back reconciliation compares payments with the acquirer's books (0: off) */
+  RECONCILE_DAYS: unsetWhenBlank(
+    z.coerce
+      .number({ error: RECONCILE_DAYS_RULE })
+      .int({ error: RECONCILE_DAYS_RULE })
+      .min(0, { error: RECONCILE_DAYS_RULE })
+      .max(MAX_RECONCILE_DAYS, { error: RECONCILE_DAYS_RULE })
+      .default(7),
+  ),
   WORKERS: z
     .string()
     .default('1')
@@ -125,6 +137,8 @@ export interface Config {
   authFailuresPerMinute: number;
   /** PENDING_RESOLVE_SECONDS: an outcome not recorded this long after its claim is resolved by recovery */
   pendingResolveMs: number;
+  /** RECONCILE_DAYS in ms: how far back reconciliation looks for payments with acquirer activity (0: off) */
+  reconcileWindowMs: number;
   /** WORKERS: gateway processes under one node:cluster primary (`auto`: one per available core) */
   workers: number;
   merchants: MerchantDirectory;
@@ -316,6 +330,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     pendingResolveMs: Math.round(e.PENDING_RESOLVE_SECONDS * 1000),
+    reconcileWindowMs: e.RECONCILE_DAYS * 86_400_000,
     workers,
     merchants: directory,
     merchantsFromFile: fromFile,

@@ -38,6 +38,17 @@ describe('configuration (DESIGN section 1)', () => {
     expect(() => loadConfig({ MAX_CONNECTIONS: 'many' })).toThrowError(/^MAX_CONNECTIONS: /);
   });
 
+  it('when RECONCILE_DAYS is set, then it is the reconciliation window (0 turns it off); anything but 0 to 90 whole days stops the start naming it', () => {
+    expect(loadConfig({}).reconcileWindowMs).toBe(7 * 86_400_000);
+    expect(loadConfig({ RECONCILE_DAYS: '' }).reconcileWindowMs).toBe(7 * 86_400_000);
+    expect(loadConfig({ RECONCILE_DAYS: '30' }).reconcileWindowMs).toBe(30 * 86_400_000);
+    expect(loadConfig({ RECONCILE_DAYS: '0' }).reconcileWindowMs).toBe(0);
+    for (const bad of ['week', '-1', '1.5', '91'])
+      expect(() => loadConfig({ RECONCILE_DAYS: bad })).toThrowError(
+        'RECONCILE_DAYS: must be a whole number of days from 0 (reconciliation off) to 90',
+      );
+  });
+
   it('when nothing is set, then the gateway runs on the embedded store with the demo merchant on port 8080', () => {
     const c = loadConfig({});
     expect(c.port).toBe(8080);

@@ -27,6 +27,7 @@ export class PrometheusMetrics implements GatewayMetrics {
   private readonly deliveries: Counter<'result'>;
   private readonly jobs: Counter<'job' | 'result'>;
   private readonly disputes: Counter<'reason' | 'status'>;
+  private readonly discrepancies: Counter<'connector' | 'kind'>;
 
   constructor(sources: Sources) {
     const registers = [this.registry];
@@ -65,6 +66,12 @@ export class PrometheusMetrics implements GatewayMetrics {
       name: 'gateway_disputes_total',
       help: 'Dispute status changes (opening included), by dispute_reason and the dispute_status reached',
       labelNames: ['reason', 'status'],
+      registers,
+    });
+    this.discrepancies = new Counter({
+      name: 'gateway_reconciliation_discrepancies_total',
+      help: "Payments whose acquirer's books differ from the gateway's record in a way no transition explains, by connector and kind (each payment and kind counted once)",
+      labelNames: ['connector', 'kind'],
       registers,
     });
     new Gauge({
@@ -121,6 +128,10 @@ export class PrometheusMetrics implements GatewayMetrics {
 
   disputeMoved(reason: string, status: string): void {
     this.disputes.inc({ reason, status });
+  }
+
+  reconciliationDiscrepancy(connector: string, kind: string): void {
+    this.discrepancies.inc({ connector, kind });
   }
 
   /** One answered HTTP request; `route` is the matched pattern, never the raw path. */

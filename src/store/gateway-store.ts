@@ -18,6 +18,7 @@ import type { CheckoutSession } from '../core/checkout/session.js';
 import type { AcquirerLedger } from '../core/ports/acquirer-ledger.js';
 import { CLOCK_QUEUES, type ClockMark, type TestClock } from '../core/clocks/clock-record.js';
 import { isOpenDispute, type DisputeRecord } from '../core/disputes/dispute-record.js';
+import { DISCREPANCY_KINDS, type DiscrepancyRecord, type ReconcilePass } from '../core/reconcile/reconcile-records.js';
 import type { Condition, KvStore, Versioned, Write } from './kv.js';
 
 /**
@@ -80,6 +81,10 @@ export const keys = {
   disputesByTime: (m: string, account: string) => `gw:{${m}}:disputes:${account}`,
   /** an account's open dispute ids scored by due date (the portal's list) */
   openDisputes: (m: string, account: string) => `gw:{${m}}:disputes-open:${account}`,
+  /** what reconciliation found differing for a payment, one key per kind (reconcile-records.ts) */
+  discrepancy: (m: string, txn: string, kind: string) => `gw:{${m}}:discrepancy:${txn}:${kind}`,
+  /** an account's reconciliation pass: where it stands and who runs it */
+  reconcilePass: (m: string, account: string) => `gw:{${m}}:reconcile-pass:${account}`,
   portalSession: (m: string, id: string) => `gw:{${m}}:portal-session:${id}`,
   /** portal actions (JSON members scored by time): per subject, and the merchant's all together */
   audit: (m: string, subject: string | undefined) => (subject === undefined ? `gw:{${m}}:audit` : `gw:{${m}}:audit:${subject}`),
@@ -273,6 +278,16 @@ export class KvGatewayStore implements GatewayStore {
       writes.push({ op: 'put', key, data: encode(next) });
       if (expected === 0) writes.push({ op: 'zadd', key: keys.testClocks(m), score: next.created_at, member: next.test_clock_id });
     }
+    for (const { next, expected } of change.discrepancies ?? []) {
+      const key = keys.discrepancy(m, next.transaction_id, next.kind);
+      conditions.push({ key, version: expected });
+      writes.push({ op: 'put', key, data: encode(next) });
+    }
+    for (const { next, expected } of change.reconcilePasses ?? []) {
+      const key = keys.reconcilePass(m, next.account_id);
+      conditions.push({ key, version: expected });
+      writes.push({ op: 'put', key, data: encode(next) });
+    }
     for (const { id, next, expected, ttlMs } of change.portalSessions ?? []) {
       const key = keys.portalSession(m, id);
       if (expected >= 0) conditions.push({ key, version: expected });
@@ -321,6 +336,17 @@ export class KvGatewayStore implements GatewayStore {
       (next as ClockMark).test_clock_id = clock;
       if (expected === 0) list(`payout:${next.transaction_id}`);
     }
+    for (const { next, expected } of change.discrepancies ?? [])
+      if (expected === 0) list(`discrepancy:${next.transaction_id}:${next.kind}`);
+  }
+
+  async discrepanciesOf(m: string, txn: string): Promise<DiscrepancyRecord[]> {
+    const found = await this.kv.getMany(DISCREPANCY_KINDS.map((kind) => keys.discrepancy(m, txn, kind)));
+    return found.flatMap((v) => decode<DiscrepancyRecord>(v) ?? []);
+  }
+
+  async getReconcilePasses(m: string, accounts: readonly string[]): Promise<(ReconcilePass | undefined)[]> {
+    return (await this.kv.getMany(accounts.map((a) => keys.reconcilePass(m, a)))).map((v) => decode<ReconcilePass>(v));
   }
 
   async getTestClock(m: string, clock: string): Promise<TestClock | undefined> {
@@ -374,6 +400,10 @@ export class KvGatewayStore implements GatewayStore {
       if (isOpenDispute(d.status)) giveBack(d.account_id, d.currency, d.amount + d.fee);
     }
     for (const notifyId of ids('outbox')) writes.push({ op: 'del', key: keys.outbox(m, notifyId) });
+    for (const found of ids('discrepancy')) {
+      const at = found.lastIndexOf(':');
+      writes.push({ op: 'del', key: keys.discrepancy(m, found.slice(0, at), found.slice(at + 1)) });
+    }
     for (const p of (await Promise.all(ids('payout').map((txn) => this.getPayout(m, txn)))).flatMap((x) => x ?? [])) {
       writes.push(
         { op: 'del', key: keys.payout(m, p.transaction_id) },

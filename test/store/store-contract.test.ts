@@ -6,6 +6,7 @@ import { RedisKv, connectRedis } from '../../src/store/redis-kv.js';
 import { KvGatewayStore, keys } from '../../src/store/gateway-store.js';
 import type { Payment } from '../../src/core/payments/payment.js';
 import type { OutboxRecord } from '../../src/core/notifications/outbox-record.js';
+import type { DiscrepancyRecord, ReconcilePass } from '../../src/core/reconcile/reconcile-records.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 
 let redis: RedisServer;
@@ -517,5 +518,59 @@ describe.each([
     expect(await store.overdueOutbox(m, -Infinity, 100, 10)).toEqual([{ notifyId: 'b', at: 20 }]);
     // a notification that does not exist is at version 0
     expect(await store.commit({ ...drop(0), outboxUnchanged: [{ notifyId: 'gone', version: 0 }] })).toBe(true);
+  });
+});
+
+describe.each([
+  ['memory', () => new MemoryKv() as KvStore],
+  ['redis', () => redisKv as KvStore],
+])('reconciliation records (%s)', (_name, make) => {
+  const discrepancy = (m: string, txn: string, kind: DiscrepancyRecord['kind']): DiscrepancyRecord => ({
+    version: 0,
+    merchant_id: m,
+    account_id: 'acc',
+    transaction_id: txn,
+    kind,
+    connector: 'sandbox',
+    found_at: 10,
+    currency: 'USD',
+    acquirer_amount: 4000,
+    gateway_amount: 2000,
+    references: [`${txn}-02`],
+  });
+
+  it("when a payment's discrepancy is created twice, then the second is refused and one per kind is kept", async () => {
+    const store = new KvGatewayStore(make());
+    const m = `reconcile-${++n}`;
+    const first = discrepancy(m, 'T1', 'refunds');
+    expect(await store.commit({ merchantId: m, discrepancies: [{ next: first, expected: 0 }] })).toBe(true);
+    expect(await store.commit({ merchantId: m, discrepancies: [{ next: { ...first, found_at: 20 }, expected: 0 }] })).toBe(false);
+    expect(await store.commit({ merchantId: m, discrepancies: [{ next: discrepancy(m, 'T1', 'capture'), expected: 0 }] })).toBe(true);
+    const kept = await store.discrepanciesOf(m, 'T1');
+    expect(kept.map((d) => [d.kind, d.found_at, d.version])).toEqual([
+      ['capture', 10, 1],
+      ['refunds', 10, 1],
+    ]);
+    expect(await store.discrepanciesOf(m, 'T2')).toEqual([]);
+  });
+
+  it("when an account's pass is written with the version read, then a stale writer is refused", async () => {
+    const store = new KvGatewayStore(make());
+    const m = `reconcile-${++n}`;
+    const pass: ReconcilePass = {
+      version: 0,
+      merchant_id: m,
+      account_id: 'acc',
+      started_at: 100,
+      window_from: 0,
+      phase: 'payments',
+      compared: 0,
+      caught_up: 0,
+      discrepancies: 0,
+    };
+    expect(await store.commit({ merchantId: m, reconcilePasses: [{ next: pass, expected: 0 }] })).toBe(true);
+    expect(await store.commit({ merchantId: m, reconcilePasses: [{ next: { ...pass, lease_until: 200 }, expected: 1 }] })).toBe(true);
+    expect(await store.commit({ merchantId: m, reconcilePasses: [{ next: { ...pass, lease_until: 300 }, expected: 1 }] })).toBe(false);
+    expect(await store.getReconcilePasses(m, ['acc', 'other'])).toEqual([{ ...pass, version: 2, lease_until: 200 }, undefined]);
   });
 });

@@ -14,7 +14,8 @@ export function jobOf(
     | 'threeds-challenge-expiry'
     | 'pending-resolve'
     | 'auth-expiry'
-    | 'dispute-steps',
+    | 'dispute-steps'
+    | 'reconciliation',
 ): BackgroundJob {
   const job = backgroundJobs(gw.deps, gw.config).find((j) => j.name === name);
   if (!job) throw new Error(`no background job ${name}`);

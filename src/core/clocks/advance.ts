@@ -17,6 +17,7 @@ import { payoutLifecycleJob } from '../payouts/lifecycle.js';
 import { CLOCK_QUEUES, type ClockQueue, type TestClock } from './clock-record.js';
 import { clockDeps, type ClockDeps } from './clock-deps.js';
 import { assertSandbox, findClock } from './clocks.js';
+import { reconcileClockPayments } from '../reconcile/clock.js';
 
 /** An advance may cross at most this many due steps of one object (DESIGN 14); more is refused before anything moves. */
 export const MAX_STEPS_PER_OBJECT = 1_000;
@@ -146,8 +147,10 @@ async function renewLease(deps: CoreDeps, clock: TestClock, at: number): Promise
  * Runs a held advance to its end: the earliest due step of any of the clock's queues, at its time (never before
  * the clock's), by the job of that queue (every item due by then, each claimed as the live job claims it, so a
  * step is made once whoever runs it); then the clock's time is recorded there with the lease renewed. What is
- * recorded is done: a process that dies leaves the rest to whoever takes the lease after it runs out. At the
- * end the clock is `ready` at the advance's time, with its `test_clock` notification in the same write.
+ * recorded is done: a process that dies leaves the rest to whoever takes the lease after it runs out. Once no
+ * step is due, the clock's payments are reconciled with the sandbox's books at the advance's time (what the live
+ * reconciliation job does: reconcile/clock.ts), and the steps that queued are made. At the end the clock is
+ * `ready` at the advance's time, with its `test_clock` notification in the same write.
  */
 export async function runAdvance(deps: CoreDeps, held: TestClock): Promise<boolean> {
   let clock = held;
@@ -155,11 +158,19 @@ export async function runAdvance(deps: CoreDeps, held: TestClock): Promise<boole
   const cdeps = clockDeps(deps, clock);
   const jobs = clockJobs(cdeps);
   const seen = new Map<string, number>();
+  let reconciled = false;
   for (;;) {
     // one step a turn of the event loop: an advance of months never holds up other merchants (kernel/turns.ts)
     await nextTurn();
     const step = await nextStep(deps, clock, to);
-    if (!step) break;
+    if (!step && reconciled) break;
+    if (!step) {
+      // every step due is made: the clock's payments are reconciled at its new time, then what that queued runs
+      reconciled = true;
+      cdeps.clock.set(Math.max(clock.frozen_time, to));
+      await reconcileClockPayments(cdeps);
+      continue;
+    }
     const at = Math.max(clock.frozen_time, step.at);
     cdeps.clock.set(at);
     const job = jobs[step.queue];

@@ -1,6 +1,8 @@
 import type { Clock, IdGenerator } from '../kernel/clock.js';
 import { fromAcquirerAmount } from '../kernel/money.js';
 import type { AcquirerLedger } from '../ports/acquirer-ledger.js';
+import type { AcquirerBooks, PaymentReferences } from '../ports/acquirer-books.js';
+import { sandboxBooks } from './sandbox-books.js';
 import type { DisputeEvidence, DisputeReason } from '../disputes/dispute-record.js';
 import type {
   AcquirerDispute,
@@ -114,7 +116,8 @@ export class SandboxConnector implements CardConnector {
 
   authorise(req: CardAuthorisation): Promise<AuthorisationOutcome> {
     const { outcome, timed } = this.decision(req);
-    return this.once({ op: 'authorise' as const, amount: req.amount, currency: req.currency }, req.reference, () => outcome, timed);
+    const asked = { op: 'authorise' as const, amount: req.amount, currency: req.currency, capture: req.capture === true };
+    return this.once(asked, req.reference, () => outcome, timed);
   }
 
   /**
@@ -129,7 +132,14 @@ export class SandboxConnector implements CardConnector {
   ): Promise<{ outcome: AuthorisationOutcome; record: { reference: string; data: string } } | undefined> {
     if (!this.inStore || TIMED_CARDS[req.pan]?.lostAnswer) return undefined;
     const { outcome, timed } = this.decision(req);
-    const data = JSON.stringify({ op: 'authorise', amount: req.amount, currency: req.currency, outcome, ...timed });
+    const data = JSON.stringify({
+      op: 'authorise',
+      amount: req.amount,
+      currency: req.currency,
+      capture: req.capture === true,
+      outcome,
+      ...timed,
+    });
     return { outcome, record: { reference: req.reference, data } };
   }
 
@@ -276,6 +286,17 @@ export class SandboxConnector implements CardConnector {
     return outcome;
   }
 
+  /** The payment's records in the ledger (CardConnector.books): sandbox-books.ts reads them. */
+  books(refs: PaymentReferences): Promise<AcquirerBooks> {
+    return sandboxBooks(refs, {
+      lookup: (reference) => this.ledger.ledgerLookup(reference),
+      now: () => this.clock.now(),
+      captureMarker,
+      decisionKey,
+      disputePlan: disputePlanOf,
+    });
+  }
+
   async status(reference: string): Promise<AcquirerStatus> {
     const kept = await this.ledger.ledgerLookup(reference);
     if (!kept) return undefined;
@@ -317,14 +338,17 @@ function captureOutcome(marker: string, reference: string, connectorRef: string)
   return marker === reference ? { ok: true, connectorRef } : { ok: false, message: 'sandbox: authorisation already captured' };
 }
 
-/** What the sandbox keeps under a reference: what was asked, and the first answer (and when it changes: TimedEntry). */
+/**
+ * What the sandbox keeps under a reference: what was asked, and the first answer (and when it changes: TimedEntry).
+ * An authorisation's `capture`: it captured too (CardAuthorisation.capture); absent in records kept before it was.
+ */
 type LedgerEntry = (
-  | { op: 'authorise'; outcome: AuthorisationOutcome; amount?: number; currency?: string; connectorRef?: string }
+  | { op: 'authorise'; outcome: AuthorisationOutcome; amount?: number; currency?: string; connectorRef?: string; capture?: boolean }
   | { op: 'capture' | 'void' | 'refund'; outcome: OperationOutcome; amount?: number; currency?: string; connectorRef?: string }
 ) &
   Omit<Partial<TimedEntry>, 'op' | 'outcome'>;
 
-type Asked = { op: string; amount?: number; currency?: string; connectorRef?: string };
+type Asked = { op: string; amount?: number; currency?: string; connectorRef?: string; capture?: boolean };
 
 /** The same request again (a retry), not another one under a used reference. Records written before they kept the request match any. */
 function sameRequest(kept: Asked, asked: Asked): boolean {

@@ -2,6 +2,7 @@ import type { CoreDeps } from '../ports/deps.js';
 import type { Payment, PaymentStatus } from '../payments/payment.js';
 import type { OutboxRecord } from '../notifications/outbox.js';
 import type { AuditRecord } from './audit.js';
+import type { DiscrepancyKind, DiscrepancyRecord } from '../reconcile/reconcile-records.js';
 
 /** One delivery attempt as kept on the notification: when, the HTTP status if one came, the error if it failed. */
 export interface DeliveryTry {
@@ -36,7 +37,9 @@ export type StoryEvent =
   | { at: number; kind: 'refund'; reference: string; amount: number; currency: string }
   | { at: number; kind: 'queued'; notify_type: string; notify_id: string }
   | { at: number; kind: 'delivery'; delivery: DeliverySummary }
-  | { at: number; kind: 'action'; email: string; action: string; ok: boolean; result: string };
+  | { at: number; kind: 'action'; email: string; action: string; ok: boolean; result: string }
+  /** reconciliation found the acquirer's books differ: what (the kind) and the amount on each side */
+  | { at: number; kind: 'discrepancy'; what: DiscrepancyKind; acquirer: number; gateway: number; currency: string; connector: string };
 
 /** Everything the payment page shows: the payment, its notifications and their deliveries, the portal actions, its history. */
 export interface PaymentStory {
@@ -53,9 +56,10 @@ const NOTIFICATIONS_SHOWN = 50;
 export async function paymentStory(deps: CoreDeps, merchantId: string, transactionId: string): Promise<PaymentStory | undefined> {
   const payment = await deps.store.getPayment(merchantId, transactionId);
   if (!payment || payment.merchant_id !== merchantId || !deps.merchants.find(merchantId, payment.account_id)) return undefined;
-  const [outbox, actions] = await Promise.all([
+  const [outbox, actions, discrepancies] = await Promise.all([
     deps.store.outboxOfOrder(merchantId, payment.account_id, payment.order_no, NOTIFICATIONS_SHOWN),
     deps.store.auditOf(merchantId, transactionId, 100),
+    deps.store.discrepanciesOf(merchantId, transactionId),
   ]);
   const notifications = outbox.filter((n) => n.fields.transaction_id === undefined || n.fields.transaction_id === transactionId);
   return {
@@ -63,7 +67,7 @@ export async function paymentStory(deps: CoreDeps, merchantId: string, transacti
     notifications,
     deliveries: notifications.map(summariseDelivery),
     actions,
-    history: historyOf(payment, notifications, actions),
+    history: historyOf(payment, notifications, actions, discrepancies),
   };
 }
 
@@ -86,7 +90,12 @@ export function summariseDelivery(n: OutboxRecord): DeliverySummary {
   };
 }
 
-export function historyOf(p: Payment, notifications: OutboxRecord[], actions: AuditRecord[]): StoryEvent[] {
+export function historyOf(
+  p: Payment,
+  notifications: OutboxRecord[],
+  actions: AuditRecord[],
+  discrepancies: readonly DiscrepancyRecord[] = [],
+): StoryEvent[] {
   const events: StoryEvent[] = [{ at: p.created_at, kind: 'created', source: p.source, amount: p.amount, currency: p.currency }];
   for (const h of p.history ?? []) events.push({ at: h.at, kind: 'status', from: h.from, to: h.to });
   for (const r of p.refunds) {
@@ -99,6 +108,10 @@ export function historyOf(p: Payment, notifications: OutboxRecord[], actions: Au
     if (delivery.attempts > 0) events.push({ at: n.delivered_at ?? delivery.last?.at ?? n.created_at, kind: 'delivery', delivery });
   }
   for (const a of actions) events.push({ at: a.at, kind: 'action', email: a.email, action: a.action, ok: a.ok, result: a.result });
+  for (const d of discrepancies) {
+    const { acquirer_amount: acquirer, gateway_amount: gateway, currency, connector } = d;
+    events.push({ at: d.found_at, kind: 'discrepancy', what: d.kind, acquirer, gateway, currency, connector });
+  }
   // stable sort: events at the same instant keep the order they happened in (creation, move, notification)
   return events.sort((a, b) => a.at - b.at);
 }

@@ -1,6 +1,7 @@
 import type { BrowserInfo } from '../payments/payment.js';
 import type { Clock } from '../kernel/clock.js';
 import type { DisputeEvidence, DisputeReason } from '../disputes/dispute-record.js';
+import type { AcquirerBooks, PaymentReferences } from './acquirer-books.js';
 
 export type { BrowserInfo };
 
@@ -141,6 +142,12 @@ export interface CardConnector {
   endChallenge?(connectorRef: string, reference: string): Promise<AuthorisationOutcome | undefined>;
   /** Disputes (DESIGN 13); absent where the connector does not offer them (the gateway then opens none itself). */
   readonly disputes?: DisputeOperations;
+  /**
+   * The acquirer's own records of one payment's money, read by reconciliation (core/reconcile) to compare with
+   * the gateway's. A read only: it moves nothing. Throws when the acquirer cannot be read (the payment is then
+   * looked at again on a later pass). Absent: this connector's payments are not reconciled.
+   */
+  books?(payment: PaymentReferences): Promise<AcquirerBooks>;
 }
 
 /**

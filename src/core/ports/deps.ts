@@ -42,6 +42,8 @@ export interface CoreDeps {
   authFailuresPerMinute: number;
   /** PENDING_RESOLVE_SECONDS: a claim older than this is resumed by recovery (DESIGN 10) */
   pendingResolveMs: number;
+  /** RECONCILE_DAYS in ms: how far back reconciliation looks (0: off; absent: the default 7 days) */
+  reconcileWindowMs?: number;
   /** sends notifications (and resolves their hosts) */
   transport: NotificationTransport;
   /** what happened, for the operator's metrics (noMetrics when METRICS_ALLOW=off) */

@@ -12,6 +12,8 @@ export interface GatewayMetrics {
   jobRun(job: string, result: 'ok' | 'partial' | 'error'): void;
   /** a dispute reached a status (opened included): its dispute_reason and dispute_status (DESIGN 13) */
   disputeMoved(reason: string, status: string): void;
+  /** reconciliation found a new discrepancy: the connector's code and its kind (reconcile/reconcile-records.ts) */
+  reconciliationDiscrepancy(connector: string, kind: string): void;
 }
 
 /** Metrics switched off (METRICS_ALLOW=off): every report is dropped. */
@@ -20,4 +22,5 @@ export const noMetrics: GatewayMetrics = {
   notificationAttempt: () => undefined,
   jobRun: () => undefined,
   disputeMoved: () => undefined,
+  reconciliationDiscrepancy: () => undefined,
 };

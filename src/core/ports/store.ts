@@ -11,10 +11,19 @@ import type { PortalFlash, PortalFormRecord } from '../portal/form-records.js';
 import type { TestClock } from '../clocks/clock-record.js';
 import type { SavedCard, ShopperScope } from '../saved-cards/saved-card-record.js';
 import type { DisputeRecord } from '../disputes/dispute-record.js';
+import type { DiscrepancyRecord, ReconcilePass } from '../reconcile/reconcile-records.js';
 
-/** Queues of work due at a time, per merchant: the sweeps and schedulers read them. */
+/** Queues of work due at a time, per merchant: the sweeps and schedulers read them (`reconcile`: accounts, by account id). */
 export type DueQueue =
-  'auth_expiry' | 'contract_charge' | 'outbox' | 'payout' | 'threeds_challenge' | 'pending_resolve' | 'test_clock' | 'dispute';
+  | 'auth_expiry'
+  | 'contract_charge'
+  | 'outbox'
+  | 'payout'
+  | 'threeds_challenge'
+  | 'pending_resolve'
+  | 'test_clock'
+  | 'dispute'
+  | 'reconcile';
 
 /** Everything one atomic step writes. All records belong to one merchant (one Redis Cluster slot). */
 export interface ChangeSet {
@@ -66,6 +75,10 @@ export interface ChangeSet {
   disputes?: { next: DisputeRecord; expected: number }[];
   /** test clocks, with the version read (0 to create) */
   testClocks?: { next: TestClock; expected: number }[];
+  /** reconciliation's discrepancies, one per (payment, kind): created with expected 0, so one found again writes nothing */
+  discrepancies?: { next: DiscrepancyRecord; expected: number }[];
+  /** an account's reconciliation pass, with the version read (0 to create) */
+  reconcilePasses?: { next: ReconcilePass; expected: number }[];
   /** portal sessions by id (next null ends it; expected -1: whatever its version) */
   portalSessions?: { id: string; next: PortalSession | null; expected: number; ttlMs: number }[];
   /** portal actions, indexed by their subject and per merchant */
@@ -166,6 +179,10 @@ export interface GatewayStore extends AcquirerLedger {
   ): Promise<boolean>;
   getPortalForm(merchantId: string, sessionId: string, nonce: string): Promise<PortalFormRecord | undefined>;
   getPortalFlash(merchantId: string, sessionId: string): Promise<PortalFlash | undefined>;
+  /** The discrepancies reconciliation kept for a payment (at most one per kind). */
+  discrepanciesOf(merchantId: string, transactionId: string): Promise<DiscrepancyRecord[]>;
+  /** The reconciliation passes of these accounts (undefined for one that has none yet). */
+  getReconcilePasses(merchantId: string, accountIds: readonly string[]): Promise<(ReconcilePass | undefined)[]>;
   getTestClock(merchantId: string, testClockId: string): Promise<TestClock | undefined>;
   /** The merchant's test clocks, oldest first, at most limit. */
   testClocksOf(merchantId: string, limit: number): Promise<TestClock[]>;

@@ -65,6 +65,12 @@ export function portalHelpers(timezone: string, lang = 'en') {
           outcome: t(e.ok ? 'history.done' : 'history.refused'),
           result: ltr(e.result),
         });
+      case 'discrepancy':
+        return t(`history.discrepancy.${e.what}`, {
+          connector: ltr(e.connector),
+          acquirer: money(e.acquirer, e.currency),
+          gateway: money(e.gateway, e.currency),
+        });
     }
   }
 

@@ -29,6 +29,7 @@ describe('meteredJob', () => {
       notificationAttempt: () => undefined,
       jobRun: (job, result) => reported.push(`${job}:${result}`),
       disputeMoved: () => undefined,
+      reconciliationDiscrepancy: () => undefined,
     };
     const job = meteredJob(scriptedJob([{ handled: 3, failed: 0 }, { handled: 2, failed: 1 }, 'throw']), metrics);
     expect(await job.runOnce()).toBe(3);

@@ -3,6 +3,7 @@ import { AcquirerStub, type StubAnswer, type StubRequest } from './stub-server.j
 /**
  * A stub of Stripe's API for the calls the Stripe connector makes, written from Stripe's API reference:
  * PaymentIntents (create and confirm, retrieve, capture, cancel, search by metadata), refunds (create, list),
+ * disputes (update, close, list by payment_intent),
  * form-encoded requests, Idempotency-Key, errors as `{ error: { type, code, decline_code, message } }`.
  * Its own records (`intents`, `refunds`, `captures`) are what the tests count: never two charges or
  * captures for one reference.
@@ -259,6 +260,22 @@ export class StripeStub extends AcquirerStub {
     return structuredClone(dp);
   }
 
+  /** A refund made in Stripe's Dashboard, not through the gateway: no gateway reference in its metadata. */
+  refundInDashboard(intentId: string, amount: number): Refund {
+    const pi = this.intents.get(intentId)!;
+    const refund: Refund = {
+      id: this.id('re'),
+      object: 'refund',
+      amount,
+      currency: pi.currency,
+      payment_intent: pi.id,
+      status: 'succeeded',
+      metadata: {},
+    };
+    this.refunds.set(refund.id, refund);
+    return structuredClone(refund);
+  }
+
   /** The intent Stripe made for a gateway reference (its metadata). */
   intentFor(reference: string): Intent | undefined {
     return [...this.intents.values()].find((pi) => pi.metadata.gateway_reference === reference);
@@ -279,6 +296,10 @@ export class StripeStub extends AcquirerStub {
       return this.found(m[1]!, (pi) => ({ status: 200, body: pi }));
     if ((m = /^\/v1\/payment_intents\/([^/]+)\/capture$/.exec(r.path))) return this.found(m[1]!, (pi) => this.capture(pi, form));
     if ((m = /^\/v1\/payment_intents\/([^/]+)\/cancel$/.exec(r.path))) return this.found(m[1]!, (pi) => this.cancel(pi));
+    if (r.method === 'GET' && r.path === '/v1/disputes') {
+      const data = [...this.disputes.values()].filter((x) => x.payment_intent === r.query.get('payment_intent'));
+      return { status: 200, body: { object: 'list', data, has_more: false, url: '/v1/disputes' } };
+    }
     if ((m = /^\/v1\/disputes\/([^/]+)$/.exec(r.path)) && r.method === 'POST')
       return this.disputeFound(m[1]!, (dp) => this.evidence(dp, form));
     if ((m = /^\/v1\/disputes\/([^/]+)\/close$/.exec(r.path)) && r.method === 'POST')

@@ -10,6 +10,8 @@ import type {
 import { AcquirerJournal, AcquirerUnreachable, connectRefused, referenceKind } from '../journal.js';
 import { PlainHttpAdyenClient } from './http-client.js';
 import { cardOf, paymentOutcome } from './map.js';
+import type { AcquirerBooks, PaymentReferences } from '../../ports/acquirer-books.js';
+import { adyenBooks } from './books.js';
 
 export interface AdyenSettings {
   apiKey: string;
@@ -206,6 +208,11 @@ export class AdyenConnector implements CardConnector {
         : undefined;
     if (psp) return { op: 'authorise', outcome: { kind: 'pending', connectorRef: psp } };
     throw new AcquirerUnreachable('adyen', 'no answer or notification from Adyen under this reference yet');
+  }
+
+  /** What the journal holds of the payment (CardConnector.books): Adyen cannot be read by payment (books.ts). */
+  books(refs: PaymentReferences): Promise<AcquirerBooks> {
+    return adyenBooks(refs, this.journal);
   }
 
   /**

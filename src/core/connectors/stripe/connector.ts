@@ -9,7 +9,11 @@ import type {
 } from '../../ports/card-connector.js';
 import type { DisputeEvidence } from '../../disputes/dispute-record.js';
 import { AcquirerJournal, AcquirerUnreachable, connectRefused, referenceKind } from '../journal.js';
-import { declineReason, intentOutcome, paymentMethodOf } from './map.js';
+import { REFERENCE_METADATA, declineReason, intentOutcome, paymentMethodOf } from './map.js';
+import type { AcquirerBooks, PaymentReferences } from '../../ports/acquirer-books.js';
+import { stripeBooks } from './books.js';
+
+export { REFERENCE_METADATA };
 
 export interface StripeSettings {
   secretKey: string;
@@ -32,9 +36,6 @@ export const STRIPE_SEARCH_LAG_MS = 60_000;
  * running at Stripe, so what a direct read of the intent and its refunds does not show was not done.
  */
 export const STRIPE_IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
-
-/** The metadata key that carries the gateway's acquirer reference on every Stripe object it makes. */
-export const REFERENCE_METADATA = 'gateway_reference';
 
 /**
  * A card connector on Stripe's PaymentIntents, through the official `stripe` package. Every money-moving call
@@ -319,6 +320,12 @@ export class StripeConnector implements CardConnector {
         };
       }
     }
+  }
+
+  /** The payment's intents, refunds and disputes at Stripe (CardConnector.books; books.ts). */
+  books(refs: PaymentReferences): Promise<AcquirerBooks> {
+    const searchLagMs = this.settings.searchLagMs ?? STRIPE_SEARCH_LAG_MS;
+    return stripeBooks(refs, { stripe: this.stripe, journal: this.journal, search: (r) => this.search(r), searchLagMs, now: this.now });
   }
 
   private async search(reference: string): Promise<string | undefined> {

@@ -2,7 +2,7 @@ import type Stripe from 'stripe';
 import type { AcquirerEvent } from '../acquirer-events.js';
 import type { AcquirerDispute } from '../../ports/card-connector.js';
 import type { DisputeReason } from '../../disputes/dispute-record.js';
-import { REFERENCE_METADATA } from './connector.js';
+import { REFERENCE_METADATA } from './map.js';
 
 /**
  * A Stripe event in the gateway's terms. The intent's events name the authorisation's reference (its

@@ -6,6 +6,9 @@ import type { AuthorisationOutcome, CardAuthorisation, DeclineReason } from '../
  * a PaymentIntent as an authorisation outcome, and Stripe's decline codes as the gateway's reasons.
  */
 
+/** The metadata key that carries the gateway's acquirer reference on every Stripe object it makes. */
+export const REFERENCE_METADATA = 'gateway_reference';
+
 /**
  * In test mode Stripe refuses raw card numbers (without the raw card data permission), so the sandbox test
  * cards of DESIGN 7 travel as Stripe's own test payment methods with the same behaviour. Any other number is

@@ -184,6 +184,14 @@ export const portalDe: PortalCatalogue = {
   'history.action': '{email}: {action}, {outcome} ({result})',
   'history.done': 'erledigt',
   'history.refused': 'abgelehnt',
+  'history.discrepancy.authorisation':
+    'Abgleich: Der Acquirer ({connector}) hält eine Autorisierung über {acquirer}; das Gateway verbucht {gateway}',
+  'history.discrepancy.capture':
+    'Abgleich: Der Acquirer ({connector}) hat {acquirer} eingezogen; das Gateway verbucht {gateway} als eingezogen',
+  'history.discrepancy.refunds':
+    'Abgleich: Der Acquirer ({connector}) hat {acquirer} erstattet; das Gateway verbucht {gateway} als erstattet',
+  'history.discrepancy.dispute':
+    'Abgleich: Rückbuchungen beim Acquirer ({connector}) haben {acquirer} zurückgeholt; das Gateway verbucht {gateway} als verloren',
   'action.capture': 'Einzug',
   'action.cancel': 'Stornierung',
   'action.refund': 'Erstattung',

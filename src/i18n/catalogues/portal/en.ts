@@ -188,6 +188,12 @@ export const portalEn = {
   'history.action': '{email}: {action}, {outcome} ({result})',
   'history.done': 'done',
   'history.refused': 'refused',
+  'history.discrepancy.authorisation':
+    'Reconciliation: the acquirer ({connector}) holds an authorisation of {acquirer}; the gateway records {gateway}',
+  'history.discrepancy.capture': 'Reconciliation: the acquirer ({connector}) captured {acquirer}; the gateway records {gateway} captured',
+  'history.discrepancy.refunds': 'Reconciliation: the acquirer ({connector}) refunded {acquirer}; the gateway records {gateway} refunded',
+  'history.discrepancy.dispute':
+    'Reconciliation: disputes at the acquirer ({connector}) took back {acquirer}; the gateway records {gateway} lost',
   'action.capture': 'capture',
   'action.cancel': 'cancel',
   'action.refund': 'refund',

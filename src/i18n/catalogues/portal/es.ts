@@ -185,6 +185,13 @@ export const portalEs: PortalCatalogue = {
   'history.action': '{email}: {action}, {outcome} ({result})',
   'history.done': 'hecho',
   'history.refused': 'rechazado',
+  'history.discrepancy.authorisation':
+    'Conciliación: el adquirente ({connector}) mantiene una autorización de {acquirer}; la pasarela registra {gateway}',
+  'history.discrepancy.capture': 'Conciliación: el adquirente ({connector}) cobró {acquirer}; la pasarela registra {gateway} cobrados',
+  'history.discrepancy.refunds':
+    'Conciliación: el adquirente ({connector}) reembolsó {acquirer}; la pasarela registra {gateway} reembolsados',
+  'history.discrepancy.dispute':
+    'Conciliación: las disputas en el adquirente ({connector}) retiraron {acquirer}; la pasarela registra {gateway} perdidos',
   'action.capture': 'cobro',
   'action.cancel': 'cancelación',
   'action.refund': 'reembolso',

@@ -184,6 +184,14 @@ export const portalFr: PortalCatalogue = {
   'history.action': '{email} : {action}, {outcome} ({result})',
   'history.done': 'effectué',
   'history.refused': 'refusé',
+  'history.discrepancy.authorisation':
+    'Rapprochement : l’acquéreur ({connector}) détient une autorisation de {acquirer} ; la passerelle enregistre {gateway}',
+  'history.discrepancy.capture':
+    'Rapprochement : l’acquéreur ({connector}) a encaissé {acquirer} ; la passerelle enregistre {gateway} encaissés',
+  'history.discrepancy.refunds':
+    'Rapprochement : l’acquéreur ({connector}) a remboursé {acquirer} ; la passerelle enregistre {gateway} remboursés',
+  'history.discrepancy.dispute':
+    'Rapprochement : les litiges chez l’acquéreur ({connector}) ont repris {acquirer} ; la passerelle enregistre {gateway} perdus',
   'action.capture': 'encaissement',
   'action.cancel': 'annulation',
   'action.refund': 'remboursement',

@@ -184,6 +184,12 @@ export const portalJa: PortalCatalogue = {
   'history.action': '{email}：{action}、{outcome}（{result}）',
   'history.done': '完了',
   'history.refused': '拒否',
+  'history.discrepancy.authorisation':
+    '照合：アクワイアラ（{connector}）は {acquirer} のオーソリを保持していますが、ゲートウェイの記録は {gateway} です',
+  'history.discrepancy.capture': '照合：アクワイアラ（{connector}）の売上確定額は {acquirer} ですが、ゲートウェイの記録は {gateway} です',
+  'history.discrepancy.refunds': '照合：アクワイアラ（{connector}）の返金額は {acquirer} ですが、ゲートウェイの記録は {gateway} です',
+  'history.discrepancy.dispute':
+    '照合：アクワイアラ（{connector}）のチャージバックで {acquirer} が引き戻されましたが、ゲートウェイの記録は {gateway} です',
   'action.capture': '売上確定',
   'action.cancel': '取消',
   'action.refund': '返金',
