@@ -26,15 +26,37 @@ const CHALLENGE = '4000002500003155';
 export const SANDBOX_CHALLENGE_CODE = '123456';
 
 /**
- * Dispute test cards (DESIGN 7 and 13): approved, then disputed as soon as the payment is captured. The
+ * Dispute test cards (docs/disputes.md): approved, then disputed as soon as the payment is captured. The
  * authorisation's reference carries the dispute to come (its prefix), so a capture costs nothing more to
- * tell: `watches` reads the prefix, `since` answers the one dispute.
+ * tell: `watches` reads the prefix, `since` answers the one dispute. `cycle`: the sandbox reverses its
+ * decision later, and charges a reversed loss back again (sandboxCycle).
  */
-const DISPUTE_CARDS: Record<string, { prefix: string; reason: DisputeReason; inquiry: boolean }> = {
+const DISPUTE_CARDS: Record<string, { prefix: string; reason: DisputeReason; inquiry: boolean; cycle?: true }> = {
   '4000000000000259': { prefix: 'sbxdf', reason: 'fraudulent', inquiry: false },
   '4000000000002685': { prefix: 'sbxdp', reason: 'product_not_received', inquiry: false },
   '4000000000001976': { prefix: 'sbxdg', reason: 'general', inquiry: true },
+  '4000000000007726': { prefix: 'sbxdc', reason: 'duplicate', inquiry: false, cycle: true },
 };
+
+const DAY_MS = 86_400_000;
+/** The sandbox's last moment for evidence: this long after it opened the dispute (at the payment's capture). */
+export const SANDBOX_RESPONSE_WINDOW_MS = 7 * DAY_MS;
+/** The cycle card's reversals: each this long after the move before it (docs/disputes.md). */
+export const SANDBOX_REVERSAL_MS = 2 * DAY_MS;
+
+/**
+ * The cycle card's dispute at `now`, its first decision made at `decidedAt`: that decision until
+ * SANDBOX_REVERSAL_MS later, then reversed. A loss reversed (a chargeback reversed: won) is charged back again
+ * another SANDBOX_REVERSAL_MS later (a second chargeback: lost, final); a win reversed (pre-arbitration lost) is
+ * final. With the time of its next move while it has one.
+ */
+export function sandboxCycle(first: 'won' | 'lost', decidedAt: number, now: number): { status: 'won' | 'lost'; askAgainAt?: number } {
+  const reversedAt = decidedAt + SANDBOX_REVERSAL_MS;
+  if (now < reversedAt) return { status: first, askAgainAt: reversedAt };
+  if (first === 'won') return { status: 'lost' };
+  const againAt = reversedAt + SANDBOX_REVERSAL_MS;
+  return now < againAt ? { status: 'won', askAgainAt: againAt } : { status: 'lost' };
+}
 const DISPUTE_BY_PREFIX = new Map(Object.values(DISPUTE_CARDS).map((c) => [c.prefix, c]));
 const disputePlanOf = (connectorRef: string) => DISPUTE_BY_PREFIX.get(connectorRef.slice(0, connectorRef.indexOf('_')));
 
@@ -240,19 +262,31 @@ export class SandboxConnector implements CardConnector {
   }
 
   /**
-   * The sandbox's disputes: one per payment of a dispute test card, named `<connectorRef>_dp01`. Its decision
-   * is kept in the ledger when the evidence or the acceptance arrives (the first one wins); the gateway reads
-   * it when its decision step falls due, 1 day after the evidence.
+   * The sandbox's disputes: one per payment of a dispute test card, named `<connectorRef>_dp01`, opened at the
+   * payment's capture (`since`, the capture's time as the gateway asks, kept in the ledger the first time) and
+   * due 7 days later. Its decision is kept in the ledger (the first one wins): when the evidence or the
+   * acceptance arrives, or, for a dispute still unanswered when asked after its due date, lost. The gateway
+   * reads it when it asks (its decision step 1 day after the evidence, its deadline step, after an acceptance).
+   * The cycle card's decision is reversed later (sandboxCycle), timed from when it was first reported.
    */
   readonly disputes: DisputeOperations = {
     watches: (connectorRef) => disputePlanOf(connectorRef) !== undefined,
-    since: async (connectorRef): Promise<AcquirerDispute[]> => {
+    since: async (connectorRef, since, now): Promise<AcquirerDispute[]> => {
       const plan = disputePlanOf(connectorRef);
       if (!plan) return [];
       const disputeRef = `${connectorRef}_dp01`;
-      const decided = await this.ledger.ledgerLookup(decisionKey(disputeRef));
-      const status = decided === 'won' || decided === 'lost' ? decided : plan.inquiry ? 'inquiry' : 'needs_response';
-      return [{ disputeRef, reason: plan.reason, status }];
+      const [opened, kept] = await Promise.all([
+        this.ledger.ledgerRecord(`${disputeRef}#opened`, String(since)),
+        this.ledger.ledgerLookup(decisionKey(disputeRef)),
+      ]);
+      const dueAt = Number(opened) + SANDBOX_RESPONSE_WINDOW_MS;
+      // the sandbox's rule: a dispute still unanswered after its due date is lost
+      const decided = kept ?? (now > dueAt ? await this.ledger.ledgerRecord(decisionKey(disputeRef), 'lost') : undefined);
+      const base = { disputeRef, reason: plan.reason, dueAt };
+      if (decided !== 'won' && decided !== 'lost') return [{ ...base, status: plan.inquiry ? 'inquiry' : 'needs_response' }];
+      if (!plan.cycle) return [{ ...base, status: decided }];
+      const decidedAt = Number(await this.ledger.ledgerRecord(`${disputeRef}#decided`, String(now)));
+      return [{ ...base, ...sandboxCycle(decided, decidedAt, now) }];
     },
     submitEvidence: (disputeRef, evidence, reference) => this.answerDispute('evidence', disputeRef, reference, sandboxDecision(evidence)),
     accept: (disputeRef, reference) => this.answerDispute('accept', disputeRef, reference, 'lost'),

@@ -160,6 +160,17 @@ export interface AcquirerDispute {
    * `defensePeriodEndsAt`): the dispute's due_date. Absent: the gateway's own window (DESIGN 13's 7 days).
    */
   dueAt?: number;
+  /**
+   * The report's place in the dispute's story at the acquirer, where its events give one (Stripe: the event's
+   * time; Adyen: the stage its event code stands for); greater is later. Webhooks arrive in any order: a report
+   * from earlier in the story than one already applied changes nothing.
+   */
+  order?: number;
+  /**
+   * From an acquirer the gateway asks rather than one that reports by webhook (the sandbox): when its next
+   * move on this dispute falls due (a decision it will reverse). The gateway asks it again then.
+   */
+  askAgainAt?: number;
 }
 
 /**
@@ -173,8 +184,12 @@ export interface DisputeOperations {
    * after its capture (the sandbox's dispute test cards). Cheap and local: asked on every capture.
    */
   watches(connectorRef: string): boolean;
-  /** The disputes the acquirer has on the payment authorised under `connectorRef`, opened since `since` (ms). */
-  since(connectorRef: string, since: number): Promise<AcquirerDispute[]>;
+  /**
+   * The disputes the acquirer has on the payment authorised under `connectorRef`, opened since `since` (ms), as
+   * they stand at `now` (the time of the asking step: the live clock's, or a test clock's). An acquirer with no
+   * clock of its own (the sandbox) makes its time-driven moves up to `now` when asked.
+   */
+  since(connectorRef: string, since: number, now: number): Promise<AcquirerDispute[]>;
   /** Sends the evidence of a dispute under `reference` (the same reference again answers the first result). */
   submitEvidence(disputeRef: string, evidence: DisputeEvidence, reference: string): Promise<OperationOutcome>;
   /** Accepts a dispute (the merchant gives the amount up) under `reference`. */

@@ -230,15 +230,15 @@ describe('a dispute opened at the acquirer', () => {
         const res = await stripeDelivery(gw, 'charge.dispute.created', { ...dispute, status: 'warning_needs_response' }, 'evt_dp_created');
         expect([res.status, res.text]).toEqual([200, expected]);
       }
-      expect(await statusOf()).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'inquiry' }]);
+      expect(await statusOf()).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'inquiry', amount: 5000 }]);
       const [opened] = await gw.deps.store.getDisputes(MERCHANT_ID, [`${paid.transaction_id}-D01`]);
       expect(opened).toMatchObject({ reason: 'fraudulent', amount: 5000, acquirer_ref: 'dp_stub_1' });
       const escalated = await stripeDelivery(gw, 'charge.dispute.updated', { ...dispute, status: 'needs_response' }, 'evt_dp_updated');
       expect([escalated.status, escalated.text]).toEqual([200, 'applied']);
-      expect(await statusOf()).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response' }]);
+      expect(await statusOf()).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response', amount: 5000 }]);
       const closed = await stripeDelivery(gw, 'charge.dispute.closed', { ...dispute, status: 'lost' }, 'evt_dp_closed');
       expect([closed.status, closed.text]).toEqual([200, 'applied']);
-      expect(await statusOf()).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'lost' }]);
+      expect(await statusOf()).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'lost', amount: 5000 }]);
     } finally {
       await gw.close();
     }
@@ -258,7 +258,7 @@ describe('a dispute opened at the acquirer', () => {
       expect(won).toMatchObject({ status: 'won' });
       expect(won!.history.map((h) => h.to)).toEqual(['needs_response', 'under_review', 'won']);
       expect((await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id))!.disputes).toEqual([
-        { dispute_id: `${paid.transaction_id}-D01`, status: 'won' },
+        { dispute_id: `${paid.transaction_id}-D01`, status: 'won', amount: 5000 },
       ]);
     } finally {
       await gw.close();
@@ -452,7 +452,7 @@ describe('a dispute opened at the acquirer', () => {
     }
   });
 
-  it("when Stripe gives a dispute its due_by, then that is the dispute's due_date, and an escalation's new due_by moves it and its deadline", async () => {
+  it("when Stripe gives a dispute its due_by, then that is the dispute's due_date, an escalation's new due_by moves it and its deadline, and the deadline ends evidence but leaves the decision to Stripe", async () => {
     const gw = gateway('stripe', 'dispute-due-by');
     try {
       const paid = await captured(gw);
@@ -467,14 +467,22 @@ describe('a dispute opened at the acquirer', () => {
       const escalated = { ...dp, status: 'needs_response', evidence_details: { submission_count: 0, due_by: second } };
       expect((await stripeDelivery(gw, 'charge.dispute.updated', escalated, 'evt_dpd2_updated')).text).toBe('applied');
       expect(await gw.deps.store.getDispute(MERCHANT_ID, disputeId)).toMatchObject({ status: 'needs_response', due_at: second * 1000 });
-      // the first due date passes: nothing closes; the second passes: lost by the deadline
+      // the first due date passes: nothing closes, evidence is still taken
       (gw.deps.clock as ManualClock).advance(first * 1000 - gw.deps.clock.now() + 1_000);
       await jobOf(gw, 'dispute-steps').runOnce();
       expect((await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!.status).toBe('needs_response');
+      // the second passes: evidence is refused from then on, and the dispute waits for Stripe's decision
       await pastDueDate(gw, disputeId);
+      expect((await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!.status).toBe('needs_response');
+      const late = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: 'late', submit: '1' });
+      expect(late.body).toMatchObject({ return_status: '0', dispute_status: 'needs_response' });
+      expect(String(late.body.return_message)).toContain('due_date for evidence has passed');
+      expect(await gw.deps.store.dueCount(MERCHANT_ID, 'dispute')).toBe(0);
+      const lost = { ...escalated, status: 'lost' };
+      expect((await stripeDelivery(gw, 'charge.dispute.closed', lost, 'evt_dpd2_closed')).text).toBe('applied');
       const d = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
       expect(d.status).toBe('lost');
-      expect(d.history.map((h) => h.cause)).toContain('deadline');
+      expect(d.history.map((h) => h.cause)).toEqual(['opened', 'escalated', 'decided']);
     } finally {
       await gw.close();
     }
@@ -571,7 +579,7 @@ describe('a dispute opened at the acquirer', () => {
           expect((await adyenDelivery(gw, item)).status).toBe(200);
         }
         const p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
-        expect(p!.disputes, code).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response' }]);
+        expect(p!.disputes, code).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response', amount: 5000 }]);
       } finally {
         await gw.close();
       }
@@ -601,12 +609,12 @@ describe('a dispute opened at the acquirer', () => {
       expect((await adyenDelivery(gw, chargeback('NOTIFICATION_OF_CHARGEBACK'))).status).toBe(200);
       expect((await adyenDelivery(gw, chargeback('NOTIFICATION_OF_CHARGEBACK'))).status).toBe(200);
       let p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
-      expect(p!.disputes).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response' }]);
+      expect(p!.disputes).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response', amount: 5000 }]);
       const [opened] = await gw.deps.store.getDisputes(MERCHANT_ID, [`${paid.transaction_id}-D01`]);
       expect(opened).toMatchObject({ reason: 'product_not_received', amount: 5000 });
       expect((await adyenDelivery(gw, chargeback('SECOND_CHARGEBACK'))).status).toBe(200);
       p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
-      expect(p!.disputes).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'lost' }]);
+      expect(p!.disputes).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'lost', amount: 5000 }]);
     } finally {
       await gw.close();
     }

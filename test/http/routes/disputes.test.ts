@@ -305,7 +305,7 @@ describe('money in other currencies and auto capture', () => {
     const paid = await pay(gw.app, { card: CARDS.disputeFraud }, true);
     // open by the authorisation's answer, no job run
     const p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
-    expect(p!.disputes).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response' }]);
+    expect(p!.disputes).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response', amount: 1000 }]);
     expect(await balance(gw, 'USD', AUTO_ACCOUNT_ID)).toBe(100_000 - 2500);
   });
 

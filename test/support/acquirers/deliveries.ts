@@ -3,9 +3,12 @@ import Stripe from 'stripe';
 import type { TestGateway } from '../gateway.js';
 import { STRIPE_ENV } from './accounts.js';
 
-/** A Stripe webhook delivery of one event (`type`, its `object`, its id), signed with the account's secret. */
-export function stripeDelivery(gw: TestGateway, type: string, object: unknown, id: string) {
-  const payload = JSON.stringify({ id, object: 'event', type, data: { object } });
+/**
+ * A Stripe webhook delivery of one event (`type`, its `object`, its id, and when Stripe made it: `created`, unix
+ * seconds, as every Stripe event has), signed with the account's secret.
+ */
+export function stripeDelivery(gw: TestGateway, type: string, object: unknown, id: string, created?: number) {
+  const payload = JSON.stringify({ id, object: 'event', type, ...(created !== undefined ? { created } : {}), data: { object } });
   const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: STRIPE_ENV.STRIPE_WHSEC_SHOP1 });
   return request(gw.app)
     .post('/connectors/stripe/webhook')
