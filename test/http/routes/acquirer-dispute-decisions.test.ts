@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
+import adyenLibrary from '@adyen/api-library';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { ACCOUNT_ID, MERCHANT_ID, makeGateway, type TestGateway } from '../../support/gateway.js';
 import { pay, postBatch, postQuery, ref, type Paid } from '../../support/operations.js';
@@ -200,6 +201,53 @@ describe('Adyen reverses its decision, and charges back again', () => {
       expect((await disputeOf(gw, inquiry)).status).toBe('under_review');
       await adyenSays(gw, inquiry, 'ISSUER_RESPONSE_TIMEFRAME_EXPIRED');
       expect((await disputeOf(gw, inquiry)).status).toBe('won');
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('refunds and a dispute lost, reversed and lost again', () => {
+  const refundOf = async (gw: TestGateway, paid: Paid, amount: string) =>
+    (await postBatch(gw.app, 'refund', [ref(paid, { amount: '50.00', refund_amount: amount, refund_reason: `r ${amount}` })])).body
+      .refund_orders[0] as Record<string, string>;
+
+  it('when a partly disputed payment is lost, reversed and charged back again, then the amount left to refund follows: refused, allowed, refused', async () => {
+    const gw = gateway('adyen', 'refunds');
+    try {
+      const paid = await captured(gw);
+      // the chargeback takes 30.00 of the 50.00 captured
+      const item = (code: string) => {
+        const it = adyen.notification(code, paid.transaction_id, ADYEN_HMAC, true, 'Goods not received');
+        it.amount = { value: 3000, currency: 'EUR' };
+        it.additionalData = { hmacSignature: new adyenLibrary.hmacValidator().calculateHmac(it, ADYEN_HMAC) };
+        return it;
+      };
+      const send = async (code: string) => {
+        (gw.deps.clock as ManualClock).advance(1_000);
+        const res = await adyenDelivery(gw, item(code));
+        expect(res.status, code).toBe(200);
+      };
+      await send('CHARGEBACK');
+      expect(await refundOf(gw, paid, '1.00')).toMatchObject({ refund_message: expect.stringMatching(/^V2011:/) as unknown });
+      await send('DISPUTE_DEFENSE_PERIOD_ENDED');
+      // lost: 20.00 left to refund
+      expect(await refundOf(gw, paid, '20.01')).toMatchObject({
+        refund_status: '0',
+        refund_message: `V3006:Refund amount exceeds what is left after a lost dispute: ${paid.transaction_id}-D01`,
+      });
+      expect(await refundOf(gw, paid, '15.00')).toMatchObject({ refund_status: '1' });
+      expect(await refundOf(gw, paid, '5.01')).toMatchObject({ refund_message: expect.stringMatching(/^V3006:/) as unknown });
+      // reversed: the 30.00 is the merchant's again, and may be refunded
+      await send('CHARGEBACK_REVERSED');
+      expect(await refundOf(gw, paid, '30.00')).toMatchObject({ refund_status: '1' });
+      // charged back again: nothing is left to refund (the refunds made stand), and beyond the captured amount
+      // less the refunds it is the usual refusal
+      await send('SECOND_CHARGEBACK');
+      expect(await refundOf(gw, paid, '5.00')).toMatchObject({ refund_message: expect.stringMatching(/^V3006:/) as unknown });
+      expect(await refundOf(gw, paid, '5.01')).toMatchObject({ refund_message: expect.stringMatching(/^V3002:/) as unknown });
+      expect(await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id)).toMatchObject({ refunded: 4500, captured: 5000 });
+      expect(adyen.modifications.filter((m) => m.kind === 'refund').map((m) => m.amount?.value)).toEqual([1500, 3000]);
     } finally {
       await gw.close();
     }

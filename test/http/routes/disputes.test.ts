@@ -222,6 +222,28 @@ describe('an accepted dispute', () => {
   });
 });
 
+describe('refunds after a lost dispute', () => {
+  it('when the merchant accepts a dispute (lost), then a refund of what the chargeback took is a per-order failure naming the dispute, and nothing is refunded', async () => {
+    const { gw, paid, d } = await openedDispute('dispute-lost-refund', CARDS.disputeFraud);
+    const accepted = await disputeCall(gw.app, 'disputeAccept', { dispute_id: d!.dispute_id });
+    expect(accepted.body).toMatchObject({ return_status: '1', dispute_status: 'lost' });
+    const refund = await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '10.00', refund_reason: 'goodwill' })]);
+    expect(refund.body.refund_orders[0]).toMatchObject({
+      refund_status: '0',
+      refund_message: `V3006:Refund amount exceeds what is left after a lost dispute: ${d!.dispute_id}`,
+    });
+    // not even a cent: the dispute took the whole captured amount
+    const cent = await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '0.01', refund_reason: 'a cent' })]);
+    expect(cent.body.refund_orders[0].refund_message).toMatch(/^V3006:/);
+    const p = (await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id))!;
+    expect(p).toMatchObject({ refunded: 0, status: '3100' });
+    expect(p.refunds).toEqual([]);
+    // the sandbox was asked nothing: a refund of the same amount has no record there
+    expect(await gw.deps.store.ledgerOf!(MERCHANT_ID).ledgerLookup(`${paid.transaction_id}-01`)).toBeUndefined();
+    expect(await balance(gw)).toBe(OPENING.USD - 1000 - 1500);
+  });
+});
+
 describe('an inquiry', () => {
   it('when a general-card payment is disputed, then it opens as an inquiry and escalates to needs_response a day later', async () => {
     const { gw, clock } = gatewayAt('dispute-inquiry');
