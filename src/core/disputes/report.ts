@@ -4,7 +4,7 @@ import type { AcquirerDispute } from '../ports/card-connector.js';
 import type { Payment } from '../payments/payment.js';
 import { fromAcquirerAmount } from '../kernel/money.js';
 import { pause } from '../kernel/clock.js';
-import { answersSent, emptyEvidence, type DisputeRecord, type DisputeStatus } from './dispute-record.js';
+import { answersSent, emptyEvidence, isOpenDispute, type DisputeRecord, type DisputeStatus } from './dispute-record.js';
 import { pathTo } from './transitions.js';
 import { commitDisputeChange, type DisputeChange } from './write.js';
 import { DISPUTE_FEE, INQUIRY_ESCALATION_MS, RESPONSE_WINDOW_MS, closingDue, deadlineAt, disputeIdOf, disputeStep } from './rules.js';
@@ -111,6 +111,7 @@ function opened(payment: Payment, report: AcquirerDispute, n: number, now: numbe
 /** The change that brings a known dispute to the status the acquirer reports, or why the table refuses it. */
 function towards(d: DisputeRecord, report: AcquirerDispute, now: number): DisputeChange | 'unchanged' | string {
   if (report.status === d.status || (report.status === 'inquiry' && d.status !== 'inquiry')) return 'unchanged';
+  if (report.openOnly && !isOpenDispute(d.status)) return 'unchanged';
   if (report.status === 'needs_response' && d.status !== 'inquiry') return 'unchanged';
   // evidence the acquirer has: a dispute already past it (or closed) stays as it is
   if (report.status === 'under_review' && d.status !== 'inquiry' && d.status !== 'needs_response') return 'unchanged';

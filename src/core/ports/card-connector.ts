@@ -167,6 +167,12 @@ export interface AcquirerDispute {
    */
   order?: number;
   /**
+   * The report closes a dispute still open and never reverses a decision: an inquiry closed without a
+   * chargeback (Stripe's `warning_closed`, which is also how Stripe reports an inquiry the merchant accepted;
+   * Adyen's lapsed inquiry), a dispute prevented. On a decided dispute it changes nothing.
+   */
+  openOnly?: boolean;
+  /**
    * From an acquirer the gateway asks rather than one that reports by webhook (the sandbox): when its next
    * move on this dispute falls due (a decision it will reverse). The gateway asks it again then.
    */

@@ -362,6 +362,23 @@ describe('Stripe decides after the due date, and reverses its decisions', () => 
     }
   });
 
+  it('when the merchant accepts an inquiry and Stripe reports it closed (warning_closed, as it reports a lapsed one), then it stays lost: a closure never reverses a decision', async () => {
+    const gw = gateway('stripe', 'inquiry-accepted');
+    try {
+      const paid = await captured(gw);
+      const dp = stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'general', 'warning_needs_response');
+      expect((await stripeDelivery(gw, 'charge.dispute.created', dp, 'evt_ia_created', 100)).text).toBe('applied');
+      const accepted = await disputeCall(gw.app, 'disputeAccept', { dispute_id: `${paid.transaction_id}-D01` });
+      expect(accepted.body).toMatchObject({ return_status: '1', dispute_status: 'lost' });
+      expect(stripe.disputes.get(dp.id)!.status).toBe('warning_closed');
+      expect((await stripeDelivery(gw, 'charge.dispute.closed', stripe.disputes.get(dp.id), 'evt_ia_closed', 200)).text).toBe('applied');
+      expect((await disputeOf(gw, paid)).status).toBe('lost');
+      expect(await balance(gw)).toBe(-AMOUNT - FEE);
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('when evidence is sent after the due date through the gateway, then it is refused saying so, and the dispute stays open for Stripe to decide', async () => {
     const gw = gateway('stripe', 'evidence-closed');
     const clock = gw.deps.clock as ManualClock;

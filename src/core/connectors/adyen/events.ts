@@ -106,11 +106,11 @@ const DISPUTE_INFO: Readonly<Record<string, string>> = {
  * (the merchant's defence, sent in Adyen's Customer Area) comes at more than one stage, so it has none: it puts
  * an unanswered dispute under review and moves nothing else.
  */
-const DISPUTE_EVENTS: Readonly<Record<string, { status: AcquirerDispute['status']; order?: number }>> = {
+const DISPUTE_EVENTS: Readonly<Record<string, { status: AcquirerDispute['status']; order?: number; openOnly?: true }>> = {
   REQUEST_FOR_INFORMATION: { status: 'inquiry', order: 10 },
   // the issuer let its inquiry lapse, or took the answer: no chargeback. After a chargeback (a later stage) it
   // moves nothing: CHARGEBACK_REVERSED gives the money back
-  ISSUER_RESPONSE_TIMEFRAME_EXPIRED: { status: 'won', order: 15 },
+  ISSUER_RESPONSE_TIMEFRAME_EXPIRED: { status: 'won', order: 15, openOnly: true },
   NOTIFICATION_OF_CHARGEBACK: { status: 'needs_response', order: 20 },
   // the amount is debited, the dispute still defendable
   CHARGEBACK: { status: 'needs_response', order: 30 },
@@ -146,6 +146,7 @@ export function adyenDispute(item: Item): AcquirerDispute {
     reason: disputeReason(item.reason ?? ''),
     status: event?.status ?? 'needs_response',
     ...(event?.order !== undefined ? { order: event.order } : {}),
+    ...(event?.openOnly ? { openOnly: true } : {}),
     ...(item.amount?.value !== undefined ? { amount: item.amount.value } : {}),
     ...(Number.isFinite(ends) ? { dueAt: ends } : {}),
   };

@@ -105,5 +105,8 @@ export function stripeDispute(d: Stripe.Dispute, type = 'charge.dispute.updated'
     amount: d.amount,
     ...(typeof dueBy === 'number' && Number.isFinite(dueBy) ? { dueAt: dueBy * 1000 } : {}),
     ...(typeof created === 'number' && Number.isFinite(created) ? { order: created * 10 + rank } : {}),
+    // an inquiry closed (lapsed, or accepted by the merchant: Stripe says the same) or a dispute prevented
+    // closes an open dispute and never reverses a decision
+    ...(d.status === 'warning_closed' || d.status === 'prevented' ? { openOnly: true } : {}),
   };
 }
