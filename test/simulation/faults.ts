@@ -282,7 +282,7 @@ function processDisputes(
   };
   return {
     watches: (ref) => inner.watches(ref),
-    since: (ref, since, now) => alive(() => inner.since(ref, since, now)),
+    since: (ref, since) => alive(() => inner.since(ref, since)),
     submitEvidence: (ref, evidence, reference) => call('dispute', reference, () => inner.submitEvidence(ref, evidence, reference)),
     accept: (ref, reference) => call('dispute', reference, () => inner.accept(ref, reference)),
   };

@@ -1,9 +1,7 @@
 import type { Clock, IdGenerator } from '../kernel/clock.js';
 import { fromAcquirerAmount } from '../kernel/money.js';
 import type { AcquirerLedger } from '../ports/acquirer-ledger.js';
-import type { DisputeEvidence, DisputeReason } from '../disputes/dispute-record.js';
 import type {
-  AcquirerDispute,
   AcquirerStatus,
   AuthorisationOutcome,
   CardAuthorisation,
@@ -14,6 +12,7 @@ import type {
 } from '../ports/card-connector.js';
 import { AcquirerUnreachable } from './journal.js';
 import { PROCESSING_MS, TIMED_CARDS, entryAt, timedFields, timedPlanOf, type TimedEntry } from './sandbox-cards.js';
+import { DISPUTE_CARDS, sandboxDisputes } from './sandbox-disputes.js';
 
 /** Test cards of DESIGN section 7. Any other valid number is approved. */
 const DECLINES: Record<string, DeclineReason> = {
@@ -24,48 +23,6 @@ const DECLINES: Record<string, DeclineReason> = {
 const PROCESSING_ERROR = '4000000000000119';
 const CHALLENGE = '4000002500003155';
 export const SANDBOX_CHALLENGE_CODE = '123456';
-
-/**
- * Dispute test cards (docs/disputes.md): approved, then disputed as soon as the payment is captured. The
- * authorisation's reference carries the dispute to come (its prefix), so a capture costs nothing more to
- * tell: `watches` reads the prefix, `since` answers the one dispute. `cycle`: the sandbox reverses its
- * decision later, and charges a reversed loss back again (sandboxCycle).
- */
-const DISPUTE_CARDS: Record<string, { prefix: string; reason: DisputeReason; inquiry: boolean; cycle?: true }> = {
-  '4000000000000259': { prefix: 'sbxdf', reason: 'fraudulent', inquiry: false },
-  '4000000000002685': { prefix: 'sbxdp', reason: 'product_not_received', inquiry: false },
-  '4000000000001976': { prefix: 'sbxdg', reason: 'general', inquiry: true },
-  '4000000000007726': { prefix: 'sbxdc', reason: 'duplicate', inquiry: false, cycle: true },
-};
-
-const DAY_MS = 86_400_000;
-/** The sandbox's last moment for evidence: this long after it opened the dispute (at the payment's capture). */
-export const SANDBOX_RESPONSE_WINDOW_MS = 7 * DAY_MS;
-/** The cycle card's reversals: each this long after the move before it (docs/disputes.md). */
-export const SANDBOX_REVERSAL_MS = 2 * DAY_MS;
-
-/**
- * The cycle card's dispute at `now`, its first decision made at `decidedAt`: that decision until
- * SANDBOX_REVERSAL_MS later, then reversed. A loss reversed (a chargeback reversed: won) is charged back again
- * another SANDBOX_REVERSAL_MS later (a second chargeback: lost, final); a win reversed (pre-arbitration lost) is
- * final. With the time of its next move while it has one.
- */
-export function sandboxCycle(first: 'won' | 'lost', decidedAt: number, now: number): { status: 'won' | 'lost'; askAgainAt?: number } {
-  const reversedAt = decidedAt + SANDBOX_REVERSAL_MS;
-  if (now < reversedAt) return { status: first, askAgainAt: reversedAt };
-  if (first === 'won') return { status: 'lost' };
-  const againAt = reversedAt + SANDBOX_REVERSAL_MS;
-  return now < againAt ? { status: 'won', askAgainAt: againAt } : { status: 'lost' };
-}
-const DISPUTE_BY_PREFIX = new Map(Object.values(DISPUTE_CARDS).map((c) => [c.prefix, c]));
-const disputePlanOf = (connectorRef: string) => DISPUTE_BY_PREFIX.get(connectorRef.slice(0, connectorRef.indexOf('_')));
-
-/** The sandbox's decision on evidence (DESIGN 13): won if it holds `winning_evidence`, lost if `losing_evidence`, else won. */
-export function sandboxDecision(evidence: DisputeEvidence): 'won' | 'lost' {
-  const text = Object.values(evidence).join('\n');
-  if (text.includes('winning_evidence')) return 'won';
-  return text.includes('losing_evidence') ? 'lost' : 'won';
-}
 
 /**
  * Operation failures on demand (docs/operations.md): a capture or refund of an amount whose cents are 13
@@ -261,54 +218,15 @@ export class SandboxConnector implements CardConnector {
     );
   }
 
-  /**
-   * The sandbox's disputes: one per payment of a dispute test card, named `<connectorRef>_dp01`, opened at the
-   * payment's capture (`since`, the capture's time as the gateway asks, kept in the ledger the first time) and
-   * due 7 days later. Its decision is kept in the ledger (the first one wins): when the evidence or the
-   * acceptance arrives, or, for a dispute still unanswered when asked after its due date, lost. The gateway
-   * reads it when it asks (its decision step 1 day after the evidence, its deadline step, after an acceptance).
-   * The cycle card's decision is reversed later (sandboxCycle), timed from when it was first reported.
-   */
-  readonly disputes: DisputeOperations = {
-    watches: (connectorRef) => disputePlanOf(connectorRef) !== undefined,
-    since: async (connectorRef, since, now): Promise<AcquirerDispute[]> => {
-      const plan = disputePlanOf(connectorRef);
-      if (!plan) return [];
-      const disputeRef = `${connectorRef}_dp01`;
-      const [opened, kept] = await Promise.all([
-        this.ledger.ledgerRecord(`${disputeRef}#opened`, String(since)),
-        this.ledger.ledgerLookup(decisionKey(disputeRef)),
-      ]);
-      const dueAt = Number(opened) + SANDBOX_RESPONSE_WINDOW_MS;
-      // the sandbox's rule: a dispute still unanswered after its due date is lost
-      const decided = kept ?? (now > dueAt ? await this.ledger.ledgerRecord(decisionKey(disputeRef), 'lost') : undefined);
-      const base = { disputeRef, reason: plan.reason, dueAt };
-      if (decided !== 'won' && decided !== 'lost') return [{ ...base, status: plan.inquiry ? 'inquiry' : 'needs_response' }];
-      if (!plan.cycle) return [{ ...base, status: decided }];
-      const decidedAt = Number(await this.ledger.ledgerRecord(`${disputeRef}#decided`, String(now)));
-      return [{ ...base, ...sandboxCycle(decided, decidedAt, now) }];
+  /** The sandbox's disputes (sandbox-disputes.ts), in the sandbox's time. */
+  readonly disputes: DisputeOperations = sandboxDisputes(
+    {
+      ledgerRecord: (key: string, value: string) => this.ledger.ledgerRecord(key, value),
+      ledgerLookup: (key: string) => this.ledger.ledgerLookup(key),
     },
-    submitEvidence: (disputeRef, evidence, reference) => this.answerDispute('evidence', disputeRef, reference, sandboxDecision(evidence)),
-    accept: (disputeRef, reference) => this.answerDispute('accept', disputeRef, reference, 'lost'),
-  };
-
-  /**
-   * Evidence or an acceptance under `reference`, answered once: taken (its decision kept, the first one wins)
-   * unless another answer of the dispute was taken before it, as an acquirer refuses a dispute answered already.
-   */
-  private async answerDispute(
-    act: 'evidence' | 'accept',
-    disputeRef: string,
-    reference: string,
-    decision: 'won' | 'lost',
-  ): Promise<OperationOutcome> {
-    const answered = (await this.ledger.ledgerLookup(decisionKey(disputeRef))) !== undefined;
-    const outcome = await this.once({ op: act, connectorRef: disputeRef }, reference, (): OperationOutcome =>
-      answered ? { ok: false, message: 'sandbox: the dispute was answered already' } : { ok: true, connectorRef: disputeRef },
-    );
-    if (outcome.ok) await this.ledger.ledgerRecord(decisionKey(disputeRef), decision);
-    return outcome;
-  }
+    { now: () => this.clock.now() },
+    (request: Asked, reference: string, act: () => OperationOutcome) => this.once(request, reference, act),
+  );
 
   async status(reference: string): Promise<AcquirerStatus> {
     const kept = await this.ledger.ledgerLookup(reference);
@@ -329,9 +247,6 @@ export class SandboxConnector implements CardConnector {
       : { op: 'capture', outcome: captureOutcome(marker, reference, record.connectorRef), ...asked(record) };
   }
 }
-
-/** The ledger key of a dispute's decision: `won` or `lost`, the first written wins. */
-const decisionKey = (disputeRef: string): string => `${disputeRef}#decision`;
 
 /** What the sandbox keeps of a capture under its reference: the request; the outcome is its marker's. */
 interface CaptureRecord {

@@ -145,7 +145,7 @@ async function openStep(deps: CoreDeps, merchantId: string, member: string, tran
     return false;
   }
   let acted = false;
-  for (const report of await ops.since(payment.connector_ref, capturedAt(payment), now)) {
+  for (const report of await ops.since(payment.connector_ref, capturedAt(payment))) {
     const result = await reportAcquirerDispute(deps, account, transactionId, report, now);
     if (result.kind === 'busy') {
       await deps.store.commit({ merchantId, due: [{ queue: 'dispute', member, at: now + BUSY_RETRY_MS }] });
@@ -179,7 +179,7 @@ async function askAcquirer(
 ): Promise<boolean> {
   const merchantId = account.merchant_id;
   const ops = connectorFor(deps, account).disputes;
-  const reports = ops && payment.connector_ref ? await ops.since(payment.connector_ref, capturedAt(payment), now) : [];
+  const reports = ops && payment.connector_ref ? await ops.since(payment.connector_ref, capturedAt(payment)) : [];
   const report = reports.find((r) => r.disputeRef === dispute.acquirer_ref);
   if (!report) {
     await deps.store.commit(dropMember(merchantId, member));

@@ -192,10 +192,10 @@ export interface DisputeOperations {
   watches(connectorRef: string): boolean;
   /**
    * The disputes the acquirer has on the payment authorised under `connectorRef`, opened since `since` (ms), as
-   * they stand at `now` (the time of the asking step: the live clock's, or a test clock's). An acquirer with no
-   * clock of its own (the sandbox) makes its time-driven moves up to `now` when asked.
+   * they stand now. The sandbox, which has no webhooks, makes its time-driven moves (a due date passed, a
+   * decision reversed) in its own time, a test clock's for a clock's payments, when it is asked.
    */
-  since(connectorRef: string, since: number, now: number): Promise<AcquirerDispute[]>;
+  since(connectorRef: string, since: number): Promise<AcquirerDispute[]>;
   /** Sends the evidence of a dispute under `reference` (the same reference again answers the first result). */
   submitEvidence(disputeRef: string, evidence: DisputeEvidence, reference: string): Promise<OperationOutcome>;
   /** Accepts a dispute (the merchant gives the amount up) under `reference`. */
