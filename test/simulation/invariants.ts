@@ -109,7 +109,10 @@ export async function violations(w: World): Promise<string[]> {
     const say = (what: string) => out.push(`dispute ${d.dispute_id} (${d.status}): ${what}`);
     let from: string = '';
     for (const h of d.history) {
-      if (h.from !== from || (from === '' ? !['inquiry', 'needs_response'].includes(h.to) : !canMoveDispute(h.from as never, h.to)))
+      if (
+        h.from !== from ||
+        (from === '' ? !['inquiry', 'needs_response'].includes(h.to) : !canMoveDispute(h.from as never, h.to, h.cause))
+      )
         say(`move ${h.from || '(opened)'} -> ${h.to} is not in the table`);
       from = h.to;
     }
@@ -126,9 +129,11 @@ export async function violations(w: World): Promise<string[]> {
     const p = await store.getPayment(MERCHANT_ID, d.transaction_id);
     const summary = p?.disputes?.find((s) => s.dispute_id === d.dispute_id);
     if (summary?.status !== d.status) say(`the payment's summary says ${summary?.status}`);
+    // open until its first decision (a decision reversed later moves closed_at on, not the time it was open)
+    const firstClosed = d.history.find((h) => h.to === 'won' || h.to === 'lost')?.at ?? null;
     for (const r of p?.refunds ?? [])
       // (a refund recorded in the same millisecond as the opening, by a recovery that ran first, came before it)
-      if (r.refund_date > d.opened_at && (d.closed_at === null || r.refund_date < d.closed_at))
+      if (r.refund_date > d.opened_at && (firstClosed === null || r.refund_date < firstClosed))
         say(`refund ${r.refund_reference_id} applied while it was open`);
     const notes = p
       ? (await store.outboxOfOrder(MERCHANT_ID, p.account_id, p.order_no, 200)).filter((n) => n.notify_type === 'dispute')

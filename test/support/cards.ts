@@ -21,6 +21,8 @@ export const CARDS = {
   lostAnswer: '4000000000003048',
   /** approved; each refund accepted, then failed 10 minutes later */
   refundFailsLater: '4000000000005126',
+  /** disputed when captured (duplicate); its decision reversed 2 days later, a reversed loss charged back again 2 days after that */
+  disputeCycle: '4000000000007726',
 } as const;
 
 export const ALL_TEST_CARDS: string[] = Object.values(CARDS);

@@ -16,10 +16,8 @@ export interface SandboxLedgerView {
   now(): number;
   /** the key of an authorisation's capture marker: the reference that captured it */
   captureMarker(connectorRef: string): string;
-  /** the key of a dispute's decision */
-  decisionKey(disputeRef: string): string;
-  /** the dispute an authorisation's payment gets once captured (a dispute test card), if any */
-  disputePlan(connectorRef: string): { reason: DisputeReason; inquiry: boolean } | undefined;
+  /** the dispute an authorisation's payment gets once captured (a dispute test card), as it stands now, if any */
+  dispute(connectorRef: string): Promise<{ disputeRef: string; reason: DisputeReason; status: BookDispute['status'] } | undefined>;
 }
 
 /**
@@ -161,10 +159,7 @@ async function refundOf(read: Read, reference: string, now: number): Promise<Boo
 /** The one dispute of a payment of a dispute test card, once captured: as the acquirer decided it, or as it opened. */
 async function disputesOf(ledger: SandboxLedgerView, current: Found | undefined, capture: BookCapture): Promise<BookDispute[]> {
   const connectorRef = current?.connectorRef;
-  const plan = connectorRef ? ledger.disputePlan(connectorRef) : undefined;
-  if (!plan || !connectorRef || capture.status !== 'succeeded') return [];
-  const disputeRef = `${connectorRef}_dp01`;
-  const decided = await ledger.lookup(ledger.decisionKey(disputeRef));
-  const status = decided === 'won' || decided === 'lost' ? decided : plan.inquiry ? 'inquiry' : 'needs_response';
-  return [{ disputeRef, reason: plan.reason, status, amount: capture.amount, final: true }];
+  if (!connectorRef || capture.status !== 'succeeded') return [];
+  const dispute = await ledger.dispute(connectorRef);
+  return dispute ? [{ ...dispute, amount: capture.amount, final: true }] : [];
 }

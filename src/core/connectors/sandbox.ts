@@ -3,9 +3,7 @@ import { fromAcquirerAmount } from '../kernel/money.js';
 import type { AcquirerLedger } from '../ports/acquirer-ledger.js';
 import type { AcquirerBooks, PaymentReferences } from '../ports/acquirer-books.js';
 import { sandboxBooks } from './sandbox-books.js';
-import type { DisputeEvidence, DisputeReason } from '../disputes/dispute-record.js';
 import type {
-  AcquirerDispute,
   AcquirerStatus,
   AuthorisationOutcome,
   CardAuthorisation,
@@ -16,6 +14,7 @@ import type {
 } from '../ports/card-connector.js';
 import { AcquirerUnreachable } from './journal.js';
 import { PROCESSING_MS, TIMED_CARDS, entryAt, timedFields, timedPlanOf, type TimedEntry } from './sandbox-cards.js';
+import { DISPUTE_CARDS, sandboxDisputeStanding, sandboxDisputes } from './sandbox-disputes.js';
 
 /** Test cards of DESIGN section 7. Any other valid number is approved. */
 const DECLINES: Record<string, DeclineReason> = {
@@ -26,26 +25,6 @@ const DECLINES: Record<string, DeclineReason> = {
 const PROCESSING_ERROR = '4000000000000119';
 const CHALLENGE = '4000002500003155';
 export const SANDBOX_CHALLENGE_CODE = '123456';
-
-/**
- * Dispute test cards (DESIGN 7 and 13): approved, then disputed as soon as the payment is captured. The
- * authorisation's reference carries the dispute to come (its prefix), so a capture costs nothing more to
- * tell: `watches` reads the prefix, `since` answers the one dispute.
- */
-const DISPUTE_CARDS: Record<string, { prefix: string; reason: DisputeReason; inquiry: boolean }> = {
-  '4000000000000259': { prefix: 'sbxdf', reason: 'fraudulent', inquiry: false },
-  '4000000000002685': { prefix: 'sbxdp', reason: 'product_not_received', inquiry: false },
-  '4000000000001976': { prefix: 'sbxdg', reason: 'general', inquiry: true },
-};
-const DISPUTE_BY_PREFIX = new Map(Object.values(DISPUTE_CARDS).map((c) => [c.prefix, c]));
-const disputePlanOf = (connectorRef: string) => DISPUTE_BY_PREFIX.get(connectorRef.slice(0, connectorRef.indexOf('_')));
-
-/** The sandbox's decision on evidence (DESIGN 13): won if it holds `winning_evidence`, lost if `losing_evidence`, else won. */
-export function sandboxDecision(evidence: DisputeEvidence): 'won' | 'lost' {
-  const text = Object.values(evidence).join('\n');
-  if (text.includes('winning_evidence')) return 'won';
-  return text.includes('losing_evidence') ? 'lost' : 'won';
-}
 
 /**
  * Operation failures on demand (docs/operations.md): a capture or refund of an amount whose cents are 13
@@ -249,42 +228,15 @@ export class SandboxConnector implements CardConnector {
     );
   }
 
-  /**
-   * The sandbox's disputes: one per payment of a dispute test card, named `<connectorRef>_dp01`. Its decision
-   * is kept in the ledger when the evidence or the acceptance arrives (the first one wins); the gateway reads
-   * it when its decision step falls due, 1 day after the evidence.
-   */
-  readonly disputes: DisputeOperations = {
-    watches: (connectorRef) => disputePlanOf(connectorRef) !== undefined,
-    since: async (connectorRef): Promise<AcquirerDispute[]> => {
-      const plan = disputePlanOf(connectorRef);
-      if (!plan) return [];
-      const disputeRef = `${connectorRef}_dp01`;
-      const decided = await this.ledger.ledgerLookup(decisionKey(disputeRef));
-      const status = decided === 'won' || decided === 'lost' ? decided : plan.inquiry ? 'inquiry' : 'needs_response';
-      return [{ disputeRef, reason: plan.reason, status }];
+  /** The sandbox's disputes (sandbox-disputes.ts), in the sandbox's time. */
+  readonly disputes: DisputeOperations = sandboxDisputes(
+    {
+      ledgerRecord: (key: string, value: string) => this.ledger.ledgerRecord(key, value),
+      ledgerLookup: (key: string) => this.ledger.ledgerLookup(key),
     },
-    submitEvidence: (disputeRef, evidence, reference) => this.answerDispute('evidence', disputeRef, reference, sandboxDecision(evidence)),
-    accept: (disputeRef, reference) => this.answerDispute('accept', disputeRef, reference, 'lost'),
-  };
-
-  /**
-   * Evidence or an acceptance under `reference`, answered once: taken (its decision kept, the first one wins)
-   * unless another answer of the dispute was taken before it, as an acquirer refuses a dispute answered already.
-   */
-  private async answerDispute(
-    act: 'evidence' | 'accept',
-    disputeRef: string,
-    reference: string,
-    decision: 'won' | 'lost',
-  ): Promise<OperationOutcome> {
-    const answered = (await this.ledger.ledgerLookup(decisionKey(disputeRef))) !== undefined;
-    const outcome = await this.once({ op: act, connectorRef: disputeRef }, reference, (): OperationOutcome =>
-      answered ? { ok: false, message: 'sandbox: the dispute was answered already' } : { ok: true, connectorRef: disputeRef },
-    );
-    if (outcome.ok) await this.ledger.ledgerRecord(decisionKey(disputeRef), decision);
-    return outcome;
-  }
+    { now: () => this.clock.now() },
+    (request: Asked, reference: string, act: () => OperationOutcome) => this.once(request, reference, act),
+  );
 
   /** The payment's records in the ledger (CardConnector.books): sandbox-books.ts reads them. */
   books(refs: PaymentReferences): Promise<AcquirerBooks> {
@@ -292,8 +244,7 @@ export class SandboxConnector implements CardConnector {
       lookup: (reference) => this.ledger.ledgerLookup(reference),
       now: () => this.clock.now(),
       captureMarker,
-      decisionKey,
-      disputePlan: disputePlanOf,
+      dispute: (connectorRef) => sandboxDisputeStanding((key) => this.ledger.ledgerLookup(key), connectorRef, this.clock.now()),
     });
   }
 
@@ -316,9 +267,6 @@ export class SandboxConnector implements CardConnector {
       : { op: 'capture', outcome: captureOutcome(marker, reference, record.connectorRef), ...asked(record) };
   }
 }
-
-/** The ledger key of a dispute's decision: `won` or `lost`, the first written wins. */
-const decisionKey = (disputeRef: string): string => `${disputeRef}#decision`;
 
 /** What the sandbox keeps of a capture under its reference: the request; the outcome is its marker's. */
 interface CaptureRecord {

@@ -33,7 +33,10 @@ export const emptyEvidence = (): DisputeEvidence => ({
   uncategorized_text: '',
 });
 
-/** Why a dispute moved: the one who moved it, for its story (portal) and its notification. */
+/**
+ * Why a dispute moved: the one who moved it, for its story (portal) and its notification. `deadline` is only in
+ * the story of disputes the gateway's own deadline closed before the acquirer decided them: no move has it now.
+ */
 export type DisputeCause = 'opened' | 'escalated' | 'evidence' | 'accepted' | 'deadline' | 'decided';
 
 /**
@@ -91,6 +94,11 @@ export interface DisputeRecord {
   acquirer_ref: string;
   /** the fee debited with the amount when it opened (hundredths) */
   fee: Minor;
+  /**
+   * The latest place in the dispute's story at the acquirer that a report of it has given (AcquirerDispute's
+   * `order`): a report from earlier in that story, delivered after a later one, changes nothing.
+   */
+  acquirer_order?: number;
   /** every status change, oldest first (the first is the opening: from '') */
   history: { at: number; from: DisputeStatus | ''; to: DisputeStatus; cause: DisputeCause }[];
 }
@@ -99,4 +107,6 @@ export interface DisputeRecord {
 export interface DisputeSummary {
   dispute_id: string;
   status: DisputeStatus;
+  /** the disputed amount (hundredths): what a lost dispute took back, which cannot be refunded too */
+  amount?: Minor;
 }

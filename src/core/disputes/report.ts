@@ -4,7 +4,7 @@ import type { AcquirerDispute } from '../ports/card-connector.js';
 import type { Payment } from '../payments/payment.js';
 import { fromAcquirerAmount } from '../kernel/money.js';
 import { pause } from '../kernel/clock.js';
-import { answersSent, emptyEvidence, type DisputeRecord, type DisputeStatus } from './dispute-record.js';
+import { answersSent, emptyEvidence, isOpenDispute, type DisputeRecord, type DisputeStatus } from './dispute-record.js';
 import { pathTo } from './transitions.js';
 import { commitDisputeChange, type DisputeChange } from './write.js';
 import { DISPUTE_FEE, INQUIRY_ESCALATION_MS, RESPONSE_WINDOW_MS, closingDue, deadlineAt, disputeIdOf, disputeStep } from './rules.js';
@@ -13,7 +13,8 @@ import { connectorFor } from '../payments/connector.js';
 
 /** What reporting a dispute did: opened it, moved it, nothing (already known as reported), or must wait. */
 export type ReportResult =
-  | { kind: 'opened' | 'moved' | 'unchanged'; dispute: DisputeRecord }
+  /** stale: the report is from earlier in the dispute's story than one already applied, and changes nothing */
+  | { kind: 'opened' | 'moved' | 'unchanged' | 'stale'; dispute: DisputeRecord }
   | { kind: 'busy' }
   | { kind: 'refused'; why: string }
   /** an answer the merchant sent is still unknown at the acquirer, and decides how its closure is recorded */
@@ -55,6 +56,32 @@ function withReportedDue(
   return { before: d, steps, due: [...(change?.due ?? []), deadline] };
 }
 
+/**
+ * `change` with the report's place in the dispute's story kept on the record (the last step), so a report from
+ * earlier in that story that arrives later changes nothing; where the report moves nothing but comes later in
+ * the story than the record knows, the record alone, to keep it. undefined: nothing to write.
+ */
+function ordered(d: DisputeRecord, report: AcquirerDispute, change: DisputeChange | undefined): DisputeChange | undefined {
+  const order = report.order;
+  if (order === undefined || order <= (d.acquirer_order ?? -Infinity)) return change;
+  if (!change) return { before: d, steps: [{ ...d, acquirer_order: order }] };
+  const last = change.steps[change.steps.length - 1]!;
+  return { ...change, steps: [...change.steps.slice(0, -1), { ...last, acquirer_order: order }] };
+}
+
+/**
+ * An acquirer the gateway asks (the sandbox) that will move the dispute again later: its `decide:` step, which
+ * asks it, due then, in the same commit as the change (which may otherwise drop it as a closed dispute's).
+ */
+function askedAgain(change: DisputeChange, report: AcquirerDispute): DisputeChange {
+  if (report.askAgainAt === undefined) return change;
+  const member = disputeStep.decide(change.steps[0]!.dispute_id);
+  return {
+    ...change,
+    due: [...(change.due ?? []).filter((x) => x.member !== member), { queue: 'dispute', member, at: report.askAgainAt }],
+  };
+}
+
 /** A new dispute on the payment as the acquirer reported it (status inquiry or needs_response). */
 function opened(payment: Payment, report: AcquirerDispute, n: number, now: number): DisputeRecord {
   const status: DisputeStatus = report.status === 'inquiry' ? 'inquiry' : 'needs_response';
@@ -76,6 +103,7 @@ function opened(payment: Payment, report: AcquirerDispute, n: number, now: numbe
     evidence_submitted_at: null,
     acquirer_ref: report.disputeRef,
     fee: DISPUTE_FEE,
+    ...(report.order !== undefined ? { acquirer_order: report.order } : {}),
     history: [{ at: now, from: '', to: status, cause: 'opened' }],
   };
 }
@@ -83,6 +111,7 @@ function opened(payment: Payment, report: AcquirerDispute, n: number, now: numbe
 /** The change that brings a known dispute to the status the acquirer reports, or why the table refuses it. */
 function towards(d: DisputeRecord, report: AcquirerDispute, now: number): DisputeChange | 'unchanged' | string {
   if (report.status === d.status || (report.status === 'inquiry' && d.status !== 'inquiry')) return 'unchanged';
+  if (report.openOnly && !isOpenDispute(d.status)) return 'unchanged';
   if (report.status === 'needs_response' && d.status !== 'inquiry') return 'unchanged';
   // evidence the acquirer has: a dispute already past it (or closed) stays as it is
   if (report.status === 'under_review' && d.status !== 'inquiry' && d.status !== 'needs_response') return 'unchanged';
@@ -155,11 +184,12 @@ export async function reportAcquirerDispute(
     const existing = known.find((d) => d.acquirer_ref === report.disputeRef);
     let change: DisputeChange;
     if (existing) {
+      if (report.order !== undefined && report.order < (existing.acquirer_order ?? -Infinity)) return { kind: 'stale', dispute: existing };
       const next = towards(existing, report, now);
       if (typeof next === 'string' && next !== 'unchanged') return { kind: 'refused', why: next };
       const own = next === 'unchanged' ? undefined : await ownAnswerTaken(deps, account, existing, report, now);
       if (own === 'unknown') return { kind: 'unknown' };
-      const dated = own ?? withReportedDue(existing, report, next === 'unchanged' ? undefined : next, now);
+      const dated = ordered(existing, report, own ?? withReportedDue(existing, report, next === 'unchanged' ? undefined : next, now));
       if (!dated) return { kind: 'unchanged', dispute: existing };
       change = dated;
     } else {
@@ -173,7 +203,7 @@ export async function reportAcquirerDispute(
       const decided = report.status === 'inquiry' || report.status === 'needs_response' ? undefined : reportedSteps(d, report.status, now);
       change = decided ? { ...first, steps: [d, ...decided], due: closingDue(d.dispute_id) } : first;
     }
-    const verdict = await commitDisputeChange(deps, account, payment, change, now);
+    const verdict = await commitDisputeChange(deps, account, payment, askedAgain(change, report), now);
     if (verdict === 'applied') {
       const dispute = change.steps[change.steps.length - 1]!;
       return { kind: existing ? 'moved' : 'opened', dispute: { ...dispute, version: (change.before?.version ?? 0) + 1 } };

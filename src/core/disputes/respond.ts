@@ -63,12 +63,17 @@ export function evidenceChange(d: DisputeRecord, evidence: DisputeEvidence, now:
   return { before: d, steps, due: [...due, { queue: 'dispute', member: disputeStep.decide(d.dispute_id), at: now + DECISION_DELAY_MS }] };
 }
 
-/** The dispute accepted: lost at once, its steps dropped. */
+/**
+ * The dispute accepted: lost at once, its steps dropped but one: the acquirer is asked for it at once (its
+ * `decide:` step), as an acquirer that is asked rather than one that reports by webhook (the sandbox) may move it
+ * again later.
+ */
 export function acceptChange(d: DisputeRecord, now: number): DisputeChange {
+  const due = closingDue(d.dispute_id).filter((x) => !x.member.startsWith('decide:'));
   return {
     before: d,
     steps: pathTo({ ...d, sent: undefined, sending: undefined }, 'lost', now, 'accepted')!,
-    due: closingDue(d.dispute_id),
+    due: [...due, { queue: 'dispute', member: disputeStep.decide(d.dispute_id), at: now }],
   };
 }
 

@@ -7,7 +7,7 @@ import { PaymentStatus as S } from '../payments/payment.js';
 import { pathTo } from './transitions.js';
 import { commitDisputeChange, type DisputeChange } from './write.js';
 import { reportAcquirerDispute } from './report.js';
-import { closingDue, deadlineAt, parseDisputeStep, pastDue } from './rules.js';
+import { deadlineAt, disputeStep, parseDisputeStep, pastDue } from './rules.js';
 import { answersSent, type DisputeRecord } from './dispute-record.js';
 import type { Account } from '../merchants/directory.js';
 import { resendAnswers } from './respond.js';
@@ -29,8 +29,14 @@ function capturedAt(p: Payment): number {
  * - `open:<transaction_id>`: a payment just captured whose connector watches it: its disputes are asked for
  *   and each one opened (reportAcquirerDispute);
  * - `escalate:<dispute_id>`: an inquiry still unanswered a day after it opened becomes needs_response;
- * - `deadline:<dispute_id>`: due_date passed without evidence: lost;
- * - `decide:<dispute_id>`: a day after the evidence, the acquirer's decision (won or lost) is recorded.
+ * - `deadline:<dispute_id>`: due_date passed without evidence. The deadline ends evidence (the calls refuse it
+ *   from then on), not the dispute: answers sent whose outcome is unknown are sent again (one the acquirer took
+ *   is recorded), and the acquirer is asked for its decision. The sandbox decides an unanswered dispute lost at
+ *   its due date; an acquirer that reports by webhook (Stripe, Adyen) answers nothing here, and the dispute
+ *   waits for its event;
+ * - `decide:<dispute_id>`: the acquirer is asked for the dispute as it stands and its report recorded: a day
+ *   after the evidence, at once after an acceptance, and when the acquirer said it moves the dispute again
+ *   (askAgainAt: the sandbox reversing a decision).
  * Each moves the dispute through the transition table in one versioned commit that also drops the member,
  * so two processes running the same step act once.
  */
@@ -66,11 +72,12 @@ export async function runDisputeStep(deps: CoreDeps, merchantId: string, member:
         return false;
       }
       if (resent !== 'refused') change = resent;
+      // refused, every one: none was taken, so none is sent again
+      else if ((await forgetSent(deps, account, payment, dispute, now)) !== 'applied') return false;
     }
-    const steps = unanswered && !change ? pathTo({ ...dispute, sent: undefined, sending: undefined }, 'lost', now, 'deadline') : undefined;
-    if (steps) change = { before: dispute, steps, due: closingDue(dispute.dispute_id) };
-  } else if (parsed.step === 'decide' && dispute.status === 'under_review') {
-    return decideStep(deps, merchantId, member, dispute, payment, now);
+    if (unanswered && !change) return askAcquirer(deps, account, member, dispute, payment, now);
+  } else if (parsed.step === 'decide') {
+    return askAcquirer(deps, account, member, dispute, payment, now);
   }
   if (!change) {
     // nothing to do any more (answered, escalated or closed meanwhile): the member is spent
@@ -150,31 +157,48 @@ async function openStep(deps: CoreDeps, merchantId: string, member: string, tran
   return acted;
 }
 
-/** `decide:<dispute_id>`: the acquirer's decision on evidence, read from the connector and recorded. */
-async function decideStep(
+/** The dispute without the answers it kept as sent (the acquirer refused every one), in its own commit. */
+function forgetSent(deps: CoreDeps, account: Account, payment: Payment, d: DisputeRecord, now: number) {
+  return commitDisputeChange(deps, account, payment, { before: d, steps: [{ ...d, sent: undefined, sending: undefined }] }, now);
+}
+
+/**
+ * Asks the payment's connector for the dispute as it stands at `now` and records its report through the same
+ * path as a webhook's (reportAcquirerDispute): the sandbox's decisions (on evidence, an acceptance, a due date
+ * passed unanswered, a decision it reverses later) come this way. An acquirer that reports by webhook answers
+ * nothing, and the step is spent. Where the acquirer says when it moves the dispute next (askAgainAt), the
+ * `decide:` step is due then.
+ */
+async function askAcquirer(
   deps: CoreDeps,
-  merchantId: string,
+  account: Account,
   member: string,
   dispute: DisputeRecord,
   payment: Payment,
   now: number,
 ): Promise<boolean> {
-  const account = deps.merchants.find(merchantId, dispute.account_id)!;
+  const merchantId = account.merchant_id;
   const ops = connectorFor(deps, account).disputes;
-  const reports = ops && payment.connector_ref ? await ops.since(payment.connector_ref, dispute.opened_at) : [];
-  const report = reports.find((r) => r.disputeRef === dispute.acquirer_ref && (r.status === 'won' || r.status === 'lost'));
+  const reports = ops && payment.connector_ref ? await ops.since(payment.connector_ref, capturedAt(payment)) : [];
+  const report = reports.find((r) => r.disputeRef === dispute.acquirer_ref);
   if (!report) {
-    // not decided by this connector's answer: its webhook will report the decision (reportAcquirerDispute)
     await deps.store.commit(dropMember(merchantId, member));
     return false;
   }
   const result = await reportAcquirerDispute(deps, account, payment.transaction_id, report, now);
-  if (result.kind === 'busy') {
-    await deps.store.commit({ merchantId, due: [{ queue: 'dispute', member, at: now + BUSY_RETRY_MS }] });
+  if (result.kind === 'busy' || result.kind === 'unknown') {
+    const at = now + (result.kind === 'busy' ? BUSY_RETRY_MS : RESEND_RETRY_MS);
+    await deps.store.commit({ merchantId, due: [{ queue: 'dispute', member, at }] });
     return false;
   }
-  await deps.store.commit(dropMember(merchantId, member));
-  return result.kind === 'moved';
+  if (result.kind === 'refused')
+    deps.log.warn({ merchant_id: merchantId, dispute_id: dispute.dispute_id, why: result.why }, "acquirer's dispute report not applied");
+  const decide = disputeStep.decide(dispute.dispute_id);
+  const again = report.askAgainAt;
+  const due: NonNullable<ChangeSet['due']> = [{ queue: 'dispute', member, at: member === decide ? (again ?? null) : null }];
+  if (member !== decide && again !== undefined) due.push({ queue: 'dispute', member: decide, at: again });
+  await deps.store.commit({ merchantId, due });
+  return result.kind === 'moved' || result.kind === 'opened';
 }
 
 /** The live job of the dispute steps: the queue's members due at the clock's now. */

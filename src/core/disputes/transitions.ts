@@ -1,29 +1,40 @@
 import type { DisputeCause, DisputeRecord, DisputeStatus } from './dispute-record.js';
 
 /**
- * The only place that says which dispute status may follow which (DESIGN 13: "Only these moves exist").
- * An inquiry escalates to needs_response; evidence puts a dispute under review; the acquirer's decision
- * closes it won or lost; accepting it, or letting due_date pass without evidence, loses it. An inquiry
- * answered or accepted before it escalates goes through needs_response in the same step (two moves, each
- * recorded and notified): no move outside this table is ever made.
+ * The only place that says which dispute status may follow which, and who may make each move
+ * (docs/disputes.md, "Statuses and the only moves"). An inquiry escalates to needs_response (by itself, or on
+ * the way of an answer or a decision); evidence puts a dispute under review; the merchant's acceptance loses
+ * it; the acquirer decides it won or lost, and only the acquirer reverses a decision (a chargeback reversed, a
+ * second chargeback, pre-arbitration won or lost). The deadline moves nothing: it ends evidence, and the
+ * acquirer decides. No move outside this table is ever made.
  */
-const TRANSITIONS: Readonly<Record<DisputeStatus, readonly DisputeStatus[]>> = {
-  inquiry: ['needs_response'],
-  needs_response: ['under_review', 'lost'],
-  under_review: ['won', 'lost'],
-  won: [],
-  lost: [],
+const TRANSITIONS: Readonly<Record<DisputeStatus, Readonly<Partial<Record<DisputeStatus, readonly DisputeCause[]>>>>> = {
+  inquiry: { needs_response: ['escalated', 'evidence', 'accepted', 'decided'] },
+  needs_response: { under_review: ['evidence', 'decided'], lost: ['accepted', 'decided'] },
+  under_review: { won: ['decided'], lost: ['decided'] },
+  won: { lost: ['decided'] },
+  lost: { won: ['decided'] },
 };
 
-export function canMoveDispute(from: DisputeStatus, to: DisputeStatus): boolean {
-  return TRANSITIONS[from].includes(to);
+/** True when the table lets `cause` move a dispute from `from` to `to`. */
+export function canMoveDispute(from: DisputeStatus, to: DisputeStatus, cause: DisputeCause): boolean {
+  return TRANSITIONS[from][to]?.includes(cause) ?? false;
+}
+
+/** Every move of the table as [from, to, causes], for the docs' table and its test. */
+export function disputeMoves(): [DisputeStatus, DisputeStatus, readonly DisputeCause[]][] {
+  return Object.entries(TRANSITIONS).flatMap(([from, tos]) =>
+    Object.entries(tos).map(
+      ([to, causes]) => [from as DisputeStatus, to as DisputeStatus, causes!] as [DisputeStatus, DisputeStatus, readonly DisputeCause[]],
+    ),
+  );
 }
 
 export type DisputeMove = { ok: true; dispute: DisputeRecord } | { ok: false; from: DisputeStatus; to: DisputeStatus };
 
-/** A copy of the dispute in its next status (closed_at set when it closes), or the refused move. */
+/** A copy of the dispute in its next status (closed_at set to now at each decision), or the refused move. */
 export function moveDispute(d: DisputeRecord, to: DisputeStatus, now: number, cause: DisputeCause): DisputeMove {
-  if (!canMoveDispute(d.status, to)) return { ok: false, from: d.status, to };
+  if (!canMoveDispute(d.status, to, cause)) return { ok: false, from: d.status, to };
   const closes = to === 'won' || to === 'lost';
   return {
     ok: true,

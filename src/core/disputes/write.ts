@@ -18,10 +18,24 @@ export interface DisputeChange {
 
 export type DisputeCommit = 'applied' | 'conflict' | 'busy';
 
+/** The amount a dispute holds back from the deposit balance in this status: all of it unless won. */
+const heldBack = (d: Pick<DisputeRecord, 'status' | 'amount'>): number => (d.status === 'won' ? 0 : d.amount);
+
+/**
+ * What a change debits from the deposit balance (negative: credits). Opening debits the amount held back and
+ * the fee (once, ever); after that only the amount moves, by the difference between what the dispute holds
+ * back before and after: won credits it back, a win reversed (lost again) debits it again, and so on, each
+ * decision once however many steps the change has.
+ */
+export function balanceDebit(before: DisputeRecord | undefined, after: DisputeRecord): number {
+  return before === undefined ? heldBack(after) + after.fee : heldBack(after) - heldBack(before);
+}
+
 /**
  * Writes a dispute change in one all-or-nothing commit with everything it moves (DESIGN 13): the record, its
- * payment's summary (what refunds and the query read), the deposit balance (debited with the fee when the
- * dispute opens, credited with the amount when it is won), a `dispute` notification per status change and the
+ * payment's summary (what refunds and the query read), the deposit balance (debited with the amount and the
+ * fee when the dispute opens, the amount credited when it is won and debited again when a win is reversed:
+ * balanceDebit), a `dispute` notification per status change and the
  * due steps. Every record is written at the version read, so of two processes acting on one dispute one
  * commits and the other sees `conflict` and reads again. A payment held by another flow's claim is `busy`:
  * that flow will write the payment at the version it claimed, so the dispute waits for it.
@@ -35,7 +49,7 @@ export async function commitDisputeChange(
 ): Promise<DisputeCommit> {
   if (payment.claim) return 'busy';
   const last = change.steps[change.steps.length - 1]!;
-  const summary = { dispute_id: last.dispute_id, status: last.status };
+  const summary = { dispute_id: last.dispute_id, status: last.status, amount: last.amount };
   const known = payment.disputes ?? [];
   const disputes = known.some((s) => s.dispute_id === last.dispute_id)
     ? known.map((s) => (s.dispute_id === last.dispute_id ? summary : s))
@@ -47,11 +61,10 @@ export async function commitDisputeChange(
     payments: [{ next: { ...payment, disputes }, expected: payment.version }],
     ...(change.due?.length ? { due: change.due } : {}),
   };
-  const debit = change.before === undefined ? last.amount + last.fee : 0;
-  const credit = moved.some((s) => s.status === 'won') ? last.amount : 0;
-  if (debit !== 0 || credit !== 0) {
+  const debit = balanceDebit(change.before, last);
+  if (debit !== 0) {
     const balance = await readBalance(deps, account, last.currency, now);
-    set.balances = [{ next: { ...balance, available: balance.available - debit + credit, updated_at: now }, expected: balance.version }];
+    set.balances = [{ next: { ...balance, available: balance.available - debit, updated_at: now }, expected: balance.version }];
   }
   if (payment.notify_url && moved.length > 0)
     set.outbox = moved.map((s) => ({

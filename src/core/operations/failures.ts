@@ -27,6 +27,8 @@ export const ORDER_OUTCOME = {
   TOO_MANY_REFUNDS: ['V3004', 'Transaction has reached 99 refunds'],
   /** the text is followed by the earlier refund's refund_reference_id (the failure's detail) */
   DUPLICATE_REFUND: ['V3005', 'Identical to a recent refund'],
+  /** the text is followed by the lost dispute's dispute_id (the failure's detail) */
+  LOST_TO_DISPUTE: ['V3006', 'Refund amount exceeds what is left after a lost dispute'],
   CONNECTOR_FAILED: ['V4001', 'Processing error at the connector; nothing was changed'],
   BUSY: ['V5001', 'Transaction is busy with another operation; try again'],
   RECORDING: ['V5002', 'Sent to the acquirer; the outcome is being recorded and will be notified'],

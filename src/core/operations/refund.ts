@@ -53,7 +53,29 @@ export function repeatedRefund(p: Payment, order: RefundOrder, account: Account,
   return undefined;
 }
 
-/** Refunds of a captured payment: several, partial, their sum at most the captured amount. */
+/**
+ * What the payment's lost disputes took back (docs/disputes.md, "Refunds and disputes"): the amount of each of
+ * its disputes now lost (a reversed one, won, takes nothing), with the latest of them. A summary written before
+ * summaries kept the amount counts the whole captured amount, the most a dispute takes.
+ */
+export function takenByDisputes(p: Payment): { amount: number; disputeId?: string } {
+  let amount = 0;
+  let disputeId: string | undefined;
+  for (const d of p.disputes ?? [])
+    if (d.status === 'lost') {
+      amount += d.amount ?? p.captured;
+      disputeId = d.dispute_id;
+    }
+  return { amount, ...(disputeId ? { disputeId } : {}) };
+}
+
+/** The amount left to refund: captured, less refunded, less what lost disputes took back (never below 0). */
+export const refundableAmount = (p: Payment): number => Math.max(0, p.captured - p.refunded - takenByDisputes(p).amount);
+
+/**
+ * Refunds of a captured payment: several, partial, their sum at most the captured amount less what lost
+ * disputes took back.
+ */
 export const refundOperation: PaymentOperation<RefundOrder, RefundPlan> = {
   notifyType: 'refund',
   claimOp: 'refund',
@@ -71,6 +93,10 @@ export const refundOperation: PaymentOperation<RefundOrder, RefundPlan> = {
     }
     if (order.refund_amount <= 0) return { ok: false, failure: 'ZERO_AMOUNT' };
     if (order.refund_amount > p.captured - p.refunded) return { ok: false, failure: 'REFUND_EXCEEDS_CAPTURED' };
+    // what a lost dispute took back was paid back to the card holder already: it cannot be refunded too
+    const taken = takenByDisputes(p);
+    if (order.refund_amount > p.captured - p.refunded - taken.amount)
+      return { ok: false, failure: 'LOST_TO_DISPUTE', detail: taken.disputeId };
     const number = nextRefundNumber(p);
     if (number > MAX_REFUNDS) return { ok: false, failure: 'TOO_MANY_REFUNDS' };
     return {

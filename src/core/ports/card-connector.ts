@@ -167,6 +167,23 @@ export interface AcquirerDispute {
    * `defensePeriodEndsAt`): the dispute's due_date. Absent: the gateway's own window (DESIGN 13's 7 days).
    */
   dueAt?: number;
+  /**
+   * The report's place in the dispute's story at the acquirer, where its events give one (Stripe: the event's
+   * time; Adyen: the stage its event code stands for); greater is later. Webhooks arrive in any order: a report
+   * from earlier in the story than one already applied changes nothing.
+   */
+  order?: number;
+  /**
+   * The report closes a dispute still open and never reverses a decision: an inquiry closed without a
+   * chargeback (Stripe's `warning_closed`, which is also how Stripe reports an inquiry the merchant accepted;
+   * Adyen's lapsed inquiry), a dispute prevented. On a decided dispute it changes nothing.
+   */
+  openOnly?: boolean;
+  /**
+   * From an acquirer the gateway asks rather than one that reports by webhook (the sandbox): when its next
+   * move on this dispute falls due (a decision it will reverse). The gateway asks it again then.
+   */
+  askAgainAt?: number;
 }
 
 /**
@@ -180,7 +197,11 @@ export interface DisputeOperations {
    * after its capture (the sandbox's dispute test cards). Cheap and local: asked on every capture.
    */
   watches(connectorRef: string): boolean;
-  /** The disputes the acquirer has on the payment authorised under `connectorRef`, opened since `since` (ms). */
+  /**
+   * The disputes the acquirer has on the payment authorised under `connectorRef`, opened since `since` (ms), as
+   * they stand now. The sandbox, which has no webhooks, makes its time-driven moves (a due date passed, a
+   * decision reversed) in its own time, a test clock's for a clock's payments, when it is asked.
+   */
   since(connectorRef: string, since: number): Promise<AcquirerDispute[]>;
   /** Sends the evidence of a dispute under `reference` (the same reference again answers the first result). */
   submitEvidence(disputeRef: string, evidence: DisputeEvidence, reference: string): Promise<OperationOutcome>;

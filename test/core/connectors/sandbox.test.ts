@@ -205,3 +205,66 @@ describe('the sandbox connector (DESIGN section 7)', () => {
     });
   });
 });
+
+describe('the sandbox’s disputes, in its own time (docs/disputes.md)', () => {
+  const DAY = 86_400_000;
+  /** A sandbox on its own clock, and the dispute reference of an approved payment of `card`. */
+  async function disputed(card: string) {
+    const clock = new ManualClock();
+    const connector = new SandboxConnector(randomIds(clock), new KvGatewayStore(new MemoryKv()), clock);
+    const paid = await connector.authorise({
+      reference: `D-${card}`,
+      pan: card,
+      expMonth: '12',
+      expYear: '2034',
+      securityCode: '737',
+      amount: 1000,
+      currency: 'USD',
+      threeDS: 'no3DS',
+    });
+    if (paid.kind !== 'approved') throw new Error('expected an approval');
+    const opened = clock.now();
+    const ask = async () => (await connector.disputes.since(paid.connectorRef, opened))[0]!;
+    return { clock, connector, ask, opened };
+  }
+
+  it('when a dispute is left unanswered, then the sandbox answers it open until its due date and lost after it, and refuses an answer then', async () => {
+    const { clock, connector, ask, opened } = await disputed(CARDS.disputeFraud);
+    expect(await ask()).toMatchObject({ status: 'needs_response', dueAt: opened + 7 * DAY });
+    clock.advance(7 * DAY);
+    expect((await ask()).status).toBe('needs_response');
+    clock.advance(1);
+    const lost = await ask();
+    expect(lost).toMatchObject({ status: 'lost' });
+    expect(lost.askAgainAt).toBeUndefined();
+    expect(await connector.disputes.accept(lost.disputeRef, 'late-accept')).toMatchObject({ ok: false });
+  });
+
+  it('when the cycle card’s dispute is accepted, then the sandbox answers lost, won 2 days after it first said lost, lost again 2 days later, each with when it moves next', async () => {
+    const { clock, connector, ask } = await disputed(CARDS.disputeCycle);
+    const open = await ask();
+    expect(open).toMatchObject({ status: 'needs_response', reason: 'duplicate' });
+    expect(await connector.disputes.accept(open.disputeRef, 'accept')).toMatchObject({ ok: true });
+    clock.advance(1_000);
+    const decidedAt = clock.now();
+    expect(await ask()).toMatchObject({ status: 'lost', askAgainAt: decidedAt + 2 * DAY });
+    clock.advance(2 * DAY);
+    expect(await ask()).toMatchObject({ status: 'won', askAgainAt: decidedAt + 4 * DAY });
+    clock.advance(2 * DAY);
+    const again = await ask();
+    expect(again).toMatchObject({ status: 'lost' });
+    expect(again.askAgainAt).toBeUndefined();
+  });
+
+  it('when the cycle card’s dispute is won by evidence, then the win is reversed 2 days later, and that is final', async () => {
+    const { clock, connector, ask } = await disputed(CARDS.disputeCycle);
+    const open = await ask();
+    const evidence = { product_description: '', customer_communication: '', shipping_tracking: '', uncategorized_text: 'winning_evidence' };
+    expect(await connector.disputes.submitEvidence(open.disputeRef, evidence, 'evidence')).toMatchObject({ ok: true });
+    expect((await ask()).status).toBe('won');
+    clock.advance(2 * DAY);
+    expect(await ask()).toMatchObject({ status: 'lost' });
+    clock.advance(30 * DAY);
+    expect((await ask()).status).toBe('lost');
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pathTo } from '../../../src/core/disputes/transitions.js';
+import { canMoveDispute, disputeMoves, pathTo } from '../../../src/core/disputes/transitions.js';
 import { emptyEvidence, type DisputeRecord, type DisputeStatus } from '../../../src/core/disputes/dispute-record.js';
 
 function dispute(status: DisputeStatus): DisputeRecord {
@@ -26,7 +26,7 @@ function dispute(status: DisputeStatus): DisputeRecord {
 
 const statuses = (steps: DisputeRecord[] | undefined) => steps?.map((d) => d.status);
 
-describe('the moves of a dispute (DESIGN 13)', () => {
+describe('the moves of a dispute (docs/disputes.md)', () => {
   it('when the acquirer reports won a dispute the gateway has awaiting a response, then it passes through under_review, each move recorded', () => {
     const steps = pathTo(dispute('needs_response'), 'won', 5, 'decided');
     expect(statuses(steps)).toEqual(['under_review', 'won']);
@@ -44,7 +44,37 @@ describe('the moves of a dispute (DESIGN 13)', () => {
 
   it('when anything but an acquirer decision would win a dispute awaiting a response, then the table refuses it', () => {
     expect(pathTo(dispute('needs_response'), 'won', 5, 'evidence')).toBeUndefined();
-    expect(pathTo(dispute('won'), 'lost', 5, 'decided')).toBeUndefined();
-    expect(statuses(pathTo(dispute('needs_response'), 'lost', 5, 'deadline'))).toEqual(['lost']);
+    expect(pathTo(dispute('needs_response'), 'won', 5, 'accepted')).toBeUndefined();
+  });
+
+  it('when the due date passes, then the table has no move for the deadline: only the acquirer’s decision or the merchant’s acceptance loses a dispute', () => {
+    expect(pathTo(dispute('needs_response'), 'lost', 5, 'deadline')).toBeUndefined();
+    expect(pathTo(dispute('inquiry'), 'lost', 5, 'deadline')).toBeUndefined();
+    expect(statuses(pathTo(dispute('needs_response'), 'lost', 5, 'decided'))).toEqual(['lost']);
+    expect(statuses(pathTo(dispute('needs_response'), 'lost', 5, 'accepted'))).toEqual(['lost']);
+  });
+
+  it('when the acquirer reverses its decision, then won becomes lost and lost becomes won, closed_at the latest decision; no one else may reverse it', () => {
+    const lost = { ...dispute('lost'), closed_at: 3 };
+    const reversed = pathTo(lost, 'won', 9, 'decided');
+    expect(statuses(reversed)).toEqual(['won']);
+    expect(reversed![0]!.closed_at).toBe(9);
+    expect(statuses(pathTo(reversed![0]!, 'lost', 12, 'decided'))).toEqual(['lost']);
+    for (const cause of ['opened', 'escalated', 'evidence', 'accepted', 'deadline'] as const) {
+      expect(canMoveDispute('lost', 'won', cause), cause).toBe(false);
+      expect(canMoveDispute('won', 'lost', cause), cause).toBe(false);
+    }
+  });
+
+  it('when the table is listed, then it holds exactly the moves docs/disputes.md documents', () => {
+    expect(disputeMoves()).toEqual([
+      ['inquiry', 'needs_response', ['escalated', 'evidence', 'accepted', 'decided']],
+      ['needs_response', 'under_review', ['evidence', 'decided']],
+      ['needs_response', 'lost', ['accepted', 'decided']],
+      ['under_review', 'won', ['decided']],
+      ['under_review', 'lost', ['decided']],
+      ['won', 'lost', ['decided']],
+      ['lost', 'won', ['decided']],
+    ]);
   });
 });

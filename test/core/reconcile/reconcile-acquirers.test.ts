@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import request from 'supertest';
+import { adyenDelivery } from '../../support/acquirers/deliveries.js';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { PASS_EVERY_MS } from '../../../src/core/reconcile/job.js';
 import { connectorFor } from '../../../src/core/payments/connector.js';
@@ -154,12 +154,6 @@ describe('when Stripe authorised a payment the gateway recorded declined', () =>
 });
 
 describe('when Adyen’s books are the journal', () => {
-  const adyenDelivery = (gw: TestGateway, item: unknown) =>
-    request(gw.app)
-      .post('/connectors/adyen/webhook')
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify({ live: 'false', notificationItems: [{ NotificationRequestItem: item }] }));
-
   it('then a refund is pending until its REFUND notification settles it, and the books agree with the gateway', async () => {
     const gw = gateway('adyen', 'journal');
     const paid = await refundedInPart(gw);

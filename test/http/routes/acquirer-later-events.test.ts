@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import request from 'supertest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { ACCOUNT_ID, AUTO_ACCOUNT_ID, MERCHANT_ID, makeGateway, type TestGateway } from '../../support/gateway.js';
 import { pay, postBatch, ref, type Paid } from '../../support/operations.js';
 import { StripeStub } from '../../support/acquirers/stripe-stub.js';
 import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
 import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../support/acquirers/accounts.js';
-import { stripeDelivery } from '../../support/acquirers/deliveries.js';
+import { adyenDelivery, stripeDelivery } from '../../support/acquirers/deliveries.js';
 import { disputeCall } from '../../support/disputes.js';
 import { jobOf } from '../../support/jobs.js';
 
@@ -34,12 +33,6 @@ function gateway(code: 'stripe' | 'adyen', name: string): TestGateway {
     env: code === 'stripe' ? STRIPE_ENV : ADYEN_ENV,
   });
 }
-
-const adyenDelivery = (gw: TestGateway, item: unknown, account = ACCOUNT_ID) =>
-  request(gw.app)
-    .post(`/connectors/adyen/webhook/${account}`)
-    .set('Content-Type', 'application/json')
-    .send(JSON.stringify({ live: 'false', notificationItems: [{ NotificationRequestItem: item }] }));
 
 /** A payment captured whole and refunded in part (60.00 of 100.00), the refund accepted by the acquirer. */
 async function refundedInPart(gw: TestGateway): Promise<{ paid: Paid; refundReference: string }> {
@@ -230,15 +223,15 @@ describe('a dispute opened at the acquirer', () => {
         const res = await stripeDelivery(gw, 'charge.dispute.created', { ...dispute, status: 'warning_needs_response' }, 'evt_dp_created');
         expect([res.status, res.text]).toEqual([200, expected]);
       }
-      expect(await statusOf()).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'inquiry' }]);
+      expect(await statusOf()).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'inquiry', amount: 5000 }]);
       const [opened] = await gw.deps.store.getDisputes(MERCHANT_ID, [`${paid.transaction_id}-D01`]);
       expect(opened).toMatchObject({ reason: 'fraudulent', amount: 5000, acquirer_ref: 'dp_stub_1' });
       const escalated = await stripeDelivery(gw, 'charge.dispute.updated', { ...dispute, status: 'needs_response' }, 'evt_dp_updated');
       expect([escalated.status, escalated.text]).toEqual([200, 'applied']);
-      expect(await statusOf()).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response' }]);
+      expect(await statusOf()).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response', amount: 5000 }]);
       const closed = await stripeDelivery(gw, 'charge.dispute.closed', { ...dispute, status: 'lost' }, 'evt_dp_closed');
       expect([closed.status, closed.text]).toEqual([200, 'applied']);
-      expect(await statusOf()).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'lost' }]);
+      expect(await statusOf()).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'lost', amount: 5000 }]);
     } finally {
       await gw.close();
     }
@@ -258,7 +251,7 @@ describe('a dispute opened at the acquirer', () => {
       expect(won).toMatchObject({ status: 'won' });
       expect(won!.history.map((h) => h.to)).toEqual(['needs_response', 'under_review', 'won']);
       expect((await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id))!.disputes).toEqual([
-        { dispute_id: `${paid.transaction_id}-D01`, status: 'won' },
+        { dispute_id: `${paid.transaction_id}-D01`, status: 'won', amount: 5000 },
       ]);
     } finally {
       await gw.close();
@@ -452,7 +445,7 @@ describe('a dispute opened at the acquirer', () => {
     }
   });
 
-  it("when Stripe gives a dispute its due_by, then that is the dispute's due_date, and an escalation's new due_by moves it and its deadline", async () => {
+  it("when Stripe gives a dispute its due_by, then that is the dispute's due_date, an escalation's new due_by moves it and its deadline, and the deadline ends evidence but leaves the decision to Stripe", async () => {
     const gw = gateway('stripe', 'dispute-due-by');
     try {
       const paid = await captured(gw);
@@ -467,14 +460,22 @@ describe('a dispute opened at the acquirer', () => {
       const escalated = { ...dp, status: 'needs_response', evidence_details: { submission_count: 0, due_by: second } };
       expect((await stripeDelivery(gw, 'charge.dispute.updated', escalated, 'evt_dpd2_updated')).text).toBe('applied');
       expect(await gw.deps.store.getDispute(MERCHANT_ID, disputeId)).toMatchObject({ status: 'needs_response', due_at: second * 1000 });
-      // the first due date passes: nothing closes; the second passes: lost by the deadline
+      // the first due date passes: nothing closes, evidence is still taken
       (gw.deps.clock as ManualClock).advance(first * 1000 - gw.deps.clock.now() + 1_000);
       await jobOf(gw, 'dispute-steps').runOnce();
       expect((await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!.status).toBe('needs_response');
+      // the second passes: evidence is refused from then on, and the dispute waits for Stripe's decision
       await pastDueDate(gw, disputeId);
+      expect((await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!.status).toBe('needs_response');
+      const late = await disputeCall(gw.app, 'disputeEvidence', { dispute_id: disputeId, uncategorized_text: 'late', submit: '1' });
+      expect(late.body).toMatchObject({ return_status: '0', dispute_status: 'needs_response' });
+      expect(String(late.body.return_message)).toContain('due_date for evidence has passed');
+      expect(await gw.deps.store.dueCount(MERCHANT_ID, 'dispute')).toBe(0);
+      const lost = { ...escalated, status: 'lost' };
+      expect((await stripeDelivery(gw, 'charge.dispute.closed', lost, 'evt_dpd2_closed')).text).toBe('applied');
       const d = (await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!;
       expect(d.status).toBe('lost');
-      expect(d.history.map((h) => h.cause)).toContain('deadline');
+      expect(d.history.map((h) => h.cause)).toEqual(['opened', 'escalated', 'decided']);
     } finally {
       await gw.close();
     }
@@ -568,7 +569,7 @@ describe('a dispute opened at the acquirer', () => {
             const dp =
               [...stripe.disputes.values()].find((d) => d.payment_intent === stripe.intentFor(paid.transaction_id)!.id) ??
               stripe.openDispute(stripe.intentFor(paid.transaction_id)!.id, 'fraudulent', 'needs_response');
-            return (await stripeDelivery(gw, 'charge.dispute.created', dp, id, account)).text;
+            return (await stripeDelivery(gw, 'charge.dispute.created', dp, id, undefined, account)).text;
           }
           const item = adyen.notification('NOTIFICATION_OF_CHARGEBACK', paid.transaction_id, ADYEN_HMAC, true, 'Fraud');
           const res = await adyenDelivery(gw, item, account);
@@ -580,7 +581,7 @@ describe('a dispute opened at the acquirer', () => {
         // at its own account's address: applied
         expect(await deliver(AUTO_ACCOUNT_ID, 'evt_shared_1')).toBe(code === 'stripe' ? 'applied' : '200');
         const p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
-        expect(p!.disputes, code).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response' }]);
+        expect(p!.disputes, code).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response', amount: 5000 }]);
       } finally {
         await gw.close();
       }
@@ -610,12 +611,12 @@ describe('a dispute opened at the acquirer', () => {
       expect((await adyenDelivery(gw, chargeback('NOTIFICATION_OF_CHARGEBACK'))).status).toBe(200);
       expect((await adyenDelivery(gw, chargeback('NOTIFICATION_OF_CHARGEBACK'))).status).toBe(200);
       let p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
-      expect(p!.disputes).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response' }]);
+      expect(p!.disputes).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response', amount: 5000 }]);
       const [opened] = await gw.deps.store.getDisputes(MERCHANT_ID, [`${paid.transaction_id}-D01`]);
       expect(opened).toMatchObject({ reason: 'product_not_received', amount: 5000 });
       expect((await adyenDelivery(gw, chargeback('SECOND_CHARGEBACK'))).status).toBe(200);
       p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
-      expect(p!.disputes).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'lost' }]);
+      expect(p!.disputes).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'lost', amount: 5000 }]);
     } finally {
       await gw.close();
     }

@@ -222,6 +222,112 @@ describe('an accepted dispute', () => {
   });
 });
 
+describe('refunds after a lost dispute', () => {
+  it('when the merchant accepts a dispute (lost), then a refund of what the chargeback took is a per-order failure naming the dispute, and nothing is refunded', async () => {
+    const { gw, paid, d } = await openedDispute('dispute-lost-refund', CARDS.disputeFraud);
+    const accepted = await disputeCall(gw.app, 'disputeAccept', { dispute_id: d!.dispute_id });
+    expect(accepted.body).toMatchObject({ return_status: '1', dispute_status: 'lost' });
+    const refund = await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '10.00', refund_reason: 'goodwill' })]);
+    expect(refund.body.refund_orders[0]).toMatchObject({
+      refund_status: '0',
+      refund_message: `V3006:Refund amount exceeds what is left after a lost dispute: ${d!.dispute_id}`,
+    });
+    // not even a cent: the dispute took the whole captured amount
+    const cent = await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '0.01', refund_reason: 'a cent' })]);
+    expect(cent.body.refund_orders[0].refund_message).toMatch(/^V3006:/);
+    const p = (await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id))!;
+    expect(p).toMatchObject({ refunded: 0, status: '3100' });
+    expect(p.refunds).toEqual([]);
+    // the sandbox was asked nothing: a refund of the same amount has no record there
+    expect(await gw.deps.store.ledgerOf!(MERCHANT_ID).ledgerLookup(`${paid.transaction_id}-01`)).toBeUndefined();
+    expect(await balance(gw)).toBe(OPENING.USD - 1000 - 1500);
+  });
+});
+
+describe('the sandbox cycle card: a chargeback reversed, then charged back again', () => {
+  /** the dispute's status and closed_date, the payment's query answer, the balance, and a 1.00 refund's outcome */
+  async function state(gw: TestGateway, paid: Paid) {
+    const [d] = await disputesOf(gw, paid);
+    const query = await postQuery(gw.app, '/v1/retrievalTrans', { transaction_id: paid.transaction_id });
+    return {
+      status: d!.dispute_status,
+      closed: d!.closed_date,
+      query: query.body.orders_list[0].dispute_status as string,
+      balance: await balance(gw),
+    };
+  }
+
+  it('when the merchant accepts it, then 2 days later the sandbox reverses it (won, credited, refundable) and 2 days after that charges it back again (lost, debited), each move notified', async () => {
+    const { gw, clock, r, paid, d } = await openedDispute('dispute-cycle-accepted', CARDS.disputeCycle);
+    expect(d).toMatchObject({ dispute_reason: 'duplicate', dispute_status: 'needs_response' });
+    expect((await disputeCall(gw.app, 'disputeAccept', { dispute_id: d!.dispute_id })).body.dispute_status).toBe('lost');
+    expect(await runSteps(gw)).toBe(0); // the sandbox asked at once: lost, as accepted
+    expect(await state(gw, paid)).toEqual({ status: 'lost', closed: '20261121100000', query: 'lost', balance: OPENING.USD - 2500 });
+    clock.advance(2 * DAY - 1);
+    expect(await runSteps(gw)).toBe(0);
+    clock.advance(1);
+    expect(await runSteps(gw)).toBe(1);
+    expect(await state(gw, paid)).toEqual({ status: 'won', closed: '20261123100000', query: 'won', balance: OPENING.USD - 1500 });
+    const refund = await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '4.00', refund_reason: 'after the reversal' })]);
+    expect(refund.body.refund_orders[0].refund_status).toBe('1');
+    clock.advance(2 * DAY);
+    expect(await runSteps(gw)).toBe(1);
+    expect(await state(gw, paid)).toEqual({ status: 'lost', closed: '20261125100000', query: 'lost', balance: OPENING.USD - 2500 });
+    // lost again: the 6.00 left is the chargeback's, not the merchant's to refund
+    const again = await postBatch(gw.app, 'refund', [ref(paid, { refund_amount: '1.00', refund_reason: 'once more' })]);
+    expect(again.body.refund_orders[0].refund_message).toMatch(/^V3006:/);
+    // the cycle is over: nothing more moves, and nothing is left queued for it
+    clock.advance(30 * DAY);
+    expect(await runSteps(gw)).toBe(0);
+    expect(await gw.deps.store.dueCount(MERCHANT_ID, 'dispute')).toBe(0);
+    await deliver(gw);
+    const notes = r.received.filter((n) => n.fields.notify_type === 'dispute');
+    for (const n of notes) expectSigned(n);
+    // deliveries run side by side: in the order of closed_date, each move's time
+    const moves = notes.map((n) => [n.fields.dispute_status, n.fields.closed_date]);
+    expect(moves.sort((x, y) => x[1]!.localeCompare(y[1]!))).toEqual([
+      ['needs_response', ''],
+      ['lost', '20261121100000'],
+      ['won', '20261123100000'],
+      ['lost', '20261125100000'],
+    ]);
+  });
+
+  it('when it is left unanswered, then it is lost at its due date, won 2 days later and lost again 2 days after that', async () => {
+    const { gw, clock, paid } = await openedDispute('dispute-cycle-deadline', CARDS.disputeCycle);
+    clock.advance(7 * DAY + 1);
+    expect(await runSteps(gw)).toBe(1);
+    expect((await state(gw, paid)).status).toBe('lost');
+    clock.advance(2 * DAY);
+    await runSteps(gw);
+    expect((await state(gw, paid)).status).toBe('won');
+    clock.advance(2 * DAY);
+    await runSteps(gw);
+    expect(await state(gw, paid)).toMatchObject({ status: 'lost', balance: OPENING.USD - 2500 });
+  });
+
+  it('when winning evidence wins it, then 2 days after the win the sandbox reverses it (pre-arbitration lost), and that is final', async () => {
+    const { gw, clock, paid, d } = await openedDispute('dispute-cycle-won', CARDS.disputeCycle);
+    await disputeCall(gw.app, 'disputeEvidence', { dispute_id: d!.dispute_id, ...evidence('winning_evidence', '1') });
+    clock.advance(DAY);
+    await runSteps(gw);
+    expect(await state(gw, paid)).toMatchObject({ status: 'won', balance: OPENING.USD - 1500 });
+    clock.advance(2 * DAY);
+    await runSteps(gw);
+    expect(await state(gw, paid)).toMatchObject({ status: 'lost', closed: '20261124100000', balance: OPENING.USD - 2500 });
+    clock.advance(10 * DAY);
+    expect(await runSteps(gw)).toBe(0);
+    expect((await state(gw, paid)).status).toBe('lost');
+    const [lost] = await gw.deps.store.getDisputes(MERCHANT_ID, [d!.dispute_id!]);
+    expect(lost!.history.map((h) => [h.to, h.cause])).toEqual([
+      ['needs_response', 'opened'],
+      ['under_review', 'evidence'],
+      ['won', 'decided'],
+      ['lost', 'decided'],
+    ]);
+  });
+});
+
 describe('an inquiry', () => {
   it('when a general-card payment is disputed, then it opens as an inquiry and escalates to needs_response a day later', async () => {
     const { gw, clock } = gatewayAt('dispute-inquiry');
@@ -305,7 +411,7 @@ describe('money in other currencies and auto capture', () => {
     const paid = await pay(gw.app, { card: CARDS.disputeFraud }, true);
     // open by the authorisation's answer, no job run
     const p = await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id);
-    expect(p!.disputes).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response' }]);
+    expect(p!.disputes).toEqual([{ dispute_id: `${paid.transaction_id}-D01`, status: 'needs_response', amount: 1000 }]);
     expect(await balance(gw, 'USD', AUTO_ACCOUNT_ID)).toBe(100_000 - 2500);
   });
 

@@ -443,6 +443,31 @@ describe('the other dispute paths on a clock (DESIGN 13 driven by DESIGN 14)', (
     for (const n of r.received) expectSigned(n);
   });
 
+  it('when the cycle card’s dispute is accepted, then the clock reverses it 2 days later (won, credited) and charges it back 2 days after that (lost, debited), in the clock time; one advance crosses both', async () => {
+    const { gw, r, id, order, dispute } = await openDispute('clocks-dispute-cycle', CARDS.disputeCycle);
+    const accepted = await disputeCall(gw.app, 'disputeAccept', { dispute_id: dispute.dispute_id });
+    expect(accepted.body, accepted.text).toMatchObject({ return_status: '1', dispute_status: 'lost' });
+    await advanceTo(gw, id, T0 + 3 * DAY);
+    expect((await disputesOf(gw, order.transaction_id))[0]).toMatchObject({
+      dispute_status: 'won',
+      closed_date: compact(T0 + HOUR + 2 * DAY),
+    });
+    expect(await balance(gw)).toBe(OPENING - 1500);
+    const query = await postQuery(gw.app, '/v1/retrievalTrans', { transaction_id: order.transaction_id });
+    expect(query.body.orders_list[0].dispute_status).toBe('won');
+    await advanceTo(gw, id, T0 + 30 * DAY);
+    expect((await disputesOf(gw, order.transaction_id))[0]).toMatchObject({
+      dispute_status: 'lost',
+      closed_date: compact(T0 + HOUR + 4 * DAY),
+    });
+    expect(await balance(gw)).toBe(OPENING - 1000 - 1500);
+    expect(notified(r).sort()).toEqual(['lost', 'lost', 'needs_response', 'won']);
+    for (const n of r.received) expectSigned(n);
+    // the live jobs never touch the clock's dispute
+    await runLiveJobs(gw);
+    expect((await disputesOf(gw, order.transaction_id))[0]!.dispute_status).toBe('lost');
+  });
+
   it('when the clock is deleted, then the amount and fee of its dispute still open are given back to the deposit balance, and those of a decided one are not', async () => {
     const open = await openDispute('clocks-dispute-delete-open', CARDS.disputeFraud);
     expect(await balance(open.gw)).toBe(OPENING - 1000 - 1500);

@@ -11,8 +11,8 @@ type Item = Types.notification.NotificationRequestItem;
  * are kept: AUTHORISATION under the payment's reference (merchantReference), CAPTURE, CANCELLATION and REFUND
  * under the modification's own reference (the gateway sends its reference as the modification's). A refund
  * that failed after Adyen accepted it (REFUND_FAILED, or REFUND with success false) is recorded on the
- * payment; chargebacks (REQUEST_FOR_INFORMATION, NOTIFICATION_OF_CHARGEBACK, CHARGEBACK, CHARGEBACK_REVERSED,
- * SECOND_CHARGEBACK) become the gateway's disputes (DESIGN 13). A capture failed later (CAPTURE_FAILED, or CAPTURE with success false) is
+ * payment; dispute notifications (DISPUTE_EVENTS) open and move the gateway's disputes (docs/disputes.md), and
+ * ISSUER_COMMENTS and NOTIFICATION_OF_FRAUD are acknowledged and logged. A capture failed later (CAPTURE_FAILED, or CAPTURE with success false) is
  * recorded on the payment (operations/capture-failed.ts); other event codes are acknowledged.
  * Adyen's own advice: an event is the same event when its code, PSP reference and success are.
  */
@@ -86,24 +86,41 @@ export function adyenEvent(item: Item): AcquirerEvent {
         captureFailed: { reason: `adyen: ${item.eventCode}${item.reason ? ` (${item.reason})` : ''}` },
         answer: { op: 'capture', outcome: failed, ...amount },
       };
-    case 'REQUEST_FOR_INFORMATION':
-    case 'NOTIFICATION_OF_CHARGEBACK':
-    case 'CHARGEBACK':
-    case 'CHARGEBACK_REVERSED':
-    case 'SECOND_CHARGEBACK':
-      return { ...base, reference, dispute: adyenDispute(item) };
+    case 'ISSUER_COMMENTS':
+    case 'NOTIFICATION_OF_FRAUD':
+      // the issuer's free text, and a fraud report (no chargeback, no money moved): nothing of a dispute moves
+      return { ...base, unhandled: `${item.eventCode} on ${item.originalReference || item.pspReference}: ${DISPUTE_INFO[item.eventCode]}` };
     default:
-      return base;
+      return Object.hasOwn(DISPUTE_EVENTS, String(item.eventCode)) ? { ...base, reference, dispute: adyenDispute(item) } : base;
   }
 }
 
-const DISPUTE_STATUS: Readonly<Record<string, AcquirerDispute['status']>> = {
-  REQUEST_FOR_INFORMATION: 'inquiry',
-  NOTIFICATION_OF_CHARGEBACK: 'needs_response',
+const DISPUTE_INFO: Readonly<Record<string, string>> = {
+  ISSUER_COMMENTS: 'the issuer commented on the dispute; nothing moves',
+  NOTIFICATION_OF_FRAUD: 'the issuer reported fraud without a chargeback; no dispute is opened',
+};
+
+/**
+ * Adyen's dispute notifications as the gateway's reports: the status each means, and its stage in the
+ * dispute's story (`order`: an earlier stage delivered after a later one changes nothing). INFORMATION_SUPPLIED
+ * (the merchant's defence, sent in Adyen's Customer Area) comes at more than one stage, so it has none: it puts
+ * an unanswered dispute under review and moves nothing else.
+ */
+const DISPUTE_EVENTS: Readonly<Record<string, { status: AcquirerDispute['status']; order?: number; openOnly?: true }>> = {
+  REQUEST_FOR_INFORMATION: { status: 'inquiry', order: 10 },
+  // the issuer let its inquiry lapse, or took the answer: no chargeback. After a chargeback (a later stage) it
+  // moves nothing: CHARGEBACK_REVERSED gives the money back
+  ISSUER_RESPONSE_TIMEFRAME_EXPIRED: { status: 'won', order: 15, openOnly: true },
+  NOTIFICATION_OF_CHARGEBACK: { status: 'needs_response', order: 20 },
   // the amount is debited, the dispute still defendable
-  CHARGEBACK: 'needs_response',
-  CHARGEBACK_REVERSED: 'won',
-  SECOND_CHARGEBACK: 'lost',
+  CHARGEBACK: { status: 'needs_response', order: 30 },
+  // not defended in time, or liability accepted at Adyen
+  DISPUTE_DEFENSE_PERIOD_ENDED: { status: 'lost', order: 35 },
+  CHARGEBACK_REVERSED: { status: 'won', order: 40 },
+  SECOND_CHARGEBACK: { status: 'lost', order: 50 },
+  PREARBITRATION_WON: { status: 'won', order: 60 },
+  PREARBITRATION_LOST: { status: 'lost', order: 60 },
+  INFORMATION_SUPPLIED: { status: 'under_review' },
 };
 
 /** Adyen's reason text in DESIGN 13's reasons (its codes differ per scheme; the text names the kind). */
@@ -122,11 +139,14 @@ function disputeReason(text: string): DisputeReason {
  * additionalData.defensePeriodEndsAt (ISO 8601 with offset) is the dispute's due date.
  */
 export function adyenDispute(item: Item): AcquirerDispute {
+  const event = Object.hasOwn(DISPUTE_EVENTS, String(item.eventCode)) ? DISPUTE_EVENTS[String(item.eventCode)] : undefined;
   const ends = Date.parse(String((item.additionalData as Record<string, unknown> | undefined)?.defensePeriodEndsAt ?? ''));
   return {
     disputeRef: `chargeback:${item.originalReference || item.pspReference}`,
     reason: disputeReason(item.reason ?? ''),
-    status: DISPUTE_STATUS[String(item.eventCode)] ?? 'needs_response',
+    status: event?.status ?? 'needs_response',
+    ...(event?.order !== undefined ? { order: event.order } : {}),
+    ...(event?.openOnly ? { openOnly: true } : {}),
     ...(item.amount?.value !== undefined ? { amount: item.amount.value } : {}),
     ...(Number.isFinite(ends) ? { dueAt: ends } : {}),
   };

@@ -10,7 +10,7 @@ import { REFERENCE_METADATA } from './map.js';
  * and an intent authorised or failed settles its payment still waiting on the challenge at Stripe's page.
  * A refund that failed after Stripe accepted it (refund.failed, or charge.refund.updated to failed) names the
  * refund's reference (its metadata); a dispute (charge.dispute.*) names its intent, whose payment the journal
- * knows, and becomes the gateway's dispute (DESIGN 13). Any other type is acknowledged and ignored.
+ * knows, and becomes the gateway's dispute (docs/disputes.md). Any other type is acknowledged and ignored.
  */
 export function stripeEvent(event: Stripe.Event): AcquirerEvent {
   const base = { id: event.id, type: event.type };
@@ -46,11 +46,13 @@ export function stripeEvent(event: Stripe.Event): AcquirerEvent {
     }
     case 'charge.dispute.created':
     case 'charge.dispute.closed':
-    case 'charge.dispute.updated': {
+    case 'charge.dispute.updated':
+    case 'charge.dispute.funds_reinstated':
+    case 'charge.dispute.funds_withdrawn': {
       const dispute = event.data.object as Stripe.Dispute;
       const intent = typeof dispute.payment_intent === 'string' ? dispute.payment_intent : dispute.payment_intent?.id;
       if (!intent) return { ...base, unhandled: `dispute ${dispute.id} at Stripe names no payment intent` };
-      return { ...base, paymentObject: intent, dispute: stripeDispute(dispute) };
+      return { ...base, paymentObject: intent, dispute: stripeDispute(dispute, event.type, event.created) };
     }
     default:
       return base;
@@ -65,24 +67,36 @@ const STRIPE_REASONS: Readonly<Record<string, DisputeReason>> = {
   credit_not_processed: 'credit_not_processed',
 };
 
+/** The gateway's status for a Stripe dispute status (docs/connectors.md, Webhooks). */
+function statusOf(status: string): AcquirerDispute['status'] {
+  // closed without the money taken: won, an inquiry closed without a chargeback, a dispute prevented
+  if (status === 'won' || status === 'warning_closed' || status === 'prevented') return 'won';
+  // lost, and a lost dispute under appeal: the money stays taken until Stripe reports it won
+  if (status === 'lost' || status.startsWith('appeal_')) return 'lost';
+  if (status.endsWith('under_review')) return 'under_review';
+  return status.startsWith('warning_') ? 'inquiry' : 'needs_response';
+}
+
+/** Where a status stands in a dispute's story, for events of the same second (a decision after evidence). */
+const RANK: Readonly<Record<AcquirerDispute['status'], number>> = { inquiry: 1, needs_response: 2, under_review: 3, won: 4, lost: 4 };
+
 /**
  * A Stripe dispute as the connector reports it: an inquiry (warning_needs_response) or a chargeback to answer
  * (needs_response), evidence Stripe has (under_review, warning_under_review: the gateway's, or evidence the
  * merchant sent in Stripe's Dashboard), and Stripe's decision (won, lost; an inquiry closed without a
- * chargeback, warning_closed, is won). Reasons outside DESIGN 13's list are `general`; the amount is Stripe's,
- * in minor units; its evidence_details.due_by (unix seconds) is the dispute's due date.
+ * chargeback, warning_closed, and a dispute prevented are won; a lost one under appeal is lost). The money
+ * events move a decided dispute: funds withdrawn from a dispute won is lost again (a chargeback after the win),
+ * funds reinstated to a dispute lost is won (the decision reversed); on an open dispute they move nothing (the
+ * gateway debits the amount when the dispute opens). The event's time (`created`, seconds) orders the
+ * reports, so an event delivered after a later one changes nothing. Reasons outside the gateway's list are
+ * `general`; the amount is Stripe's, in minor units; its evidence_details.due_by (unix seconds) is the
+ * dispute's due date.
  */
-export function stripeDispute(d: Stripe.Dispute): AcquirerDispute {
-  const status: AcquirerDispute['status'] =
-    d.status === 'won' || d.status === 'warning_closed'
-      ? 'won'
-      : d.status === 'lost'
-        ? 'lost'
-        : d.status.endsWith('under_review')
-          ? 'under_review'
-          : d.status.startsWith('warning_')
-            ? 'inquiry'
-            : 'needs_response';
+export function stripeDispute(d: Stripe.Dispute, type = 'charge.dispute.updated', created?: number): AcquirerDispute {
+  let status = statusOf(d.status);
+  let rank = RANK[status];
+  if (type === 'charge.dispute.funds_withdrawn' && status === 'won') [status, rank] = ['lost', 5];
+  if (type === 'charge.dispute.funds_reinstated' && status === 'lost') [status, rank] = ['won', 5];
   const dueBy = d.evidence_details?.due_by;
   return {
     disputeRef: d.id,
@@ -90,5 +104,9 @@ export function stripeDispute(d: Stripe.Dispute): AcquirerDispute {
     status,
     amount: d.amount,
     ...(typeof dueBy === 'number' && Number.isFinite(dueBy) ? { dueAt: dueBy * 1000 } : {}),
+    ...(typeof created === 'number' && Number.isFinite(created) ? { order: created * 10 + rank } : {}),
+    // an inquiry closed (lapsed, or accepted by the merchant: Stripe says the same) or a dispute prevented
+    // closes an open dispute and never reverses a decision
+    ...(d.status === 'warning_closed' || d.status === 'prevented' ? { openOnly: true } : {}),
   };
 }

@@ -7,6 +7,7 @@ import { GatewayError } from '../../../core/kernel/errors.js';
 import { sessionOf } from '../../middleware/portal.js';
 import { renderPortal } from '../../render/portal.js';
 import { takeNotice, type PortalNotice } from '../../../core/portal/forms.js';
+import { refundableAmount } from '../../../core/operations/refund.js';
 
 export interface PaymentPageForm {
   /** which form the errors and values belong to */
@@ -36,6 +37,8 @@ export async function showPaymentPage(deps: CoreDeps, res: Response, transaction
       story,
       p,
       orderStatus: orderStatusOf(p.status),
+      // what a refund may still take: captured, less refunded, less what lost disputes took back
+      refundMax: refundableAmount(p),
       resultInfo: resultInfoOf(p.result_code),
       can: {
         capture: admin && capturable,

@@ -111,6 +111,26 @@ describe('the portal’s disputes', () => {
     expect((await admin.get(page)).text).not.toContain('its answer not known yet');
   });
 
+  it('when the dispute is lost, then the payment page offers nothing more to refund and its refund form is refused naming the dispute', async () => {
+    const { gw, paid, disputeId } = await disputed();
+    const admin = await signedIn(gw.app, PORTAL.admin);
+    const accepted = await postForm(admin, `/portal/disputes/${disputeId}`, `/portal/disputes/${disputeId}/accept`, {});
+    expect(accepted.status).toBe(303);
+    expect((await gw.deps.store.getDispute(MERCHANT_ID, disputeId))!.status).toBe('lost');
+    const page = `/portal/payments/${paid.transaction_id}`;
+    const html = (await admin.get(page)).text;
+    expect(html).toContain('Up to $0.00.');
+    const token = tokenOfForm(html, `${page}/refund`);
+    const refused = await admin
+      .post(`${page}/refund`)
+      .type('form')
+      .send({ _csrf: token, refund_amount: '5.00', refund_reason: 'goodwill' });
+    expect(refused.status).toBe(303);
+    const shown = (await admin.get(page)).text;
+    expect(shown).toContain(`V3006:Refund amount exceeds what is left after a lost dispute: ${disputeId}`);
+    expect((await gw.deps.store.getPayment(MERCHANT_ID, paid.transaction_id))!.refunded).toBe(0);
+  });
+
   it('when evidence is too long, then the page comes back with the error tied to its field', async () => {
     const { gw, disputeId } = await disputed();
     const admin = await signedIn(gw.app, PORTAL.admin);
