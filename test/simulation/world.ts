@@ -18,6 +18,8 @@ import type { BackgroundJob } from '../../src/core/jobs/due-queue.js';
 import { FaultPlan, ProcessKv, SimProcess, processConnector, type ReferenceLog } from './faults.js';
 import { ACCOUNT_ID, AUTO_ACCOUNT_ID, MERCHANT_ID, VAULT_KEY_HEX } from '../support/gateway.js';
 import { payoutMerchants } from '../support/payout.js';
+import type { AcquirerBook } from '../support/acquirers/books.js';
+import type { OwedWebhook } from './webhooks.js';
 import { resendNotifications } from '../../src/core/notifications/resend.js';
 
 /** The main account's opening deposit balance (USD hundredths). */
@@ -50,6 +52,16 @@ export function prng(seed: number): () => number {
 export interface SimAcquirer {
   code: 'stripe' | 'adyen';
   baseUrl: string;
+  /** the acquirer follows the run's clock from now on: what it does later happens in simulated time */
+  useClock?: (now: () => number) => void;
+  /** the acquirer does what is due by the run's clock (requests that ran on, states that moved on) */
+  settle?: () => void;
+  /** it still has something to do later (quiescence waits for it) */
+  busy?: () => boolean;
+  /** arms the stub's next money-moving request: its answer lost, or acted on `delayMs` later; answers the disarm */
+  arm?: (fault: { mode: 'answer-lost' } | { mode: 'act-later'; delayMs: number }) => () => void;
+  /** what the acquirer's own records hold for a payment (the money invariants' truth) */
+  book?: (transactionId: string) => AcquirerBook;
   /** what the acquirer did under a reference, from its own records; absent: its connector's status reads it */
   status?: (reference: string) => AcquirerStatus;
   /** the shopper passes or fails the acquirer's challenge page; answers what the return to the gateway carries */
@@ -116,8 +128,10 @@ export interface Node {
  * composes it, over the shared store.
  */
 export class World {
-  /** acquirer webhooks the gateway did not acknowledge: sent again with the next (simulate.ts) */
-  readonly unacknowledged: AcquirerEvent[] = [];
+  /** acquirer webhooks owed to the gateway, each with the time it arrives (webhooks.ts) */
+  readonly owed: OwedWebhook[] = [];
+  /** the merchant's refund orders per payment: each a decision of its own (a resend is the same one) */
+  readonly refundIntents = new Map<string, number>();
   readonly clock = new SimClock(Date.UTC(2026, 10, 21, 10, 0, 0));
   readonly ids: IdGenerator;
   readonly plan = new FaultPlan();
@@ -151,6 +165,8 @@ export class World {
     };
     this.checkStore = new KvGatewayStore(kv);
     const now = () => this.clock.now();
+    sim?.useClock?.(now);
+    if (sim?.arm) this.plan.stubHook = sim.arm;
     this.acquirer = sim?.status
       ? { status: async (reference) => sim.status!(reference) }
       : sim
