@@ -108,6 +108,7 @@ export async function stripeRunStub(seed: number): Promise<RunStub> {
     useClock: (now) => stub.useClock(now),
     settle: () => stub.settle(),
     busy: () => stub.busy,
+    nextDue: () => stub.nextDue,
     // Stripe's SDK sends a request whose connection dropped once more by itself: a lost answer is two drops, and
     // that second request meets the first still running (409) when it acts later
     arm: (fault) => {
@@ -149,7 +150,8 @@ export async function stripeRunStub(seed: number): Promise<RunStub> {
 
 /**
  * How the seed's Adyen behaves in time: about one payment in nine answered `Received` or `Pending` and decided
- * one to five minutes later (its AUTHORISATION tells); about one refund in seven refused after it was received.
+ * one to five minutes later (its AUTHORISATION tells); about one refund in seven refused after it was received;
+ * a payment left waiting on its challenge closed after 12 hours (OFFER_CLOSED).
  */
 export function adyenTimes(): AdyenTimes {
   return {
@@ -158,6 +160,8 @@ export function adyenTimes(): AdyenTimes {
         ? { ms: (1 + (value % 5)) * 60_000, approve: value % 2 === 0, resultCode: value % 3 === 0 ? 'Pending' : 'Received' }
         : undefined,
     refuseRefundLater: (value) => value % 7 === 3,
+    // a challenge payment whose answer was lost never reaches the shopper: Adyen closes its offer (cards: 12 h)
+    offerExpiresMs: 12 * 3_600_000,
   };
 }
 
@@ -171,6 +175,7 @@ export async function adyenRunStub(): Promise<RunStub> {
     useClock: (now) => stub.useClock(now),
     settle: () => stub.settle(),
     busy: () => stub.busy,
+    nextDue: () => stub.nextDue,
     arm: (fault) => {
       faults[fault.mode]++;
       if (fault.mode === 'act-later') stub.server.fail('act-later', moneyRequest, 1, fault.delayMs);

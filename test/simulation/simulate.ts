@@ -105,8 +105,13 @@ async function quiesce(w: World, trace: Trace): Promise<void> {
       const to = c.frozen_time + Math.max(w.deps.pendingResolveMs, 60_000) + 1_000;
       await w.run((deps) => startAdvance(deps, deps.merchants.find(MERCHANT_ID, c.account_id)!, c.test_clock_id, to));
     }
-    w.clock.advance(Math.max(w.deps.pendingResolveMs, 60_000) + 1_000);
-    trace.push(`quiesce: time +${Math.max(w.deps.pendingResolveMs, 60_000) / 1000 + 1}s, recovery`);
+    // time moves on by a recovery period; after a few rounds, to the acquirer's next move of its own (hours away:
+    // an offer it closes) when that is later
+    const period = Math.max(w.deps.pendingResolveMs, 60_000) + 1_000;
+    const next = round >= 3 ? w.sim?.nextDue?.() : undefined;
+    const ms = Math.max(period, next === undefined ? 0 : next - w.clock.now());
+    w.clock.advance(ms);
+    trace.push(`quiesce: time +${ms / 1000}s, recovery`);
     await acquirerWebhooks(w, trace);
     await w.job('pending-resolve');
     await w.job('subscription-charges');

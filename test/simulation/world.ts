@@ -58,6 +58,8 @@ export interface SimAcquirer {
   settle?: () => void;
   /** it still has something to do later (quiescence waits for it) */
   busy?: () => boolean;
+  /** when its next move of its own falls due (quiescence moves time on to it) */
+  nextDue?: () => number | undefined;
   /** arms the stub's next money-moving request: its answer lost, or acted on `delayMs` later; answers the disarm */
   arm?: (fault: { mode: 'answer-lost' } | { mode: 'act-later'; delayMs: number }) => () => void;
   /** what the acquirer's own records hold for a payment (the money invariants' truth) */

@@ -53,6 +53,11 @@ export interface AdyenTimes {
   pending?: (value: number) => { ms: number; approve: boolean; resultCode: 'Received' | 'Pending' } | undefined;
   /** a refund Adyen refuses after it received it */
   refuseRefundLater?: (value: number) => boolean;
+  /**
+   * how long a payment waiting on the shopper's challenge stays open: then Adyen closes the offer (OFFER_CLOSED;
+   * its default for cards is 12 hours); unset: never
+   */
+  offerExpiresMs?: number;
 }
 
 const REFUSALS: Record<string, [string, string]> = {
@@ -226,6 +231,9 @@ export class AdyenStub extends AcquirerStub {
       this.notified.add(key);
       out.push(make());
     };
+    // an offer the shopper never completed, closed (Adyen's own state, not a resultCode it answers)
+    for (const p of this.payments.values())
+      if (p.resultCode === 'OfferClosed') once(`offer:${p.pspReference}`, () => this.notification('OFFER_CLOSED', p.reference, hmacKey));
     // every payment Adyen decided: an error is an AUTHORISATION with success false too
     for (const p of this.payments.values())
       if (p.resultCode === 'Authorised' || p.resultCode === 'Refused' || p.resultCode === 'Error')
@@ -314,6 +322,11 @@ export class AdyenStub extends AcquirerStub {
     if (method.number === '4917610000000000' && auth === 'always') {
       payment.resultCode = 'RedirectShopper';
       payment.challenged = true;
+      const expires = this.times.offerExpiresMs;
+      if (expires !== undefined)
+        this.server.later(expires, () => {
+          if (payment.resultCode === 'RedirectShopper') payment.resultCode = 'OfferClosed';
+        });
       return {
         status: 200,
         body: {

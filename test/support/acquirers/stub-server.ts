@@ -81,6 +81,11 @@ export class StubServer {
     return this.timed.length > 0;
   }
 
+  /** When the next thing to do later falls due (undefined: nothing is). */
+  get nextDue(): number | undefined {
+    return this.deferred.length > 0 ? Math.min(...this.deferred.map((d) => d.at)) : undefined;
+  }
+
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.serve(req, res));
     this.server.on('connection', (s) => {
@@ -248,6 +253,11 @@ export abstract class AcquirerStub {
   /** The acquirer still has something to do later. */
   get busy(): boolean {
     return this.server.busy;
+  }
+
+  /** When the acquirer's next move of its own falls due (undefined: none is to come). */
+  get nextDue(): number | undefined {
+    return this.server.nextDue;
   }
 
   async start(): Promise<this> {
