@@ -83,7 +83,7 @@ export class StubServer {
 
   /** When the next thing to do later falls due (undefined: nothing is). */
   get nextDue(): number | undefined {
-    return this.deferred.length > 0 ? Math.min(...this.deferred.map((d) => d.at)) : undefined;
+    return this.timed.length > 0 ? Math.min(...this.timed.map((d) => d.at)) : undefined;
   }
 
   async start(): Promise<this> {
