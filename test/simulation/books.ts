@@ -2,6 +2,7 @@ import type { World } from './world.js';
 import type { Payment } from '../../src/core/payments/payment.js';
 import { MERCHANT_ID } from '../support/gateway.js';
 import { emptyBook, type AcquirerBook } from '../support/acquirers/books.js';
+import { entryAt, type TimedEntry } from '../../src/core/connectors/sandbox-cards.js';
 
 /** A sandbox ledger record as the sandbox keeps it (src/core/connectors/sandbox.ts): what was asked, and its answer. */
 interface SandboxRecord {
@@ -18,9 +19,19 @@ interface SandboxRecord {
 export async function bookOf(w: World, transactionId: string, p: Payment | undefined): Promise<AcquirerBook> {
   if (w.sim?.book) return w.sim.book(transactionId);
   const ledger = w.checkStore.ledgerOf(MERCHANT_ID);
+  const now = (await w.timeOf(p)) ?? w.clock.now();
+  // a timed test card's record as it stands now (sandbox-cards.ts): decided, acted on or failed since
   const read = async (reference: string): Promise<SandboxRecord | undefined> => {
     const kept = await ledger.ledgerLookup(reference);
-    return kept === undefined ? undefined : (JSON.parse(kept) as SandboxRecord);
+    if (kept === undefined) return undefined;
+    const record = JSON.parse(kept) as SandboxRecord & TimedEntry;
+    if (!('outcome' in record)) return record;
+    try {
+      return { ...record, outcome: entryAt(record, now) };
+    } catch {
+      // still running at the sandbox: nothing done yet
+      return undefined;
+    }
   };
   const book = emptyBook();
   const auth = await read(transactionId);

@@ -31,10 +31,11 @@ export async function violations(w: World): Promise<string[]> {
   const store = w.checkStore;
   for (const txn of new Set(w.transactions)) {
     const p = await store.getPayment(MERCHANT_ID, txn);
-    const auth = await w.acquirer.status(txn);
-    const threeds = await w.acquirer.status(`${txn}-3ds`);
-    const capture = await w.acquirer.status(`${txn}-cap`);
-    const voided = okAt(await w.acquirer.status(`${txn}-void`));
+    const acquirer = await w.acquirerAt(p);
+    const auth = await acquirer.status(txn);
+    const threeds = await acquirer.status(`${txn}-3ds`);
+    const capture = await acquirer.status(`${txn}-cap`);
+    const voided = okAt(await acquirer.status(`${txn}-void`));
     const authorised = approvedAt(auth) || (auth?.op === 'authorise' && auth.outcome.kind === 'challenge' && approvedAt(threeds));
     const say = (what: string) => out.push(`${txn}${p ? ` (${p.status}, order ${p.order_no})` : ''}: ${what}`);
     if (!p) {
@@ -60,14 +61,14 @@ export async function violations(w: World): Promise<string[]> {
     // refunds
     const refundRefs = [...w.asked].filter((r) => r.startsWith(`${txn}-`) && /-\d\d$/.test(r));
     for (const r of refundRefs) {
-      const rec = await w.acquirer.status(r);
+      const rec = await acquirer.status(r);
       const kept = p.refunds.find((x) => x.refund_reference_id === r);
       if (okAt(rec) && !kept) say(`refund ${r} done at the acquirer (${rec?.amount}) but not recorded`);
       if (okAt(rec) && kept && rec?.amount !== acquirerAmount(kept.refund_amount, p.currency))
         say(`refund ${r}: ${rec?.amount} at the acquirer, ${kept.refund_amount} at the gateway`);
     }
     for (const kept of p.refunds) {
-      const done = okAt(await w.acquirer.status(kept.refund_reference_id));
+      const done = okAt(await acquirer.status(kept.refund_reference_id));
       // a refund the acquirer accepted and failed later is kept with refund_status 0
       if (kept.refund_status === '1' && !done) say(`refund ${kept.refund_reference_id} recorded but not done at the acquirer`);
       if (kept.refund_status !== '1' && done) say(`refund ${kept.refund_reference_id} recorded failed but done at the acquirer`);

@@ -99,6 +99,11 @@ const CARD_MIX: readonly string[] = [
   CARDS.challenge,
   CARDS.disputeFraud,
   CARDS.disputeInquiry,
+  // the sandbox's timed cards (on Stripe and Adyen: ordinary approvals), as acquirers that are not instant behave:
+  // processing for minutes then approved or declined, and every call's answer lost while the sandbox acts later
+  CARDS.processingApproved,
+  CARDS.processingDeclined,
+  CARDS.lostAnswer,
 ];
 
 function newOrder(w: World, sent: Sent): AuthoriseCommand {

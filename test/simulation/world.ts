@@ -8,19 +8,19 @@ import { ManualClock, type IdGenerator } from '../../src/core/kernel/clock.js';
 import type { KvStore } from '../../src/store/kv.js';
 import { KvGatewayStore } from '../../src/store/gateway-store.js';
 import { SandboxConnector } from '../../src/core/connectors/sandbox.js';
-import { StripeConnector } from '../../src/core/connectors/stripe/connector.js';
-import { AcquirerJournal, referenceKind } from '../../src/core/connectors/journal.js';
 import type { AcquirerStatus, CardConnector } from '../../src/core/ports/card-connector.js';
 import type { AcquirerEvent } from '../../src/core/connectors/acquirer-events.js';
 import { ADYEN_ENV, STRIPE_ENV, acquirerMerchants } from '../support/acquirers/accounts.js';
 import type { NotificationTransport } from '../../src/core/notifications/delivery.js';
 import type { BackgroundJob } from '../../src/core/jobs/due-queue.js';
 import { FaultPlan, ProcessKv, SimProcess, processConnector, type ReferenceLog } from './faults.js';
-import { ACCOUNT_ID, AUTO_ACCOUNT_ID, MERCHANT_ID, VAULT_KEY_HEX } from '../support/gateway.js';
+import { ACCOUNT_ID, MERCHANT_ID, VAULT_KEY_HEX } from '../support/gateway.js';
 import { payoutMerchants } from '../support/payout.js';
 import type { AcquirerBook } from '../support/acquirers/books.js';
 import type { OwedWebhook } from './webhooks.js';
 import { resendNotifications } from '../../src/core/notifications/resend.js';
+import { clockOf } from '../../src/core/clocks/clock-deps.js';
+import type { Payment } from '../../src/core/payments/payment.js';
 
 /** The main account's opening deposit balance (USD hundredths). */
 export const OPENING_BALANCE = 150_000;
@@ -64,8 +64,8 @@ export interface SimAcquirer {
   arm?: (fault: { mode: 'answer-lost' } | { mode: 'act-later'; delayMs: number }) => () => void;
   /** what the acquirer's own records hold for a payment (the money invariants' truth) */
   book?: (transactionId: string) => AcquirerBook;
-  /** what the acquirer did under a reference, from its own records; absent: its connector's status reads it */
-  status?: (reference: string) => AcquirerStatus;
+  /** what the acquirer did under a reference, from its own records (never its connector's status) */
+  status: (reference: string) => AcquirerStatus;
   /** the shopper passes or fails the acquirer's challenge page; answers what the return to the gateway carries */
   challengeAnswer?: (transactionId: string, passed: boolean) => string;
   /** the acquirer's webhooks owed since the last call, in the gateway's terms */
@@ -144,7 +144,7 @@ export class World {
   /** every payout request_id the simulation sent */
   readonly payoutRequests = new Set<string>();
   /** the acquirer as it is, read without faults */
-  readonly acquirer: Pick<CardConnector, 'status'>;
+  readonly acquirer: Pick<CardConnector, 'status' | 'onClock'>;
   readonly checkStore: KvGatewayStore;
   node: Node;
   private nodes = 0;
@@ -169,33 +169,26 @@ export class World {
     const now = () => this.clock.now();
     sim?.useClock?.(now);
     if (sim?.arm) this.plan.stubHook = sim.arm;
-    this.acquirer = sim?.status
-      ? { status: async (reference) => sim.status!(reference) }
-      : sim
-        ? this.stripeAsItIs(sim, now)
-        : // as the gateway's processes reach it (forMerchant): its records in the merchant's slot, read there
-          new SandboxConnector(this.ids, this.checkStore, this.clock).forMerchant(MERCHANT_ID);
+    this.acquirer = sim
+      ? { status: async (reference) => sim.status(reference) }
+      : // as the gateway's processes reach it (forMerchant): its records in the merchant's slot, read there
+        new SandboxConnector(this.ids, this.checkStore, this.clock).forMerchant(MERCHANT_ID);
     this.node = this.spawn();
   }
 
   /**
-   * Stripe as it is, read through the connector of the payment's own account (each account's journal is its own):
-   * what its status says of each reference, without the run's faults.
+   * The acquirer as a payment's time sees it: a test clock's payment in the clock's time (the sandbox's timed
+   * cards answer by it), any other in the run's.
    */
-  private stripeAsItIs(sim: SimAcquirer, now: () => number): Pick<CardConnector, 'status'> {
-    const of = (account: string) =>
-      new StripeConnector(
-        { secretKey: STRIPE_ENV.STRIPE_KEY_SHOP1, webhookSecret: STRIPE_ENV.STRIPE_WHSEC_SHOP1, apiBase: sim.baseUrl },
-        new AcquirerJournal(this.checkStore.ledgerOf(MERCHANT_ID), 'stripe', now, account),
-        now,
-      );
-    const byAccount = new Map([ACCOUNT_ID, AUTO_ACCOUNT_ID].map((a) => [a, of(a)]));
-    return {
-      status: async (reference) => {
-        const p = await this.checkStore.getPayment(MERCHANT_ID, referenceKind(reference).transactionId);
-        return byAccount.get(p?.account_id ?? ACCOUNT_ID)!.status(reference);
-      },
-    };
+  async acquirerAt(p: Payment | undefined): Promise<Pick<CardConnector, 'status'>> {
+    const now = await this.timeOf(p);
+    return now === undefined || !this.acquirer.onClock ? this.acquirer : this.acquirer.onClock({ now: () => now });
+  }
+
+  /** A test clock's time for its payment; undefined for a payment in the run's time. */
+  async timeOf(p: Payment | undefined): Promise<number | undefined> {
+    const id = p && clockOf(p);
+    return id === undefined ? undefined : (await this.checkStore.getTestClock(MERCHANT_ID, id))?.frozen_time;
   }
 
   /** A fresh gateway process over the same store (after a crash, or another node of the cluster). */

@@ -8,7 +8,7 @@ import type { Intent, StripeStub } from './stripe-stub.js';
  * Stripe connector (whose reads may trail Stripe), always what the stub holds now.
  */
 
-/** An intent's state as an authorisation's answer: undefined while Stripe has not decided (processing). */
+/** An intent's state as an authorisation's answer (pending while Stripe decides: processing). */
 function authorisation(pi: Intent, approved: boolean): AuthorisationOutcome | undefined {
   switch (pi.status) {
     case 'requires_capture':
@@ -16,6 +16,8 @@ function authorisation(pi: Intent, approved: boolean): AuthorisationOutcome | un
       return { kind: 'approved', connectorRef: pi.id, threedsResult: '' };
     case 'requires_action':
       return { kind: 'challenge', connectorRef: pi.id };
+    case 'processing':
+      return { kind: 'pending', connectorRef: pi.id };
     case 'requires_payment_method':
       return pi.last_payment_error ? { kind: 'declined', connectorRef: pi.id, reason: 'DECLINED', threedsResult: '' } : undefined;
     case 'canceled':

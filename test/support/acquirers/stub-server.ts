@@ -52,8 +52,19 @@ export class StubServer {
   /** every request received, in order (method and path) */
   readonly requests: string[] = [];
   baseUrl = '';
-  /** the acquirer's clock (ms): real time, or a test's simulated clock */
-  now: () => number = Date.now;
+  /** the acquirer's clock (ms): real time, or a test's simulated clock (useClock) */
+  private clock: () => number = Date.now;
+  /** the time of what is being done late (settle): what it makes is dated then, not when it was noticed */
+  private actingAt: number | undefined;
+
+  /** The acquirer's time: its clock's, or, while it does what fell due earlier, that moment's. */
+  now(): number {
+    return this.actingAt ?? this.clock();
+  }
+
+  useClock(now: () => number): void {
+    this.clock = now;
+  }
 
   constructor(
     private readonly handle: (req: StubRequest) => StubAnswer,
@@ -66,13 +77,18 @@ export class StubServer {
     this.timed.push({ at: this.now() + delayMs, seq: this.timedSeq++, act });
   }
 
-  /** Does what is due by the clock, in time order. */
+  /** Does what is due by the clock, in time order, each at its own time. */
   settle(): void {
     for (;;) {
-      const due = this.timed.filter((d) => d.at <= this.now()).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      const due = this.timed.filter((d) => d.at <= this.clock()).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
       if (!due) return;
       this.timed.splice(this.timed.indexOf(due), 1);
-      due.act();
+      this.actingAt = due.at;
+      try {
+        due.act();
+      } finally {
+        this.actingAt = undefined;
+      }
     }
   }
 
@@ -237,7 +253,7 @@ export abstract class AcquirerStub {
 
   /** The acquirer's clock from now on (a simulation's): what it does later follows that clock. */
   useClock(now: () => number): void {
-    this.server.now = now;
+    this.server.useClock(now);
   }
 
   /** Its clock's time. */
