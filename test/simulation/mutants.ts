@@ -57,4 +57,31 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     suites: ['memory', 'stripe'],
   },
+  {
+    name: 'processing as pending',
+    rule: "an authorisation the acquirer decides later (Stripe's processing, Adyen's Received) stays pending until it has decided, never declined",
+    patches: [
+      {
+        file: 'src/core/payments/settle.ts',
+        find: "  if (outcome.kind === 'pending') {\n",
+        replace:
+          "  if (outcome.kind === 'pending') outcome = { kind: 'error', message: 'mutant: a pending authorisation taken as failed' };\n" +
+          "  if (outcome.kind === 'pending') {\n",
+      },
+    ],
+    suites: ['stripe', 'memory'],
+  },
+  {
+    name: 'one reference per intent',
+    rule: 'an operation whose outcome is unknown is sent again only under its own reference, never under a new one',
+    patches: [
+      {
+        file: 'src/core/operations/finish.ts',
+        find: '          ? await attempt(connector, op, before, plan, claim.reference)\n',
+        replace:
+          '          ? await attempt(connector, op, before, plan, known === UNKNOWN ? `${claim.reference}-again` : claim.reference)\n',
+      },
+    ],
+    suites: ['stripe', 'adyen'],
+  },
 ];
