@@ -2,12 +2,17 @@ import type { World } from './world.js';
 import type { Trace } from './steps.js';
 import type { AcquirerEvent } from '../../src/core/connectors/acquirer-events.js';
 import { applyAcquirerEvent } from '../../src/core/connectors/acquirer-events.js';
-import { AcquirerJournal, referenceKind } from '../../src/core/connectors/journal.js';
-import { MERCHANT_ID } from '../support/gateway.js';
+import { AcquirerJournal } from '../../src/core/connectors/journal.js';
+import { ACCOUNT_ID, AUTO_ACCOUNT_ID, MERCHANT_ID } from '../support/gateway.js';
 
-/** An acquirer webhook on its way: it reaches the gateway at `at` (the run's clock). */
+/**
+ * An acquirer webhook on its way to one account's address: it reaches the gateway at `at` (the run's clock). The
+ * run's accounts share one acquirer account, which sends each event to every account's address; each applies it
+ * to its own payments only (docs/connectors.md).
+ */
 export interface OwedWebhook {
   event: AcquirerEvent;
+  account: string;
   at: number;
 }
 
@@ -21,16 +26,17 @@ const DELAYS_MS = [0, 0, 0, 0, 1_000, 5_000, 30_000, 90_000, 240_000];
  */
 function collect(w: World): void {
   const now = w.clock.now();
-  for (const event of w.sim?.events?.() ?? []) {
-    w.owed.push({ event, at: now + w.pick(DELAYS_MS) });
-    if (w.chance(1 / 7)) w.owed.push({ event, at: now + w.pick(DELAYS_MS) });
-  }
+  for (const event of w.sim?.events?.() ?? [])
+    for (const account of [ACCOUNT_ID, AUTO_ACCOUNT_ID]) {
+      w.owed.push({ event, account, at: now + w.pick(DELAYS_MS) });
+      if (w.chance(1 / 7)) w.owed.push({ event, account, at: now + w.pick(DELAYS_MS) });
+    }
 }
 
 /**
  * The acquirer's webhooks that have arrived by now (Adyen's: what it did that the gateway may not have heard;
  * Stripe's: its intents', refunds' and disputes' moves), in an order the seed shuffles, each applied through
- * the core as the webhook route applies it, for the account of the payment it names. One the gateway did not
+ * the core as the webhook route applies it, for the account whose address it reached. One the gateway did not
  * acknowledge (it threw: the route's 5xx; or the process died under it) is sent again with the next, as the
  * acquirer sends until it is acknowledged.
  */
@@ -44,15 +50,15 @@ export async function acquirerWebhooks(w: World, trace: Trace): Promise<void> {
     const j = Math.floor(w.random() * (i + 1));
     [due[i], due[j]] = [due[j]!, due[i]!];
   }
-  trace.push(`webhooks: ${due.length} from ${w.sim!.code} (${due.map((o) => o.event.type).join(', ')})`);
-  for (const { event } of due) {
+  trace.push(`webhooks: ${due.length} from ${w.sim!.code} (${due.map((o) => `${o.event.type}@${o.account.slice(-2)}`).join(', ')})`);
+  for (const { event, account: accountId } of due) {
     const applied = await w.run(async (deps) => {
-      const p = event.reference ? await deps.store.getPayment(MERCHANT_ID, referenceKind(event.reference).transactionId) : undefined;
-      const account = deps.merchants.find(MERCHANT_ID, p?.account_id ?? '') ?? deps.merchants.all()[0]!;
-      const journal = new AcquirerJournal(deps.store.ledgerOf?.(MERCHANT_ID) ?? deps.store, w.sim!.code, () => w.clock.now());
+      const account = deps.merchants.find(MERCHANT_ID, accountId)!;
+      // the account's own connector's journal, as the webhook route uses it
+      const journal = new AcquirerJournal(deps.store.ledgerOf?.(MERCHANT_ID) ?? deps.store, w.sim!.code, () => w.clock.now(), accountId);
       return applyAcquirerEvent(deps, account, journal, event);
     });
-    if (applied.kind !== 'done') w.owed.push({ event, at: w.clock.now() });
+    if (applied.kind !== 'done') w.owed.push({ event, account: accountId, at: w.clock.now() });
   }
 }
 
