@@ -1,23 +1,31 @@
+import type Stripe from 'stripe';
 import { MemoryKv } from '../../src/store/memory-kv.js';
+import { stripeEvent } from '../../src/core/connectors/stripe/events.js';
+import { adyenEvent } from '../../src/core/connectors/adyen/events.js';
+import { StripeStub, type StripeTimes } from '../support/acquirers/stripe-stub.js';
+import { stripeBook, stripeStatus } from '../support/acquirers/stripe-records.js';
+import { AdyenStub, type AdyenTimes } from '../support/acquirers/adyen-stub.js';
+import { ADYEN_HMAC } from '../support/acquirers/accounts.js';
+import type { StubRequest } from '../support/acquirers/stub-server.js';
 import { simulate, type RunResult } from './simulate.js';
-import type { SimAcquirer } from './world.js';
+import { prng, type SimAcquirer } from './world.js';
+import { runSeeds } from './seeds.js';
 
-/** A stub started for one run: what the run routes to, how many payments the stub made, and its stop. */
+/**
+ * A stub started for one run: what the run routes to, what it counted (`charges`: the payments it made, and
+ * what else the test wants to see happened: disputes opened and decided, answers lost, requests acted on
+ * later, intents processing, refunds pending, ...), and its stop.
+ */
 export interface RunStub {
   acquirer: SimAcquirer;
-  /** the payments (intents, PSP payments) the stub made */
-  charges(): number;
-  /** the disputes the acquirer opened and decided (a stub that plays disputes) */
-  disputes?(): { opened: number; decided: number };
+  counts(): Record<string, number>;
   stop(): Promise<void>;
 }
 
 export interface AcquirerRuns {
   results: RunResult[];
-  /** the stubs' payments over all runs: the runs went to the acquirer, not all stayed on the sandbox */
-  charges: number;
-  /** the stubs' disputes over all runs, opened and decided */
-  disputes: { opened: number; decided: number };
+  /** the stubs' counts summed over all runs (RunStub.counts): `charges` shows the runs went to the acquirer */
+  counts: Record<string, number>;
   faults: number;
   /** the failed seeds, the first two with their violations and traces */
   failed: RunResult[];
@@ -25,35 +33,173 @@ export interface AcquirerRuns {
 }
 
 /**
- * Seeds 1..`seeds` of the fault simulation on the in-memory store, eight at a time, each against a stub of its
- * own (the runs' counting ids repeat from seed to seed, so an acquirer's records must not be shared).
+ * Seeds of the fault simulation on the in-memory store, eight at a time, each against a stub of its
+ * own (the runs' counting ids repeat from seed to seed, so an acquirer's records must not be shared). With
+ * `stopAtFailure`, no seed after the first failing one is started (the mutants check).
  */
-export async function acquirerRuns(seeds: number, start: () => Promise<RunStub>): Promise<AcquirerRuns> {
-  const results: RunResult[] = [];
-  let charges = 0;
-  const disputes = { opened: 0, decided: 0 };
-  let next = 1;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next <= seeds) {
-        const seed = next++;
-        const stub = await start();
-        try {
-          results.push(await simulate(seed, new MemoryKv(), { steps: 24, badWrites: false, lostCommits: false, acquirer: stub.acquirer }));
-          charges += stub.charges();
-          const d = stub.disputes?.();
-          disputes.opened += d?.opened ?? 0;
-          disputes.decided += d?.decided ?? 0;
-        } finally {
-          await stub.stop();
-        }
-      }
-    }),
-  );
-  const failed = results.filter((r) => r.violations.length > 0);
+export async function acquirerRuns(
+  seeds: readonly number[],
+  start: (seed: number) => Promise<RunStub>,
+  stopAtFailure = false,
+  /** the variable that replays one seed (printed with a failure) */
+  replay = 'SIM_SEED',
+): Promise<AcquirerRuns> {
+  const counts: Record<string, number> = {};
+  const results = await runSeeds(seeds, 8, stopAtFailure, async (seed) => {
+    const stub = await start(seed);
+    try {
+      const result = await simulate(seed, new MemoryKv(), { steps: 24, badWrites: false, lostCommits: false, acquirer: stub.acquirer });
+      for (const [k, n] of Object.entries(stub.counts())) counts[k] = (counts[k] ?? 0) + n;
+      return result;
+    } finally {
+      await stub.stop();
+    }
+  });
+  const failed = results.filter((r) => r.violations.length > 0).sort((a, b) => a.seed - b.seed);
   const shown = failed
     .slice(0, 2)
-    .map((r) => [`seed ${r.seed}`, ...r.violations.map((v) => `  ! ${v}`), ...r.trace.map((t) => `  ${t}`)].join('\n'))
+    .map((r) =>
+      [`seed ${r.seed} (replay: ${replay}=${r.seed})`, ...r.violations.map((v) => `  ! ${v}`), ...r.trace.map((t) => `  ${t}`)].join('\n'),
+    )
     .join('\n\n');
-  return { results, charges, disputes, faults: results.reduce((n, r) => n + r.faults.length, 0), failed, shown };
+  return { results, counts, faults: results.reduce((n, r) => n + r.faults.length, 0), failed, shown };
+}
+
+/**
+ * The seeds a run of the Stripe or Adyen simulation takes: 1..`<prefix>S` (`count` unset), or the one seed
+ * `<prefix>` names (replaying a failure).
+ */
+export function acquirerSeeds(prefix: 'SIM_STRIPE_SEED' | 'SIM_ADYEN_SEED', count: number): number[] {
+  const one = process.env[prefix];
+  const n = Number(process.env[`${prefix}S`] ?? count);
+  return one !== undefined ? [Number(one)] : Array.from({ length: n }, (_, i) => i + 1);
+}
+
+/** A request that moves money at the acquirer (every POST but the challenge page's). */
+const moneyRequest = (r: StubRequest): boolean => r.method === 'POST' && !r.path.startsWith('/challenge/');
+
+/**
+ * How the seed's Stripe behaves in time: about one intent in nine `processing` for one to five minutes, then
+ * approved or declined; about one refund in seven `pending` for up to five minutes, then made or failed; its
+ * search and its refunds list trailing its objects by up to two and a half minutes.
+ */
+export function stripeTimes(seed: number): StripeTimes {
+  const random = prng(seed * 7919 + 17);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+  return {
+    processing: (amount) => (amount % 9 === 4 ? { ms: (1 + (amount % 5)) * 60_000, approve: amount % 2 === 0 } : undefined),
+    refundPending: (amount) => (amount % 7 === 3 ? { ms: (1 + (amount % 10)) * 30_000, succeeds: amount % 3 !== 0 } : undefined),
+    searchLagMs: () => pick([0, 0, 2_000, 30_000, 90_000, 150_000]),
+    listLagMs: () => pick([0, 0, 1_000, 20_000, 120_000]),
+  };
+}
+
+/**
+ * A run's Stripe stub (test/support/acquirers/stripe-stub.ts) as the simulation meets it: on the run's clock,
+ * with the seed's times; the shopper on Stripe's own challenge page; its webhooks (intents, refunds, disputes)
+ * and its own records as the invariants' truth.
+ */
+export async function stripeRunStub(seed: number): Promise<RunStub> {
+  const stub = await new StripeStub(stripeTimes(seed)).start();
+  const faults = { 'answer-lost': 0, 'act-later': 0 };
+  const acquirer: SimAcquirer = {
+    code: 'stripe',
+    baseUrl: stub.baseUrl,
+    useClock: (now) => stub.useClock(now),
+    settle: () => stub.settle(),
+    busy: () => stub.busy,
+    nextDue: () => stub.nextDue,
+    // Stripe's SDK sends a request whose connection dropped once more by itself: a lost answer is two drops, and
+    // that second request meets the first still running (409) when it acts later
+    arm: (fault) => {
+      faults[fault.mode]++;
+      if (fault.mode === 'act-later') stub.server.fail('act-later', moneyRequest, 1, fault.delayMs);
+      else stub.server.fail('act-then-drop', moneyRequest, 2);
+      return () => stub.server.clearFaults();
+    },
+    status: (reference) => stripeStatus(stub, reference),
+    book: (transactionId) => stripeBook(stub, transactionId),
+    // the shopper on Stripe's own challenge page: Stripe authorises (or fails) the intent there by itself,
+    // whether or not the shopper comes back; an intent no longer waiting (cancelled) takes no answer
+    challengeAnswer: (transactionId, passed) => {
+      const intent = stub.intentFor(transactionId);
+      if (intent?.status === 'requires_action') stub.finishChallenge(intent.id, passed);
+      return '';
+    },
+    // its webhooks: an intent authorised or failed on Stripe's page settles a payment still waiting on it,
+    // a refund decided later says so, and its disputes: opened on the dispute cards' charges, decided on the
+    // evidence, each move an event
+    events: () =>
+      [...stub.pendingEvents(), ...stub.refundEvents(), ...stub.disputeEvents()].map((e) => stripeEvent(e as unknown as Stripe.Event)),
+    disputeDecision: (transactionId) => stub.disputeDecision(transactionId),
+  };
+  return {
+    acquirer,
+    counts: () => ({
+      charges: stub.intents.size,
+      ...faults,
+      processing: stub.wentProcessing.size,
+      'refunds pending': stub.wentPending.size,
+      'disputes opened': stub.disputes.size,
+      'disputes decided': [...stub.intents.values()].filter((pi) => stub.disputeDecision(pi.metadata.gateway_reference ?? '') !== undefined)
+        .length,
+    }),
+    stop: () => stub.stop(),
+  };
+}
+
+/**
+ * How the seed's Adyen behaves in time: about one payment in nine answered `Received` or `Pending` and decided
+ * one to five minutes later (its AUTHORISATION tells); about one refund in seven refused after it was received;
+ * a payment left waiting on its challenge closed after 12 hours (OFFER_CLOSED).
+ */
+export function adyenTimes(): AdyenTimes {
+  return {
+    pending: (value) =>
+      value % 9 === 4
+        ? { ms: (1 + (value % 5)) * 60_000, approve: value % 2 === 0, resultCode: value % 3 === 0 ? 'Pending' : 'Received' }
+        : undefined,
+    refuseRefundLater: (value) => value % 7 === 3,
+    // a challenge payment whose answer was lost never reaches the shopper: Adyen closes its offer (cards: 12 h)
+    offerExpiresMs: 12 * 3_600_000,
+  };
+}
+
+/** A run's Adyen stub: on the run's clock, one capture in five failing later (by its amount), its webhooks and records. */
+export async function adyenRunStub(): Promise<RunStub> {
+  const stub = await new AdyenStub((value) => value % 5 === 2, adyenTimes()).start();
+  const faults = { 'answer-lost': 0, 'act-later': 0 };
+  const acquirer: SimAcquirer = {
+    code: 'adyen',
+    baseUrl: stub.baseUrl,
+    useClock: (now) => stub.useClock(now),
+    settle: () => stub.settle(),
+    busy: () => stub.busy,
+    nextDue: () => stub.nextDue,
+    arm: (fault) => {
+      faults[fault.mode]++;
+      if (fault.mode === 'act-later') stub.server.fail('act-later', moneyRequest, 1, fault.delayMs);
+      else stub.server.fail('act-then-drop', moneyRequest, 1);
+      return () => stub.server.clearFaults();
+    },
+    status: (reference) => stub.status(reference),
+    book: (transactionId) => stub.book(transactionId),
+    // the shopper at Adyen's challenge page: the return carries Adyen's redirectResult
+    challengeAnswer: (transactionId, passed) => {
+      const payment = stub.paymentFor(transactionId);
+      return payment ? stub.redirectResult(payment.pspReference, passed) : '';
+    },
+    events: () => stub.pendingNotifications(ADYEN_HMAC).map(adyenEvent),
+  };
+  return {
+    acquirer,
+    counts: () => ({
+      charges: stub.payments.size,
+      ...faults,
+      'captures failed later': stub.capturesFailed,
+      'decided later': stub.decidedLater,
+      'refunds refused later': stub.modifications.filter((m) => m.refusedLater).length,
+    }),
+    stop: () => stub.stop(),
+  };
 }

@@ -15,6 +15,13 @@ export type Fault =
   | { where: 'connector'; op: ConnectorOp | 'any'; mode: 'throw-before' | 'throw-after'; statusDown?: boolean }
   /** the connector acts, then answers only after its claim went stale and another process ran recovery */
   | { where: 'connector'; op: ConnectorOp | 'any'; mode: 'late' }
+  /**
+   * at a real acquirer's stub: the request reaches the acquirer, whose answer is lost (`answer-lost`: it acted
+   * at once), or which acts only `delayMs` later while the caller has given up (`act-later`: a request under
+   * the same key meanwhile is answered "in progress")
+   */
+  | { where: 'connector'; op: ConnectorOp | 'any'; mode: 'answer-lost' }
+  | { where: 'connector'; op: ConnectorOp | 'any'; mode: 'act-later'; delayMs: number }
   /** the process dies just before the connector acts, or after it acted and before the answer is read */
   | { where: 'connector'; op: ConnectorOp | 'any'; mode: 'crash-before' | 'crash-after' }
   /** the acquirer's status cannot be read (throws) while the fault is armed: not consumed by a call */
@@ -70,6 +77,11 @@ export class FaultPlan {
   private commits = 0;
   /** run before a 'late' connector answer is handed back (the simulation runs recovery elsewhere meanwhile) */
   lateHook: () => Promise<void> = async () => undefined;
+  /**
+   * arms an acquirer stub's fault on its next money-moving request (`answer-lost`, `act-later`); answers the
+   * disarm, for a call that never sent one
+   */
+  stubHook: (f: Extract<Fault, { mode: 'answer-lost' | 'act-later' }>) => () => void = () => () => undefined;
   fired: string[] = [];
 
   /** the acquirer's status cannot be read until the plan is disarmed */
@@ -196,6 +208,16 @@ export function processConnector(inner: CardConnector, proc: SimProcess, plan: F
     if (f?.mode === 'throw-before') throw new SimTimeout(`${op} refused before acting`);
     if (f?.mode === 'crash-before') return proc.die();
     asked.add(reference);
+    if (f?.mode === 'answer-lost' || f?.mode === 'act-later') {
+      // the stub loses the answer or acts later: the call throws as the connector meets it (or, with nothing sent, answers)
+      const disarm = plan.stubHook(f);
+      try {
+        const answer = await act();
+        return proc.dead ? never() : answer;
+      } finally {
+        disarm();
+      }
+    }
     const answer = await act();
     if (proc.dead) return never();
     switch (f?.mode) {

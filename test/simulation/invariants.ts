@@ -5,6 +5,7 @@ import { RESULT } from '../../src/core/kernel/result-codes.js';
 import type { AcquirerStatus } from '../../src/core/ports/card-connector.js';
 import { ACCOUNT_ID, MERCHANT_ID } from '../support/gateway.js';
 import { clockViolations } from './clock-invariants.js';
+import { moneyViolations } from './money-invariants.js';
 import { OPENING_BALANCE } from './world.js';
 import { canMoveDispute } from '../../src/core/disputes/transitions.js';
 import { isOpenDispute, type DisputeRecord } from '../../src/core/disputes/dispute-record.js';
@@ -22,7 +23,7 @@ const okAt = (s: AcquirerStatus): boolean => s !== undefined && s.op !== 'author
  *    capture or refund done at the acquirer is recorded with the same amount, and nothing is recorded that
  *    the acquirer did not do;
  * 2. no claim is left, and the recovery queue is empty;
- * 3. refunded <= captured <= authorised, and refunded is the sum of the refunds;
+ * 3. refunded <= captured <= authorised, and refunded is the sum of the refunds not failed later;
  * 4. each final outcome has exactly one notification queued.
  */
 export async function violations(w: World): Promise<string[]> {
@@ -30,10 +31,11 @@ export async function violations(w: World): Promise<string[]> {
   const store = w.checkStore;
   for (const txn of new Set(w.transactions)) {
     const p = await store.getPayment(MERCHANT_ID, txn);
-    const auth = await w.acquirer.status(txn);
-    const threeds = await w.acquirer.status(`${txn}-3ds`);
-    const capture = await w.acquirer.status(`${txn}-cap`);
-    const voided = okAt(await w.acquirer.status(`${txn}-void`));
+    const acquirer = await w.acquirerAt(p);
+    const auth = await acquirer.status(txn);
+    const threeds = await acquirer.status(`${txn}-3ds`);
+    const capture = await acquirer.status(`${txn}-cap`);
+    const voided = okAt(await acquirer.status(`${txn}-void`));
     const authorised = approvedAt(auth) || (auth?.op === 'authorise' && auth.outcome.kind === 'challenge' && approvedAt(threeds));
     const say = (what: string) => out.push(`${txn}${p ? ` (${p.status}, order ${p.order_no})` : ''}: ${what}`);
     if (!p) {
@@ -59,19 +61,21 @@ export async function violations(w: World): Promise<string[]> {
     // refunds
     const refundRefs = [...w.asked].filter((r) => r.startsWith(`${txn}-`) && /-\d\d$/.test(r));
     for (const r of refundRefs) {
-      const rec = await w.acquirer.status(r);
+      const rec = await acquirer.status(r);
       const kept = p.refunds.find((x) => x.refund_reference_id === r);
       if (okAt(rec) && !kept) say(`refund ${r} done at the acquirer (${rec?.amount}) but not recorded`);
       if (okAt(rec) && kept && rec?.amount !== acquirerAmount(kept.refund_amount, p.currency))
         say(`refund ${r}: ${rec?.amount} at the acquirer, ${kept.refund_amount} at the gateway`);
     }
     for (const kept of p.refunds) {
-      if (!okAt(await w.acquirer.status(kept.refund_reference_id)))
-        say(`refund ${kept.refund_reference_id} recorded but not done at the acquirer`);
+      const done = okAt(await acquirer.status(kept.refund_reference_id));
+      // a refund the acquirer accepted and failed later is kept with refund_status 0
+      if (kept.refund_status === '1' && !done) say(`refund ${kept.refund_reference_id} recorded but not done at the acquirer`);
+      if (kept.refund_status !== '1' && done) say(`refund ${kept.refund_reference_id} recorded failed but done at the acquirer`);
     }
 
     // 3. amounts
-    const sum = p.refunds.reduce((a, r) => a + r.refund_amount, 0);
+    const sum = p.refunds.filter((r) => r.refund_status === '1').reduce((a, r) => a + r.refund_amount, 0);
     if (!(p.refunded <= p.captured && p.captured <= p.amount && p.refunded === sum && p.refunded >= 0))
       say(`amounts: authorised ${p.amount}, captured ${p.captured}, refunded ${p.refunded}, sum of refunds ${sum}`);
 
@@ -99,7 +103,10 @@ export async function violations(w: World): Promise<string[]> {
       .filter((n) => n.notify_type === 'refund')
       .map((n) => n.fields.refund_reference_id)
       .sort();
-    const refundIds = p.refunds.map((r) => r.refund_reference_id).sort();
+    // a refund failed later has its failure's notification besides its acceptance's
+    const refundIds = p.refunds
+      .flatMap((r) => (r.refund_status === '1' ? [r.refund_reference_id] : [r.refund_reference_id, r.refund_reference_id]))
+      .sort();
     if (refundNotes.join() !== refundIds.join()) say(`refund notifications ${refundNotes.join()} for refunds ${refundIds.join()}`);
   }
   // 7. disputes: moves by the table only, the payment's summary as the record, one notification per move,
@@ -178,6 +185,7 @@ export async function violations(w: World): Promise<string[]> {
   const left = await store.due(MERCHANT_ID, 'pending_resolve', Number.MAX_SAFE_INTEGER, 10);
   if (left.length > 0) out.push(`recovery queue not empty: ${left.map((e) => e.member).join(', ')}`);
   out.push(...(await clockViolations(w)));
+  out.push(...(await moneyViolations(w)));
   return out;
 }
 

@@ -1,8 +1,6 @@
 import type { KvStore } from '../../src/store/kv.js';
 import { World, type SimAcquirer } from './world.js';
-import { applyAcquirerEvent } from '../../src/core/connectors/acquirer-events.js';
-import { AcquirerJournal } from '../../src/core/connectors/journal.js';
-import { referenceKind } from '../../src/core/connectors/journal.js';
+import { acquirerWebhooks, webhooksOwed } from './webhooks.js';
 import { randomFault, randomStep, type Sent, type Trace } from './steps.js';
 import { violations } from './invariants.js';
 import { MERCHANT_ID } from '../support/gateway.js';
@@ -35,7 +33,7 @@ export interface RunOptions {
 export async function simulate(seed: number, kv: KvStore, options: RunOptions): Promise<RunResult> {
   const w = new World(seed, kv, options.acquirer);
   const trace: Trace = [];
-  const sent: Sent = { commands: [], payouts: [], payments: new Set(), clocks: [] };
+  const sent: Sent = { commands: [], payouts: [], payments: new Set(), clocks: [], refunds: [] };
   // a late answer: meanwhile the claim goes stale and another process's recovery resolves it
   w.plan.lateHook = async () => {
     w.clock.advance(w.deps.pendingResolveMs + 1_000);
@@ -45,6 +43,8 @@ export async function simulate(seed: number, kv: KvStore, options: RunOptions): 
   };
   for (let i = 0; i < options.steps; i++) {
     failover(w, trace);
+    // between steps the acquirer does what was due by now (a request that ran on, an intent decided later)
+    w.sim?.settle?.();
     const fault = randomFault(w, options);
     w.plan.arm(fault);
     if (fault) trace.push(`fault: ${JSON.stringify(fault)}`);
@@ -76,7 +76,7 @@ function failover(w: World, trace: Trace): void {
  * challenge no return answered ends at its expiry, with what the acquirer did on its own page meanwhile.
  */
 async function quiesce(w: World, trace: Trace): Promise<void> {
-  for (let round = 0; round < 12; round++) {
+  for (let round = 0; round < 20; round++) {
     // what the acquirer owes arrives first, as it would within seconds: an answer given on its own challenge
     // page settles the payment before its expiry would
     await acquirerWebhooks(w, trace);
@@ -97,43 +97,25 @@ async function quiesce(w: World, trace: Trace): Promise<void> {
       clocks.map((c) => w.checkStore.due(MERCHANT_ID, 'pending_resolve', Number.MAX_SAFE_INTEGER, 1, c.test_clock_id)),
     );
     const advancing = clocks.some((c) => c.clock_status === 'advancing');
-    if (!claimed && !waiting && queued.length === 0 && !advancing && onClocks.every((q) => q.length === 0)) return;
+    // the acquirer may still act on its own (a request running on, a decision to come) or owe webhooks
+    const acquirerBusy = w.sim?.busy?.() === true || webhooksOwed(w);
+    if (!claimed && !waiting && queued.length === 0 && !advancing && !acquirerBusy && onClocks.every((q) => q.length === 0)) return;
     // a test clock's claims are resolved in its time (recovery is one of its steps): each ready clock moves on too
     for (const c of clocks.filter((x) => x.clock_status === 'ready')) {
       const to = c.frozen_time + Math.max(w.deps.pendingResolveMs, 60_000) + 1_000;
       await w.run((deps) => startAdvance(deps, deps.merchants.find(MERCHANT_ID, c.account_id)!, c.test_clock_id, to));
     }
-    w.clock.advance(Math.max(w.deps.pendingResolveMs, 60_000) + 1_000);
-    trace.push(`quiesce: time +${Math.max(w.deps.pendingResolveMs, 60_000) / 1000 + 1}s, recovery`);
+    // time moves on by a recovery period; after a few rounds, to the acquirer's next move of its own (hours away:
+    // an offer it closes) when that is later
+    const period = Math.max(w.deps.pendingResolveMs, 60_000) + 1_000;
+    const next = round >= 3 ? w.sim?.nextDue?.() : undefined;
+    const ms = Math.max(period, next === undefined ? 0 : next - w.clock.now());
+    w.clock.advance(ms);
+    trace.push(`quiesce: time +${ms / 1000}s, recovery`);
     await acquirerWebhooks(w, trace);
     await w.job('pending-resolve');
     await w.job('subscription-charges');
     await w.job('test-clocks');
-  }
-}
-
-/**
- * The acquirer's webhooks owed so far arrive (Adyen's: what it did that the gateway may not have heard), each
- * applied through the core as the webhook route applies it, for the account of the payment it names. One the
- * gateway did not acknowledge (it threw: the route's 5xx; or the process died under it) is sent again with the
- * next, as the acquirer sends until it is acknowledged.
- */
-async function acquirerWebhooks(w: World, trace: Trace): Promise<void> {
-  const events = [...w.unacknowledged.splice(0), ...(w.sim?.events?.() ?? [])];
-  if (events.length > 0) trace.push(`webhooks: ${events.length} from ${w.sim!.code}`);
-  for (const event of events) {
-    const applied = await w.run(async (deps) => {
-      const p = event.reference ? await deps.store.getPayment(MERCHANT_ID, referenceKind(event.reference).transactionId) : undefined;
-      const account = deps.merchants.find(MERCHANT_ID, p?.account_id ?? '') ?? deps.merchants.all()[0]!;
-      const journal = new AcquirerJournal(
-        deps.store.ledgerOf?.(MERCHANT_ID) ?? deps.store,
-        w.sim!.code,
-        () => w.clock.now(),
-        account.account_id,
-      );
-      return applyAcquirerEvent(deps, account, journal, event);
-    });
-    if (applied.kind !== 'done') w.unacknowledged.push(event);
   }
 }
 

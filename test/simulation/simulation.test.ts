@@ -5,6 +5,7 @@ import { RedisKv } from '../../src/store/redis-kv.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { simulate, type RunResult } from './simulate.js';
 import { askedInCommit } from './faults.js';
+import { runSeeds } from './seeds.js';
 
 /**
  * The seeded fault simulation (issue 36): random sequences of every money flow through the real core, faults
@@ -32,26 +33,11 @@ function report(failed: RunResult[], of: number): string {
   return [`${failed.length} of ${of} seeds broke an invariant (first: ${first})`, ...runs].join('\n\n');
 }
 
-/** Runs seeds `lanes` at a time (each its own store); the runs' sleeps overlap, their state does not. */
-async function runSeeds(seeds: number[], lanes: number, run: (seed: number, lane: number) => Promise<RunResult>): Promise<RunResult[]> {
-  const results: RunResult[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: lanes }, async (_, lane) => {
-      while (next < seeds.length) {
-        const seed = seeds[next++]!;
-        results.push(await run(seed, lane));
-      }
-    }),
-  );
-  return results;
-}
-
 const seedsFrom = (count: number) => (ONE !== undefined ? [ONE] : Array.from({ length: count }, (_, i) => FIRST_SEED + i));
 
 describe('the seeded fault simulation', () => {
   it(`when ${ONE ?? MEMORY_SEEDS} seeded runs go through the core on the in-memory store with faults at every step, then every invariant holds`, async () => {
-    const results = await runSeeds(seedsFrom(MEMORY_SEEDS), 32, (seed) =>
+    const results = await runSeeds(seedsFrom(MEMORY_SEEDS), 32, false, (seed) =>
       simulate(seed, new MemoryKv(), { steps: STEPS, badWrites: false, lostCommits: true }),
     );
     const failed = results.filter((r) => r.violations.length > 0);
@@ -80,7 +66,7 @@ describe('the seeded fault simulation', () => {
         clients.push(client);
         return { kv: new RedisKv(new Redis(`${redis.url}/${lane}`)), client };
       });
-      const results = await runSeeds(seedsFrom(REDIS_SEEDS), LANES, async (seed, lane) => {
+      const results = await runSeeds(seedsFrom(REDIS_SEEDS), LANES, false, async (seed, lane) => {
         const { kv, client } = kvs[lane]!;
         await client.flushdb();
         return simulate(seed, kv, { steps: STEPS, badWrites: true, lostCommits: false });

@@ -48,6 +48,17 @@ export function randomFault(w: World, options: { badWrites: boolean; lostCommits
     { where: 'commit', nth, mode: 'crash-before' },
     { where: 'commit', nth, mode: 'crash-after' },
   ];
+  if (w.sim?.arm) {
+    // at a real acquirer's stub: the answer lost after it acted, or the request carried out seconds later
+    const delayMs = w.pick([2_000, 5_000, 20_000, 45_000, 90_000, 150_000]);
+    faults.push(
+      { where: 'connector', op, mode: 'answer-lost' },
+      { where: 'connector', op: 'any', mode: 'answer-lost' },
+      { where: 'connector', op, mode: 'act-later', delayMs },
+      { where: 'connector', op: 'any', mode: 'act-later', delayMs },
+      { where: 'connector', op: 'any', mode: 'act-later', delayMs },
+    );
+  }
   if (options.badWrites) faults.push({ where: 'commit', nth, mode: 'bad-write' });
   if (options.lostCommits) faults.push({ where: 'commit', nth, mode: 'unconfirmed-lost' });
   faults.push({ where: 'transport', mode: 'refuse' }, { where: 'transport', mode: 'resend-meanwhile' });
@@ -63,6 +74,17 @@ export interface Sent {
   payments: Set<string>;
   /** the run's test clocks (at most two) */
   clocks: string[];
+  /** refund orders as sent, to be sent again (a merchant's retry after a lost answer, or a repeat) */
+  refunds: RefundSent[];
+}
+
+/** A refund order the merchant sent: through the API's batch or the portal, and when. */
+export interface RefundSent {
+  payment: Payment;
+  amount: number;
+  reason: string;
+  byHand: boolean;
+  at: number;
 }
 
 const CARD_MIX: readonly string[] = [
@@ -77,6 +99,11 @@ const CARD_MIX: readonly string[] = [
   CARDS.challenge,
   CARDS.disputeFraud,
   CARDS.disputeInquiry,
+  // the sandbox's timed cards (on Stripe and Adyen: ordinary approvals), as acquirers that are not instant behave:
+  // processing for minutes then approved or declined, and every call's answer lost while the sandbox acts later
+  CARDS.processingApproved,
+  CARDS.processingDeclined,
+  CARDS.lostAnswer,
 ];
 
 function newOrder(w: World, sent: Sent): AuthoriseCommand {
@@ -244,14 +271,24 @@ export async function randomStep(w: World, sent: Sent, trace: Trace): Promise<vo
     if (!p) return;
     const left = p.captured - p.refunded;
     const amount = left > 0 && w.chance(0.9) ? unitsOf(p, w.chance(0.3) ? left : w.int(1, left)) : unitsOf(p, p.amount + 100);
-    const reason = w.pick(['damaged', 'returned']);
-    const byHand = w.chance(0.2);
-    const r = byHand
-      ? await w.run((deps) => refundByHand(deps, ADMIN, p.transaction_id, amount, reason))
-      : await w.run((deps) =>
-          runBatch(deps, account(w, p), 'refund', [{ ...ref(p), refund_amount: amount, refund_reason: reason }], refundOperation),
-        );
-    trace.push(`refund${byHand ? ' (portal)' : ''} ${p.transaction_id} ${amount} -> ${summary(r)}`);
+    const order: RefundSent = { payment: p, amount, reason: w.pick(['damaged', 'returned']), byHand: w.chance(0.2), at: w.clock.now() };
+    sent.refunds.push(order);
+    w.refundIntents.set(p.transaction_id, (w.refundIntents.get(p.transaction_id) ?? 0) + 1);
+    // a merchant whose refund was not answered done sends the same order again, as merchants do
+    if (!(await sendRefund(w, order, trace)) && w.chance(0.5)) await sendRefund(w, order, trace, 'again after no success');
+    return;
+  }
+  if (roll < 0.76) {
+    // the same refund order again (same transaction, amount, refund amount and reason), mostly a recent one:
+    // within the account's refund_duplicate_seconds it refunds nothing more
+    const windowMs = (o: RefundSent) => account(w, o.payment).refund_duplicate_seconds * 1000;
+    const recent = sent.refunds.filter((r) => w.clock.now() - r.at < windowMs(r));
+    const order = w.pick(recent.length > 0 && w.chance(0.8) ? recent : sent.refunds);
+    if (!order) return;
+    // past the window since it was first sent it is a refund of its own (docs/operations.md)
+    if (w.clock.now() - order.at >= windowMs(order))
+      w.refundIntents.set(order.payment.transaction_id, (w.refundIntents.get(order.payment.transaction_id) ?? 0) + 1);
+    await sendRefund(w, order, trace, 'again');
     return;
   }
   if (roll < 0.785) {
@@ -377,6 +414,22 @@ function disputeSummary(r: { kind: 'done'; value: unknown } | { kind: 'threw'; e
   if (r.kind !== 'done') return summary(r);
   const v = r.value as { ok: boolean; message?: string; dispute?: DisputeRecord };
   return v.ok ? (v.dispute?.status ?? 'ok') : `refused: ${v.message ?? ''}`;
+}
+
+/** Sends a refund order (through the batch API or the portal); true when it was answered done. */
+async function sendRefund(w: World, o: RefundSent, trace: Trace, again = ''): Promise<boolean> {
+  const p = o.payment;
+  const r = o.byHand
+    ? await w.run((deps) => refundByHand(deps, ADMIN, p.transaction_id, o.amount, o.reason))
+    : await w.run((deps) =>
+        runBatch(deps, account(w, p), 'refund', [{ ...ref(p), refund_amount: o.amount, refund_reason: o.reason }], refundOperation),
+      );
+  trace.push(
+    `refund${o.byHand ? ' (portal)' : ''}${again ? ` ${again}` : ''} ${p.transaction_id} ${o.amount} ${o.reason} -> ${summary(r)}`,
+  );
+  if (r.kind !== 'done') return false;
+  const v = r.value as { ok: boolean }[] | { ok: boolean };
+  return Array.isArray(v) ? v.every((x) => x.ok) : v.ok;
 }
 
 /** A payout near what the deposit balance holds, now and then to a beneficiary whose bank refuses it. */

@@ -8,17 +8,19 @@ import { ManualClock, type IdGenerator } from '../../src/core/kernel/clock.js';
 import type { KvStore } from '../../src/store/kv.js';
 import { KvGatewayStore } from '../../src/store/gateway-store.js';
 import { SandboxConnector } from '../../src/core/connectors/sandbox.js';
-import { StripeConnector } from '../../src/core/connectors/stripe/connector.js';
-import { AcquirerJournal, referenceKind } from '../../src/core/connectors/journal.js';
 import type { AcquirerStatus, CardConnector } from '../../src/core/ports/card-connector.js';
 import type { AcquirerEvent } from '../../src/core/connectors/acquirer-events.js';
 import { ADYEN_ENV, STRIPE_ENV, acquirerMerchants } from '../support/acquirers/accounts.js';
 import type { NotificationTransport } from '../../src/core/notifications/delivery.js';
 import type { BackgroundJob } from '../../src/core/jobs/due-queue.js';
 import { FaultPlan, ProcessKv, SimProcess, processConnector, type ReferenceLog } from './faults.js';
-import { ACCOUNT_ID, AUTO_ACCOUNT_ID, MERCHANT_ID, VAULT_KEY_HEX } from '../support/gateway.js';
+import { ACCOUNT_ID, MERCHANT_ID, VAULT_KEY_HEX } from '../support/gateway.js';
 import { payoutMerchants } from '../support/payout.js';
+import type { AcquirerBook } from '../support/acquirers/books.js';
+import type { OwedWebhook } from './webhooks.js';
 import { resendNotifications } from '../../src/core/notifications/resend.js';
+import { clockOf } from '../../src/core/clocks/clock-deps.js';
+import type { Payment } from '../../src/core/payments/payment.js';
 
 /** The main account's opening deposit balance (USD hundredths). */
 export const OPENING_BALANCE = 150_000;
@@ -50,8 +52,20 @@ export function prng(seed: number): () => number {
 export interface SimAcquirer {
   code: 'stripe' | 'adyen';
   baseUrl: string;
-  /** what the acquirer did under a reference, from its own records; absent: its connector's status reads it */
-  status?: (reference: string) => AcquirerStatus;
+  /** the acquirer follows the run's clock from now on: what it does later happens in simulated time */
+  useClock?: (now: () => number) => void;
+  /** the acquirer does what is due by the run's clock (requests that ran on, states that moved on) */
+  settle?: () => void;
+  /** it still has something to do later (quiescence waits for it) */
+  busy?: () => boolean;
+  /** when its next move of its own falls due (quiescence moves time on to it) */
+  nextDue?: () => number | undefined;
+  /** arms the stub's next money-moving request: its answer lost, or acted on `delayMs` later; answers the disarm */
+  arm?: (fault: { mode: 'answer-lost' } | { mode: 'act-later'; delayMs: number }) => () => void;
+  /** what the acquirer's own records hold for a payment (the money invariants' truth) */
+  book?: (transactionId: string) => AcquirerBook;
+  /** what the acquirer did under a reference, from its own records (never its connector's status) */
+  status: (reference: string) => AcquirerStatus;
   /** the shopper passes or fails the acquirer's challenge page; answers what the return to the gateway carries */
   challengeAnswer?: (transactionId: string, passed: boolean) => string;
   /** the acquirer's webhooks owed since the last call, in the gateway's terms */
@@ -116,8 +130,10 @@ export interface Node {
  * composes it, over the shared store.
  */
 export class World {
-  /** acquirer webhooks the gateway did not acknowledge: sent again with the next (simulate.ts) */
-  readonly unacknowledged: AcquirerEvent[] = [];
+  /** acquirer webhooks owed to the gateway, each with the time it arrives (webhooks.ts) */
+  readonly owed: OwedWebhook[] = [];
+  /** the merchant's refund orders per payment: each a decision of its own (a resend is the same one) */
+  readonly refundIntents = new Map<string, number>();
   readonly clock = new SimClock(Date.UTC(2026, 10, 21, 10, 0, 0));
   readonly ids: IdGenerator;
   readonly plan = new FaultPlan();
@@ -128,7 +144,7 @@ export class World {
   /** every payout request_id the simulation sent */
   readonly payoutRequests = new Set<string>();
   /** the acquirer as it is, read without faults */
-  readonly acquirer: Pick<CardConnector, 'status'>;
+  readonly acquirer: Pick<CardConnector, 'status' | 'onClock'>;
   readonly checkStore: KvGatewayStore;
   node: Node;
   private nodes = 0;
@@ -151,33 +167,28 @@ export class World {
     };
     this.checkStore = new KvGatewayStore(kv);
     const now = () => this.clock.now();
-    this.acquirer = sim?.status
-      ? { status: async (reference) => sim.status!(reference) }
-      : sim
-        ? this.stripeAsItIs(sim, now)
-        : // as the gateway's processes reach it (forMerchant): its records in the merchant's slot, read there
-          new SandboxConnector(this.ids, this.checkStore, this.clock).forMerchant(MERCHANT_ID);
+    sim?.useClock?.(now);
+    if (sim?.arm) this.plan.stubHook = sim.arm;
+    this.acquirer = sim
+      ? { status: async (reference) => sim.status(reference) }
+      : // as the gateway's processes reach it (forMerchant): its records in the merchant's slot, read there
+        new SandboxConnector(this.ids, this.checkStore, this.clock).forMerchant(MERCHANT_ID);
     this.node = this.spawn();
   }
 
   /**
-   * Stripe as it is, read through the connector of the payment's own account (each account's journal is its own):
-   * what its status says of each reference, without the run's faults.
+   * The acquirer as a payment's time sees it: a test clock's payment in the clock's time (the sandbox's timed
+   * cards answer by it), any other in the run's.
    */
-  private stripeAsItIs(sim: SimAcquirer, now: () => number): Pick<CardConnector, 'status'> {
-    const of = (account: string) =>
-      new StripeConnector(
-        { secretKey: STRIPE_ENV.STRIPE_KEY_SHOP1, webhookSecret: STRIPE_ENV.STRIPE_WHSEC_SHOP1, apiBase: sim.baseUrl },
-        new AcquirerJournal(this.checkStore.ledgerOf(MERCHANT_ID), 'stripe', now, account),
-        now,
-      );
-    const byAccount = new Map([ACCOUNT_ID, AUTO_ACCOUNT_ID].map((a) => [a, of(a)]));
-    return {
-      status: async (reference) => {
-        const p = await this.checkStore.getPayment(MERCHANT_ID, referenceKind(reference).transactionId);
-        return byAccount.get(p?.account_id ?? ACCOUNT_ID)!.status(reference);
-      },
-    };
+  async acquirerAt(p: Payment | undefined): Promise<Pick<CardConnector, 'status'>> {
+    const now = await this.timeOf(p);
+    return now === undefined || !this.acquirer.onClock ? this.acquirer : this.acquirer.onClock({ now: () => now });
+  }
+
+  /** A test clock's time for its payment; undefined for a payment in the run's time. */
+  async timeOf(p: Payment | undefined): Promise<number | undefined> {
+    const id = p && clockOf(p);
+    return id === undefined ? undefined : (await this.checkStore.getTestClock(MERCHANT_ID, id))?.frozen_time;
   }
 
   /** A fresh gateway process over the same store (after a crash, or another node of the cluster). */

@@ -3,6 +3,7 @@ import request from 'supertest';
 import Stripe from 'stripe';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { ACCOUNT_ID, MERCHANT_ID, authoriseBody, makeGateway, type TestGateway } from '../../support/gateway.js';
+import { CARDS } from '../../support/cards.js';
 import { jobOf } from '../../support/jobs.js';
 import { StripeStub } from '../../support/acquirers/stripe-stub.js';
 import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
@@ -197,6 +198,41 @@ describe('Adyen webhook', () => {
       const again = await adyenDelivery(gw, [item]);
       expect([again.status, again.text]).toEqual([200, '[accepted]']);
       expect((await gw.deps.store.getPayment(MERCHANT_ID, p!.transaction_id))?.written_by).toBe(settled?.written_by);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('when Adyen’s RedirectShopper answer was lost and Adyen closes the offer (OFFER_CLOSED), then the payment fails, notified, never left pending', async () => {
+    const { gw, clock } = gateway('adyen', 'offer-closed');
+    try {
+      const body = authoriseBody({
+        currency: 'EUR',
+        card: CARDS.challenge,
+        open3d: 'do3DS',
+        notify_url: 'https://merchant.example/notify',
+      });
+      adyen.server.fail('act-then-drop', (r) => r.path === '/v72/payments');
+      const res = await request(gw.app)
+        .post('/v1/authorise')
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .send(JSON.stringify(body));
+      expect(res.status).toBe(503);
+      const p = await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no));
+      // the shopper never got Adyen's page, so nothing answers the challenge, and Adyen sends no AUTHORISATION
+      clock.advance(gw.deps.pendingResolveMs + 1_000);
+      await jobOf(gw, 'pending-resolve').runOnce();
+      expect((await gw.deps.store.getPayment(MERCHANT_ID, p!.transaction_id))?.status).toBe('1000');
+      expect(adyen.paymentFor(p!.transaction_id)?.resultCode).toBe('RedirectShopper');
+      // Adyen closes the open offer (cards: after 12 hours)
+      clock.advance(12 * 3_600_000);
+      const closed = await adyenDelivery(gw, [adyen.notification('OFFER_CLOSED', p!.transaction_id, ADYEN_HMAC)]);
+      expect([closed.status, closed.text]).toEqual([200, '[accepted]']);
+      const settled = await gw.deps.store.getPayment(MERCHANT_ID, p!.transaction_id);
+      expect(settled).toMatchObject({ status: '4300' });
+      expect(settled?.claim).toBeUndefined();
+      const notes = await gw.deps.store.outboxOfOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no), 10);
+      expect(notes.map((n) => [n.notify_type, n.fields.payment_status])).toEqual([['payment', '4300']]);
     } finally {
       await gw.close();
     }

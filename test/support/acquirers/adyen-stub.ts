@@ -2,6 +2,7 @@ import adyen from '@adyen/api-library';
 import type { Types } from '@adyen/api-library';
 import { AcquirerStub, type StubAnswer, type StubRequest } from './stub-server.js';
 import type { AcquirerStatus } from '../../../src/core/ports/card-connector.js';
+import { emptyBook, isAuthorisationOf, type AcquirerBook } from './books.js';
 
 /**
  * A stub of Adyen's Checkout API (v72) for the calls the Adyen connector makes, written from Adyen's API
@@ -24,6 +25,8 @@ interface StubPayment {
   captured: number;
   refunded: number;
   cancelled: boolean;
+  /** asked without manualCapture: captured as it is authorised (the account's capture delay: immediate) */
+  autoCapture?: boolean;
 }
 
 interface Modification {
@@ -34,8 +37,27 @@ interface Modification {
   amount?: { value: number; currency: string };
   /** a capture the scheme refuses after Adyen accepted it: CAPTURE_FAILED follows its CAPTURE */
   failsLater?: boolean;
-  /** that refusal happened: nothing was captured */
+  /** that refusal happened: nothing was captured (or refunded) */
   failed?: boolean;
+  /** a refund Adyen refuses after it received it: its REFUND notification says success false */
+  refusedLater?: boolean;
+}
+
+/**
+ * How the stub's Adyen behaves over time, beyond answering at once (all off by default): payments answered
+ * `Received` or `Pending` and decided later (the AUTHORISATION notification tells), and refunds Adyen received
+ * and refuses later (REFUND with success false). Each is decided from the amount (minor units).
+ */
+export interface AdyenTimes {
+  /** a payment Adyen answers `Received` (or `Pending`) and decides after `ms` */
+  pending?: (value: number) => { ms: number; approve: boolean; resultCode: 'Received' | 'Pending' } | undefined;
+  /** a refund Adyen refuses after it received it */
+  refuseRefundLater?: (value: number) => boolean;
+  /**
+   * how long a payment waiting on the shopper's challenge stays open: then Adyen closes the offer (OFFER_CLOSED;
+   * its default for cards is 12 hours); unset: never
+   */
+  offerExpiresMs?: number;
 }
 
 const REFUSALS: Record<string, [string, string]> = {
@@ -57,12 +79,17 @@ export class AdyenStub extends AcquirerStub {
   capturesFailed = 0;
   /** payments still to be made that Adyen answers `Received` (its decision later: decideReceived) */
   private receivedNext = 0;
+  /** payments answered Received or Pending, decided later */
+  decidedLater = 0;
 
   /**
    * `failCaptureLater`: which accepted captures the scheme refuses later (by the captured amount in minor
    * units); each then has its CAPTURE_FAILED webhook owed with its CAPTURE, unless it was refunded meanwhile.
    */
-  constructor(private readonly failCaptureLater: (value: number) => boolean = () => false) {
+  constructor(
+    private readonly failCaptureLater: (value: number) => boolean = () => false,
+    private readonly times: AdyenTimes = {},
+  ) {
     super('Adyen', () => apiError(422, '704', 'request already processed or in progress (Idempotency-Key reused with another request)'));
   }
 
@@ -75,7 +102,13 @@ export class AdyenStub extends AcquirerStub {
   decideReceived(reference: string, approve: boolean): void {
     const payment = this.paymentFor(reference)!;
     if (payment.resultCode !== 'Received') throw new Error(`payment ${reference} is ${payment.resultCode}, not Received`);
+    this.decide(payment, approve);
+  }
+
+  /** Adyen decides a payment it answered Received or Pending: captured as it is authorised when asked so. */
+  private decide(payment: StubPayment, approve: boolean): void {
     payment.resultCode = approve ? 'Authorised' : 'Refused';
+    if (approve && payment.autoCapture) payment.captured = payment.amount.value;
   }
 
   /** Adyen's return after its challenge page: the payment's returnUrl with redirectResult in the query. */
@@ -130,6 +163,7 @@ export class AdyenStub extends AcquirerStub {
    * its challenge ended), a modification under its own.
    */
   status(reference: string): AcquirerStatus {
+    this.settle();
     const challenge = /^(.*)-3ds$/.exec(reference);
     const payment = this.paymentFor(challenge ? challenge[1]! : reference);
     if (payment && (!challenge || payment.challenged)) {
@@ -143,6 +177,7 @@ export class AdyenStub extends AcquirerStub {
         case 'RedirectShopper':
           return challenge ? undefined : { op: 'authorise', outcome: { kind: 'challenge', connectorRef }, ...asked };
         case 'Received':
+        case 'Pending':
           return { op: 'authorise', outcome: { kind: 'pending', connectorRef }, ...asked };
         default:
           return { op: 'authorise', outcome: { kind: 'error', message: payment.resultCode }, ...asked };
@@ -152,14 +187,33 @@ export class AdyenStub extends AcquirerStub {
     if (!m) return undefined;
     if (m.failed)
       return {
-        op: 'capture',
-        outcome: { ok: false, message: 'adyen: CAPTURE_FAILED' },
+        op: m.kind === 'refund' ? 'refund' : 'capture',
+        outcome: { ok: false, message: m.kind === 'refund' ? 'adyen: REFUND refused' : 'adyen: CAPTURE_FAILED' },
         amount: m.amount!.value,
         currency: m.amount!.currency,
       };
     const outcome = { ok: true as const, connectorRef: m.kind === 'refund' ? m.pspReference : m.paymentPspReference };
     const amount = m.amount ? { amount: m.amount.value, currency: m.amount.currency } : {};
     return m.kind === 'cancel' ? { op: 'void', outcome } : { op: m.kind, outcome, ...amount };
+  }
+
+  /** Everything Adyen holds for a gateway payment: its PSP payments and their modifications. */
+  book(transactionId: string): AcquirerBook {
+    this.settle();
+    const book = emptyBook();
+    const payments = [...this.payments.values()].filter((p) => isAuthorisationOf(p.reference, transactionId));
+    for (const p of payments) {
+      book.objects[p.reference] = (book.objects[p.reference] ?? 0) + 1;
+      if (p.resultCode !== 'Authorised') continue;
+      book.authorised = p.amount.value;
+      book.held = !p.cancelled;
+      book.captured += p.captured;
+      const mods = this.modifications.filter((m) => m.paymentPspReference === p.pspReference);
+      book.captures += mods.filter((m) => m.kind === 'capture').length;
+      for (const m of mods.filter((x) => x.kind === 'refund'))
+        book.refunds.push({ reference: m.reference, amount: m.amount!.value, failed: m.failed === true });
+    }
+    return book;
   }
 
   private readonly notified = new Set<string>();
@@ -170,19 +224,40 @@ export class AdyenStub extends AcquirerStub {
    * (the simulation sends again what the gateway did not acknowledge).
    */
   pendingNotifications(hmacKey: string): Types.notification.NotificationRequestItem[] {
+    this.settle();
     const out: Types.notification.NotificationRequestItem[] = [];
     const once = (key: string, make: () => Types.notification.NotificationRequestItem) => {
       if (this.notified.has(key)) return;
       this.notified.add(key);
       out.push(make());
     };
+    // an offer the shopper never completed, closed (Adyen's own state, not a resultCode it answers)
     for (const p of this.payments.values())
-      if (p.resultCode === 'Authorised' || p.resultCode === 'Refused')
-        once(`auth:${p.pspReference}`, () => this.notification('AUTHORISATION', p.reference, hmacKey, p.resultCode === 'Authorised'));
+      if (p.resultCode === 'OfferClosed') once(`offer:${p.pspReference}`, () => this.notification('OFFER_CLOSED', p.reference, hmacKey));
+    // every payment Adyen decided: an error is an AUTHORISATION with success false too
+    for (const p of this.payments.values())
+      if (p.resultCode === 'Authorised' || p.resultCode === 'Refused' || p.resultCode === 'Error')
+        once(`auth:${p.pspReference}`, () =>
+          this.notification(
+            'AUTHORISATION',
+            p.reference,
+            hmacKey,
+            p.resultCode === 'Authorised',
+            p.resultCode === 'Error' ? 'Acquirer Error' : '',
+          ),
+        );
     const codes = { capture: 'CAPTURE', cancel: 'CANCELLATION', refund: 'REFUND' } as const;
     for (const m of this.modifications) {
       const items: Types.notification.NotificationRequestItem[] = [];
-      once(`mod:${m.pspReference}`, () => this.notification(codes[m.kind], m.reference, hmacKey));
+      if (m.refusedLater && !m.failed) {
+        // Adyen refuses the refund it received: nothing is refunded, and its REFUND says so
+        m.failed = true;
+        const payment = this.payments.get(m.paymentPspReference);
+        if (payment) payment.refunded -= m.amount!.value;
+      }
+      once(`mod:${m.pspReference}`, () =>
+        this.notification(codes[m.kind], m.reference, hmacKey, !(m.kind === 'refund' && m.failed), m.failed ? 'Refund refused' : ''),
+      );
       // the scheme's refusal of a capture comes with or after its CAPTURE (webhooks keep no order: one in two
       // such refusals arrives first); a capture refunded meanwhile stands
       const payment = this.payments.get(m.paymentPspReference);
@@ -240,10 +315,18 @@ export class AdyenStub extends AcquirerStub {
       payment.resultCode = 'Refused';
       return { status: 200, body: { ...answer, resultCode: 'Refused', refusalReasonCode: refusal[0], refusalReason: refusal[1] } };
     }
+    // without additionalData.manualCapture the merchant account's capture delay applies (here: immediate)
+    const autoCapture = (body.additionalData as { manualCapture?: string } | undefined)?.manualCapture !== 'true';
+    payment.autoCapture = autoCapture;
     const auth = (body.authenticationData as { attemptAuthentication?: string } | undefined)?.attemptAuthentication;
     if (method.number === '4917610000000000' && auth === 'always') {
       payment.resultCode = 'RedirectShopper';
       payment.challenged = true;
+      const expires = this.times.offerExpiresMs;
+      if (expires !== undefined)
+        this.server.later(expires, () => {
+          if (payment.resultCode === 'RedirectShopper') payment.resultCode = 'OfferClosed';
+        });
       return {
         status: 200,
         body: {
@@ -262,8 +345,15 @@ export class AdyenStub extends AcquirerStub {
       payment.resultCode = 'Received';
       return { status: 200, body: { ...answer, resultCode: 'Received' } };
     }
-    // without additionalData.manualCapture the merchant account's capture delay applies (here: immediate)
-    if ((body.additionalData as { manualCapture?: string } | undefined)?.manualCapture !== 'true') payment.captured = amount.value;
+    const pending = this.times.pending?.(amount.value);
+    if (pending) {
+      // Adyen decides later; its AUTHORISATION notification tells the result
+      payment.resultCode = pending.resultCode;
+      this.decidedLater++;
+      this.server.later(pending.ms, () => this.decide(payment, pending.approve));
+      return { status: 200, body: { ...answer, resultCode: pending.resultCode } };
+    }
+    if (autoCapture) payment.captured = amount.value;
     return { status: 200, body: { ...answer, resultCode: 'Authorised' } };
   }
 
@@ -278,6 +368,7 @@ export class AdyenStub extends AcquirerStub {
     const payment = this.payments.get(result.pspReference ?? '');
     if (!payment || payment.resultCode !== 'RedirectShopper') return apiError(422, '14_018', 'Invalid payload provided');
     payment.resultCode = result.passed ? 'Authorised' : 'Refused';
+    if (result.passed && payment.autoCapture) payment.captured = payment.amount.value;
     return {
       status: 200,
       body: {
@@ -302,6 +393,7 @@ export class AdyenStub extends AcquirerStub {
       return apiError(422, '137', 'Invalid amount specified');
     if (kind === 'capture') payment.captured = amount!.value;
     const failsLater = kind === 'capture' && this.failCaptureLater(amount!.value);
+    const refusedLater = kind === 'refund' && this.times.refuseRefundLater?.(amount!.value) === true;
     if (kind === 'cancel') payment.cancelled = true;
     if (kind === 'refund') payment.refunded += amount!.value;
     const modification: Modification = {
@@ -311,6 +403,7 @@ export class AdyenStub extends AcquirerStub {
       reference: String(body.reference),
       ...(amount ? { amount } : {}),
       ...(failsLater ? { failsLater } : {}),
+      ...(refusedLater ? { refusedLater } : {}),
     };
     this.modifications.push(modification);
     return {

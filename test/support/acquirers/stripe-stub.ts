@@ -9,7 +9,7 @@ import { AcquirerStub, type StubAnswer, type StubRequest } from './stub-server.j
  * captures for one reference.
  */
 
-interface Intent {
+export interface Intent {
   id: string;
   object: 'payment_intent';
   amount: number;
@@ -24,9 +24,12 @@ interface Intent {
   latest_charge: string | null;
   /** the test: which card behaviour this intent has */
   card: string;
+  /** the test: when Stripe made it (its clock, ms), and from when its search shows it */
+  created: number;
+  searchableAt: number;
 }
 
-interface Dispute {
+export interface Dispute {
   id: string;
   object: 'dispute';
   amount: number;
@@ -40,14 +43,34 @@ interface Dispute {
   metadata: Record<string, string>;
 }
 
-interface Refund {
+export interface Refund {
   id: string;
   object: 'refund';
   amount: number;
   currency: string;
   payment_intent: string;
   status: string;
+  failure_reason?: string;
   metadata: Record<string, string>;
+  /** the test: from when the refunds list shows it (Stripe's clock, ms) */
+  listedAt: number;
+}
+
+/**
+ * How the stub's Stripe behaves over time, beyond answering at once (all off by default): intents that stay
+ * `processing` for a while before they succeed or fail, refunds `pending` before they succeed or fail, and a
+ * search and a refunds list that show an object only some time after it was made. Each is decided per object
+ * from its amount (minor units) and the stub's own sequence, so a seeded run replays.
+ */
+export interface StripeTimes {
+  /** an intent Stripe keeps `processing` for `ms`, then approves (`approve`) or declines */
+  processing?: (amount: number) => { ms: number; approve: boolean } | undefined;
+  /** a refund Stripe keeps `pending` for `ms`, then makes (`succeeds`) or fails */
+  refundPending?: (amount: number) => { ms: number; succeeds: boolean } | undefined;
+  /** how long after an intent is made Stripe's search shows it */
+  searchLagMs?: (n: number) => number;
+  /** how long after a refund is made the refunds list shows it */
+  listLagMs?: (n: number) => number;
 }
 
 /** Stripe's test payment methods and test card numbers, as Stripe answers them. */
@@ -99,6 +122,8 @@ export class StripeStub extends AcquirerStub {
   readonly refunds = new Map<string, Refund>();
   /** every capture Stripe made: [intent id, amount] */
   readonly captures: [string, number][] = [];
+  /** the gateway reference of each capture asked by a capture request (its metadata), by intent id */
+  readonly captureReferences = new Map<string, string>();
   /** the return_url each intent was confirmed with (Stripe sends the shopper there after its challenge) */
   private readonly returnUrls = new Map<string, string>();
   /** the disputes opened on intents (openDispute), moved by the merchant's evidence and acceptance */
@@ -109,10 +134,31 @@ export class StripeStub extends AcquirerStub {
   private readonly accepted = new Set<string>();
   /** intents still to be made that Stripe answers `processing` (its decision later: settleProcessing) */
   private processingNext = 0;
+  /** refund statuses already sent as events (refund.updated, refund.failed) */
+  private readonly refundsEvented = new Set<string>();
+  /** the refunds Stripe kept pending before deciding them */
+  readonly wentPending = new Set<string>();
+  /** the intents Stripe kept processing before deciding them */
+  readonly wentProcessing = new Set<string>();
+  /** the intents Stripe approved (authorised, whatever became of them after) */
+  readonly approved = new Set<string>();
 
-  constructor() {
-    super('Stripe', () =>
-      error(400, 'idempotency_error', 'Keys for idempotent requests can only be used with the same parameters they were first used with.'),
+  constructor(private readonly times: StripeTimes = {}) {
+    super(
+      'Stripe',
+      () =>
+        error(
+          400,
+          'idempotency_error',
+          'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+        ),
+      // Stripe's answer to a key whose first request is still running: 409, the same error type
+      () =>
+        error(
+          409,
+          'idempotency_error',
+          'There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through). Please try again later.',
+        ),
     );
   }
 
@@ -141,27 +187,16 @@ export class StripeStub extends AcquirerStub {
   settleProcessing(id: string, approve: boolean): void {
     const pi = this.intents.get(id)!;
     if (pi.status !== 'processing') throw new Error(`intent ${id} is ${pi.status}, not processing`);
-    if (!approve) {
-      pi.status = 'requires_payment_method';
-      pi.last_payment_error = { code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' };
-    } else if (pi.capture_method === 'automatic') {
-      pi.status = 'succeeded';
-      pi.amount_received = pi.amount;
-      this.captures.push([pi.id, pi.amount]);
-    } else {
-      pi.status = 'requires_capture';
-      pi.amount_capturable = pi.amount;
-    }
+    if (approve) this.approve(pi);
+    else this.declined(pi, 'card_declined', 'generic_decline');
   }
 
   /** The shopper finishes (or fails) Stripe's challenge page for an intent. */
   finishChallenge(id: string, passed: boolean): void {
     const pi = this.intents.get(id)!;
     pi.next_action = null;
-    if (passed) {
-      pi.status = 'requires_capture';
-      pi.amount_capturable = pi.amount;
-    } else {
+    if (passed) this.approve(pi);
+    else {
       pi.status = 'requires_payment_method';
       pi.last_payment_error = { code: 'payment_intent_authentication_failure', message: 'authentication failed' };
     }
@@ -174,6 +209,7 @@ export class StripeStub extends AcquirerStub {
    * canceled.
    */
   pendingEvents(): { id: string; object: 'event'; type: string; data: { object: Intent } }[] {
+    this.settle();
     const types: Record<string, string> = {
       requires_action: 'payment_intent.requires_action',
       processing: 'payment_intent.processing',
@@ -194,6 +230,25 @@ export class StripeStub extends AcquirerStub {
     return out;
   }
 
+  /** The refund events Stripe owes since the last call: refund.updated when a pending refund succeeded, refund.failed when it failed. */
+  refundEvents(): { id: string; object: 'event'; type: string; data: { object: Refund } }[] {
+    this.settle();
+    const out: { id: string; object: 'event'; type: string; data: { object: Refund } }[] = [];
+    for (const re of this.refunds.values()) {
+      const key = `${re.id}:${re.status}`;
+      // a refund decided at once owes no update (its answer said it)
+      if (re.status === 'pending' || !this.wentPending.has(re.id) || this.refundsEvented.has(key)) continue;
+      this.refundsEvented.add(key);
+      out.push({
+        id: `evt_${key}`,
+        object: 'event',
+        type: re.status === 'failed' ? 'refund.failed' : 'refund.updated',
+        data: { object: structuredClone(re) },
+      });
+    }
+    return out;
+  }
+
   /**
    * Stripe's dispute test cards as Stripe plays them, for the simulation: a payment made with one is disputed
    * once its charge succeeds (an inquiry for createDisputeInquiry), evidence submitted is decided by the next
@@ -201,6 +256,7 @@ export class StripeStub extends AcquirerStub {
    * one event (charge.dispute.created, .updated, .closed), each sent once.
    */
   disputeEvents(): { id: string; object: 'event'; type: string; data: { object: Dispute } }[] {
+    this.settle();
     for (const pi of this.intents.values()) {
       const plan = DISPUTE_CARDS[pi.card];
       if (plan && pi.status === 'succeeded' && ![...this.disputes.values()].some((d) => d.payment_intent === pi.id))
@@ -306,7 +362,8 @@ export class StripeStub extends AcquirerStub {
       return this.disputeFound(m[1]!, (dp) => this.close(dp));
     if (r.method === 'POST' && r.path === '/v1/refunds') return this.refund(form);
     if (r.method === 'GET' && r.path === '/v1/refunds') {
-      const data = [...this.refunds.values()].filter((x) => x.payment_intent === r.query.get('payment_intent'));
+      // the list trails Stripe's records: a refund just made may not be in it yet
+      const data = [...this.refunds.values()].filter((x) => x.payment_intent === r.query.get('payment_intent') && x.listedAt <= this.now());
       return { status: 200, body: { object: 'list', data, has_more: false, url: '/v1/refunds' } };
     }
     return error(404, 'invalid_request_error', `Unrecognized request URL (${r.method}: ${r.path})`);
@@ -366,6 +423,8 @@ export class StripeStub extends AcquirerStub {
       next_action: null,
       latest_charge: null,
       card,
+      created: this.now(),
+      searchableAt: this.now() + (this.times.searchLagMs?.(this.seq) ?? 0),
     };
     this.intents.set(pi.id, pi);
     const threeds = (form.payment_method_options as { card?: { request_three_d_secure?: string } } | undefined)?.card
@@ -386,23 +445,50 @@ export class StripeStub extends AcquirerStub {
     if (this.processingNext > 0) {
       this.processingNext--;
       pi.status = 'processing';
+      this.wentProcessing.add(pi.id);
       return { status: 200, body: pi };
     }
-    if (pi.capture_method === 'automatic') {
-      pi.status = 'succeeded';
-      pi.amount_received = amount;
-      this.captures.push([pi.id, amount]);
-    } else pi.amount_capturable = amount;
+    const processing = this.times.processing?.(amount);
+    if (processing) {
+      // Stripe answers `processing` and decides later: payment_intent.succeeded (or amount_capturable_updated)
+      // or payment_intent.payment_failed follows
+      pi.status = 'processing';
+      this.wentProcessing.add(pi.id);
+      this.later(processing.ms, () => this.settleProcessing(pi.id, processing.approve));
+      return { status: 200, body: pi };
+    }
+    this.approve(pi);
     return { status: 200, body: pi };
   }
 
-  private decline(pi: Intent, code: string, declineCode: string): StubAnswer {
+  /** Stripe approves an intent: captured at once (automatic capture) or held for the merchant's capture. */
+  private approve(pi: Intent): void {
+    this.approved.add(pi.id);
+    if (pi.capture_method === 'automatic') {
+      pi.status = 'succeeded';
+      pi.amount_received = pi.amount;
+      this.captures.push([pi.id, pi.amount]);
+    } else {
+      pi.status = 'requires_capture';
+      pi.amount_capturable = pi.amount;
+    }
+  }
+
+  private later(ms: number, act: () => void): void {
+    this.server.later(ms, act);
+  }
+
+  private declined(pi: Intent, code: string, declineCode: string): void {
     pi.status = 'requires_payment_method';
     pi.last_payment_error = {
       code,
       ...(code === 'card_declined' ? { decline_code: declineCode } : {}),
       message: 'Your card was declined.',
     };
+  }
+
+  private decline(pi: Intent, code: string, declineCode: string): StubAnswer {
+    this.declined(pi, code, declineCode);
     return error(402, 'card_error', 'Your card was declined.', {
       code,
       ...(code === 'card_declined' ? { decline_code: declineCode } : {}),
@@ -422,6 +508,8 @@ export class StripeStub extends AcquirerStub {
     pi.amount_received = amount;
     pi.amount_capturable = 0;
     this.captures.push([pi.id, amount]);
+    const reference = (form.metadata as Record<string, string> | undefined)?.gateway_reference_capture;
+    if (reference) this.captureReferences.set(pi.id, reference);
     return { status: 200, body: pi };
   }
 
@@ -454,8 +542,20 @@ export class StripeStub extends AcquirerStub {
       payment_intent: pi.id,
       status: 'succeeded',
       metadata: (form.metadata as Record<string, string>) ?? {},
+      listedAt: this.now() + (this.times.listLagMs?.(this.seq) ?? 0),
     };
     this.refunds.set(refund.id, refund);
+    const pending = this.times.refundPending?.(amount);
+    if (pending) {
+      // Stripe accepts it `pending` and decides later: refund.updated (succeeded) or refund.failed follows,
+      // and a failed refund's amount may be refunded again
+      refund.status = 'pending';
+      this.wentPending.add(refund.id);
+      this.later(pending.ms, () => {
+        refund.status = pending.succeeds ? 'succeeded' : 'failed';
+        if (!pending.succeeds) refund.failure_reason = 'expired_or_canceled_card';
+      });
+    }
     return { status: 200, body: refund };
   }
 
@@ -463,7 +563,8 @@ export class StripeStub extends AcquirerStub {
   private search(query: string): StubAnswer {
     const m = /^metadata\['([^']+)'\]:'(.*)'$/.exec(query);
     if (!m) return error(400, 'invalid_request_error', 'stub: unsupported search query');
-    const data = [...this.intents.values()].filter((pi) => pi.metadata[m[1]!] === m[2]);
+    // Stripe's search index trails its objects: an intent just made may not be found yet
+    const data = [...this.intents.values()].filter((pi) => pi.metadata[m[1]!] === m[2] && pi.searchableAt <= this.now());
     return { status: 200, body: { object: 'search_result', data, has_more: false, url: '/v1/payment_intents/search' } };
   }
 }

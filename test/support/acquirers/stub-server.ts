@@ -9,9 +9,12 @@ import type { AddressInfo, Socket } from 'node:net';
  *   request held by a proxy and forwarded after the caller gave up: a read meanwhile does not show it;
  * - `drop`: drops the connection without acting (no answer at all);
  * - `5xx`: answers 500 without acting;
- * - `in-progress`: answers what the acquirer answers a key whose first request is still running, without acting.
+ * - `in-progress`: answers what the acquirer answers a key whose first request is still running, without acting;
+ * - `act-later`: drops the connection without an answer and acts `delayMs` later on the stub's clock, as a
+ *   request still running at the acquirer when the caller gave up on it; meanwhile a request under the same
+ *   Idempotency-Key is answered as a key still in progress, and afterwards with the first result.
  */
-export type StubFault = 'act-then-drop' | 'drop-then-act' | 'drop' | '5xx' | 'in-progress';
+export type StubFault = 'act-then-drop' | 'drop-then-act' | 'drop' | '5xx' | 'in-progress' | 'act-later';
 
 export interface StubAnswer {
   status: number;
@@ -30,24 +33,74 @@ export interface StubRequest {
 /**
  * A loopback HTTP server for an acquirer's stub (test/support/acquirers): answers from `handle`, honours
  * Idempotency-Key as the real APIs do (the same key and request answer the first response; another request
- * under a used key is refused by `conflict`), and fails on demand (`fail`, `down`).
+ * under a used key is refused by `conflict`; one while the key's first request still runs gets `inProgress`),
+ * and fails on demand (`fail`, `down`). Its clock is real time unless a test gives it one (`clock`): what it
+ * was asked to do later (`later`) is done once that clock has passed its time, before the next request.
  */
 export class StubServer {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
-  private readonly faults: { match: (r: StubRequest) => boolean; fault: StubFault }[] = [];
+  private readonly faults: { match: (r: StubRequest) => boolean; fault: StubFault; delayMs: number }[] = [];
   private readonly idempotent = new Map<string, { fingerprint: string; answer: StubAnswer }>();
+  /** Idempotency-Keys whose first request is still running (act-later) */
+  private readonly running = new Set<string>();
+  private readonly timed: { at: number; seq: number; act: () => void }[] = [];
+  private timedSeq = 0;
   private isDown = false;
   /** requests dropped by `drop-then-act`, not acted on yet */
   private readonly deferred: StubRequest[] = [];
   /** every request received, in order (method and path) */
   readonly requests: string[] = [];
   baseUrl = '';
+  /** the acquirer's clock (ms): real time, or a test's simulated clock (useClock) */
+  private clock: () => number = Date.now;
+  /** the time of what is being done late (settle): what it makes is dated then, not when it was noticed */
+  private actingAt: number | undefined;
+
+  /** The acquirer's time: its clock's, or, while it does what fell due earlier, that moment's. */
+  now(): number {
+    return this.actingAt ?? this.clock();
+  }
+
+  useClock(now: () => number): void {
+    this.clock = now;
+  }
 
   constructor(
     private readonly handle: (req: StubRequest) => StubAnswer,
     private readonly conflict: (key: string) => StubAnswer,
+    private readonly inProgress: (key: string) => StubAnswer = conflict,
   ) {}
+
+  /** Does `act` once the clock has passed `delayMs` from now (at the next `settle`: before any request, or when asked). */
+  later(delayMs: number, act: () => void): void {
+    this.timed.push({ at: this.now() + delayMs, seq: this.timedSeq++, act });
+  }
+
+  /** Does what is due by the clock, in time order, each at its own time. */
+  settle(): void {
+    for (;;) {
+      const due = this.timed.filter((d) => d.at <= this.clock()).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      if (!due) return;
+      this.timed.splice(this.timed.indexOf(due), 1);
+      this.actingAt = due.at;
+      try {
+        due.act();
+      } finally {
+        this.actingAt = undefined;
+      }
+    }
+  }
+
+  /** Something is still to be done later (a request still running, a state still to move). */
+  get busy(): boolean {
+    return this.timed.length > 0;
+  }
+
+  /** When the next thing to do later falls due (undefined: nothing is). */
+  get nextDue(): number | undefined {
+    return this.timed.length > 0 ? Math.min(...this.timed.map((d) => d.at)) : undefined;
+  }
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.serve(req, res));
@@ -69,8 +122,8 @@ export class StubServer {
    * The next `times` requests `match` accepts (any, by default) meet `fault`. Stripe's SDK sends a request
    * whose connection closed once more by itself (under the same Idempotency-Key): a lost answer is two drops.
    */
-  fail(fault: StubFault, match: (r: StubRequest) => boolean = () => true, times = 1): void {
-    for (let i = 0; i < times; i++) this.faults.push({ match, fault });
+  fail(fault: StubFault, match: (r: StubRequest) => boolean = () => true, times = 1, delayMs = 0): void {
+    for (let i = 0; i < times; i++) this.faults.push({ match, fault, delayMs });
   }
 
   /** Faults armed and not met yet are dropped (a test that failed early leaves none for the next). */
@@ -119,25 +172,46 @@ export class StubServer {
       raw: Buffer.concat(chunks).toString('utf8'),
     };
     this.requests.push(`${request.method} ${request.path}`);
+    this.settle();
     if (this.isDown) return void req.socket.destroy();
     const i = this.faults.findIndex((f) => f.match(request));
-    const fault = i >= 0 ? this.faults.splice(i, 1)[0]!.fault : undefined;
+    const armed = i >= 0 ? this.faults.splice(i, 1)[0]! : undefined;
+    const fault = armed?.fault;
     if (fault === 'drop') return void req.socket.destroy();
     if (fault === 'drop-then-act') {
       this.deferred.push(request);
       return void req.socket.destroy();
     }
-    if (fault === 'in-progress') return this.send(res, this.conflict(String(request.headers['idempotency-key'] ?? '')));
+    if (fault === 'in-progress') return this.send(res, this.inProgress(String(request.headers['idempotency-key'] ?? '')));
+    if (fault === 'act-later') return this.actLater(request, res, armed!.delayMs);
     if (fault === '5xx') return this.send(res, { status: 500, body: { error: { type: 'api_error', message: 'stub: server error' } } });
     const answer = this.answer(request);
     if (fault === 'act-then-drop') return void req.socket.destroy();
     this.send(res, answer);
   }
 
+  /**
+   * The request is taken and left running: the caller hears nothing (the connection drops), and it acts
+   * `delayMs` later. A key already running or answered is answered as usual (it is not a first request).
+   */
+  private actLater(request: StubRequest, res: ServerResponse, delayMs: number): void {
+    const key = request.headers['idempotency-key'];
+    if (typeof key === 'string' && request.method === 'POST') {
+      if (this.running.has(key) || this.idempotent.has(key)) return this.send(res, this.answer(request));
+      this.running.add(key);
+    }
+    res.socket?.destroy();
+    this.later(delayMs, () => {
+      if (typeof key === 'string') this.running.delete(key);
+      this.answer(request);
+    });
+  }
+
   private answer(request: StubRequest): StubAnswer {
     const key = request.headers['idempotency-key'];
     if (typeof key !== 'string' || request.method !== 'POST') return this.handle(request);
     const fingerprint = `${request.path}\n${request.raw}`;
+    if (this.running.has(key)) return this.inProgress(key);
     const first = this.idempotent.get(key);
     if (first) return first.fingerprint === fingerprint ? first.answer : this.conflict(key);
     const answer = this.handle(request);
@@ -168,12 +242,38 @@ export abstract class AcquirerStub {
     /** the acquirer's name on its challenge page */
     private readonly acquirer: string,
     conflict: (key: string) => StubAnswer,
+    inProgress?: (key: string) => StubAnswer,
   ) {
-    this.server = new StubServer((r) => (r.path.startsWith('/challenge/') ? this.challenge(r) : this.handle(r)), conflict);
+    this.server = new StubServer((r) => (r.path.startsWith('/challenge/') ? this.challenge(r) : this.handle(r)), conflict, inProgress);
   }
 
   get baseUrl(): string {
     return this.server.baseUrl;
+  }
+
+  /** The acquirer's clock from now on (a simulation's): what it does later follows that clock. */
+  useClock(now: () => number): void {
+    this.server.useClock(now);
+  }
+
+  /** Its clock's time. */
+  protected now(): number {
+    return this.server.now();
+  }
+
+  /** What the acquirer was to do by now is done (requests that ran on, states that moved on their own). */
+  settle(): void {
+    this.server.settle();
+  }
+
+  /** The acquirer still has something to do later. */
+  get busy(): boolean {
+    return this.server.busy;
+  }
+
+  /** When the acquirer's next move of its own falls due (undefined: none is to come). */
+  get nextDue(): number | undefined {
+    return this.server.nextDue;
   }
 
   async start(): Promise<this> {

@@ -8,7 +8,8 @@ type Item = Types.notification.NotificationRequestItem;
 
 /**
  * An Adyen notification item in the gateway's terms. Adyen has no look-up by reference, so its final answers
- * are kept: AUTHORISATION under the payment's reference (merchantReference), CAPTURE, CANCELLATION and REFUND
+ * are kept: AUTHORISATION (and OFFER_CLOSED, an offer never completed: declined) under the payment's
+ * reference (merchantReference), CAPTURE, CANCELLATION and REFUND
  * under the modification's own reference (the gateway sends its reference as the modification's). A refund
  * that failed after Adyen accepted it (REFUND_FAILED, or REFUND with success false) is recorded on the
  * payment; dispute notifications (DISPUTE_EVENTS) open and move the gateway's disputes (docs/disputes.md), and
@@ -42,6 +43,26 @@ export function adyenEvent(item: Item): AcquirerEvent {
                 reason: refusalReason(undefined, item.reason),
                 threedsResult: 'reported by notification',
               },
+          ...amount,
+        },
+      };
+    case 'OFFER_CLOSED':
+      // an offer still open closed without an authorisation: the shopper never completed it (a challenge whose
+      // address the gateway never got, its answer lost), so nothing was authorised; Adyen closes open card offers
+      // after 12 hours
+      return {
+        ...base,
+        reference,
+        object: item.pspReference,
+        alsoChallenge: true,
+        answer: {
+          op: 'authorise',
+          outcome: {
+            kind: 'declined',
+            connectorRef: item.pspReference,
+            reason: 'THREEDS_FAILED',
+            threedsResult: 'authentication not completed (offer closed)',
+          },
           ...amount,
         },
       };
