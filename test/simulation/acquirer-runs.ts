@@ -75,6 +75,8 @@ export function acquirerSeeds(prefix: 'SIM_STRIPE_SEED' | 'SIM_ADYEN_SEED', coun
   return one !== undefined ? [Number(one)] : Array.from({ length: n }, (_, i) => i + 1);
 }
 
+const DAY = 86_400_000;
+
 /** A request that moves money at the acquirer (every POST but the challenge page's). */
 const moneyRequest = (r: StubRequest): boolean => r.method === 'POST' && !r.path.startsWith('/challenge/');
 
@@ -91,6 +93,17 @@ export function stripeTimes(seed: number): StripeTimes {
     refundPending: (amount) => (amount % 7 === 3 ? { ms: (1 + (amount % 10)) * 30_000, succeeds: amount % 3 !== 0 } : undefined),
     searchLagMs: () => pick([0, 0, 2_000, 30_000, 90_000, 150_000]),
     listLagMs: () => pick([0, 0, 1_000, 20_000, 120_000]),
+    // disputes: 7 days for evidence, decided a day after it (or after the deadline), one in four answered in
+    // Stripe's Dashboard and one in five unanswered withdrawn by the cardholder (each decided won after the
+    // deadline), one in three decisions reversed two days later
+    disputes: {
+      dueMs: 7 * DAY,
+      decideAfterMs: DAY,
+      dashboard: (amount) => amount % 4 === 1,
+      withdrawnByCardholder: (amount) => amount % 5 === 2,
+      reversed: (amount) => amount % 3 === 0,
+      reverseAfterMs: 2 * DAY,
+    },
   };
 }
 
@@ -132,6 +145,7 @@ export async function stripeRunStub(seed: number): Promise<RunStub> {
     events: () =>
       [...stub.pendingEvents(), ...stub.refundEvents(), ...stub.disputeEvents()].map((e) => stripeEvent(e as unknown as Stripe.Event)),
     disputeDecision: (transactionId) => stub.disputeDecision(transactionId),
+    disputeDecisions: (transactionId) => stub.disputeDecisions(transactionId),
   };
   return {
     acquirer,
@@ -151,7 +165,8 @@ export async function stripeRunStub(seed: number): Promise<RunStub> {
 /**
  * How the seed's Adyen behaves in time: about one payment in nine answered `Received` or `Pending` and decided
  * one to five minutes later (its AUTHORISATION tells); about one refund in seven refused after it was received;
- * a payment left waiting on its challenge closed after 12 hours (OFFER_CLOSED).
+ * a payment left waiting on its challenge closed after 12 hours (OFFER_CLOSED); the dispute cards' chargebacks
+ * and their reversals.
  */
 export function adyenTimes(): AdyenTimes {
   return {
@@ -162,6 +177,19 @@ export function adyenTimes(): AdyenTimes {
     refuseRefundLater: (value) => value % 7 === 3,
     // a challenge payment whose answer was lost never reaches the shopper: Adyen closes its offer (cards: 12 h)
     offerExpiresMs: 12 * 3_600_000,
+    // the dispute cards charged back once captured (the inquiry card asked for information), undefended, and
+    // reversed up to three times (won, charged back again, pre-arbitration won), two days apart
+    disputes: {
+      cards: {
+        '4000000000000259': { reason: 'Fraud' },
+        '4000000000002685': { reason: 'Merchandise not received' },
+        '4000000000007726': { reason: 'Duplicate processing' },
+        '4000000000001976': { reason: 'Request for information', inquiry: true },
+      },
+      defenceMs: 7 * DAY,
+      reversals: (value) => value % 4,
+      reverseAfterMs: 2 * DAY,
+    },
   };
 }
 
@@ -190,6 +218,8 @@ export async function adyenRunStub(): Promise<RunStub> {
       return payment ? stub.redirectResult(payment.pspReference, passed) : '';
     },
     events: () => stub.pendingNotifications(ADYEN_HMAC).map(adyenEvent),
+    disputeDecision: (transactionId) => stub.disputeDecision(transactionId),
+    disputeDecisions: (transactionId) => stub.disputeDecisions(transactionId),
   };
   return {
     acquirer,
@@ -199,6 +229,7 @@ export async function adyenRunStub(): Promise<RunStub> {
       'captures failed later': stub.capturesFailed,
       'decided later': stub.decidedLater,
       'refunds refused later': stub.modifications.filter((m) => m.refusedLater).length,
+      'disputes decided': [...stub.payments.values()].filter((p) => stub.disputeDecision(p.reference) !== undefined).length,
     }),
     stop: () => stub.stop(),
   };

@@ -3,6 +3,7 @@ import type { Payment } from '../../src/core/payments/payment.js';
 import { MERCHANT_ID } from '../support/gateway.js';
 import { emptyBook, type AcquirerBook } from '../support/acquirers/books.js';
 import { entryAt, type TimedEntry } from '../../src/core/connectors/sandbox-cards.js';
+import { SANDBOX_RESPONSE_WINDOW_MS, SANDBOX_REVERSAL_MS, sandboxCycle } from '../../src/core/connectors/sandbox.js';
 
 /** A sandbox ledger record as the sandbox keeps it (src/core/connectors/sandbox.ts): what was asked, and its answer. */
 interface SandboxRecord {
@@ -39,6 +40,7 @@ export async function bookOf(w: World, transactionId: string, p: Payment | undef
   const challenged = auth?.outcome?.kind === 'challenge' ? await read(`${transactionId}-3ds`) : undefined;
   const approved = auth?.outcome?.kind === 'approved' || challenged?.outcome?.kind === 'approved';
   if (!auth || !approved) return withRefunds(w, book, transactionId, read);
+
   const connectorRef = (challenged ?? auth).outcome?.connectorRef ?? '';
   book.authorised = auth.amount;
   book.held = (await read(`${transactionId}-void`))?.outcome?.ok !== true;
@@ -52,7 +54,50 @@ export async function bookOf(w: World, transactionId: string, p: Payment | undef
     book.captured = auth.amount ?? 0;
     book.captures = 1;
   }
+  // a chargeback lost takes what was captured (the inquiry card's dispute takes nothing)
+  if (!connectorRef.startsWith('sbxdg_') && (await sandboxDispute(ledger, `${connectorRef}_dp01`, now)) === 'lost')
+    book.disputed = book.captured;
   return withRefunds(w, book, transactionId, read);
+}
+
+/**
+ * What the sandbox has decided on a dispute (`disputeRef`, sandbox.ts) by now, read from its ledger by its own
+ * rules without asking it (asking records): its decision (an unanswered dispute lost after its window), the
+ * cycle card's reversed as time went on. undefined for no dispute, or one not decided yet.
+ */
+export async function sandboxDispute(
+  ledger: ReturnType<World['checkStore']['ledgerOf']>,
+  disputeRef: string,
+  now: number,
+): Promise<'won' | 'lost' | undefined> {
+  const opened = await ledger.ledgerLookup(`${disputeRef}#opened`);
+  const kept = await ledger.ledgerLookup(`${disputeRef}#decision`);
+  const decided = kept ?? (opened !== undefined && now > Number(opened) + SANDBOX_RESPONSE_WINDOW_MS ? 'lost' : undefined);
+  if (decided !== 'won' && decided !== 'lost') return undefined;
+  if (!disputeRef.startsWith('sbxdc_')) return decided;
+  const decidedAt = Number((await ledger.ledgerLookup(`${disputeRef}#decided`)) ?? now);
+  return sandboxCycle(decided, decidedAt, now).status;
+}
+
+/**
+ * Every decision the sandbox made on a dispute by now, in order: its first (as sandboxDispute reads it), and for
+ * the cycle card each reversal since, as its rules time them from the first.
+ */
+export async function sandboxDecisions(
+  ledger: ReturnType<World['checkStore']['ledgerOf']>,
+  disputeRef: string,
+  now: number,
+): Promise<('won' | 'lost')[]> {
+  const first = await sandboxDispute(ledger, disputeRef, now);
+  if (first === undefined || !disputeRef.startsWith('sbxdc_')) return first ? [first] : [];
+  const decidedAt = Number((await ledger.ledgerLookup(`${disputeRef}#decided`)) ?? now);
+  const kept = (await ledger.ledgerLookup(`${disputeRef}#decision`)) as 'won' | 'lost' | undefined;
+  const log: ('won' | 'lost')[] = [];
+  for (let at = decidedAt; at <= now; at += SANDBOX_REVERSAL_MS) {
+    const status = sandboxCycle(kept ?? first, decidedAt, at).status;
+    if (log.at(-1) !== status) log.push(status);
+  }
+  return log;
 }
 
 /** The payment was authorised with `capture` (authorise.ts, charges.ts): an auto-capture account, not held for review. */

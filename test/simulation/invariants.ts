@@ -6,6 +6,7 @@ import type { AcquirerStatus } from '../../src/core/ports/card-connector.js';
 import { ACCOUNT_ID, MERCHANT_ID } from '../support/gateway.js';
 import { clockViolations } from './clock-invariants.js';
 import { moneyViolations } from './money-invariants.js';
+import { sandboxDecisions, sandboxDispute } from './books.js';
 import { OPENING_BALANCE } from './world.js';
 import { canMoveDispute } from '../../src/core/disputes/transitions.js';
 import { isOpenDispute, type DisputeRecord } from '../../src/core/disputes/dispute-record.js';
@@ -129,9 +130,25 @@ export async function violations(w: World): Promise<string[]> {
     // whatever answer of it was lost)
     const decided = w.sim
       ? w.sim.disputeDecision?.(d.transaction_id)
-      : await store.ledgerOf!(MERCHANT_ID).ledgerLookup(`${d.acquirer_ref}#decision`);
+      : await sandboxDispute(
+          store.ledgerOf(MERCHANT_ID),
+          d.acquirer_ref,
+          (await w.timeOf(await store.getPayment(MERCHANT_ID, d.transaction_id))) ?? w.clock.now(),
+        );
     if (decided !== undefined && !isOpenDispute(d.status) && decided !== d.status)
       say(`closed ${d.status}, decided ${decided} at the acquirer`);
+    // and every decision the gateway recorded is one the acquirer made, in its order (webhooks late or out of
+    // order may skip one, never add one): the deadline, or anything else of the gateway's, decides nothing
+    const made = w.sim
+      ? (w.sim.disputeDecisions?.(d.transaction_id) ?? [])
+      : await sandboxDecisions(
+          store.ledgerOf(MERCHANT_ID),
+          d.acquirer_ref,
+          (await w.timeOf(await store.getPayment(MERCHANT_ID, d.transaction_id))) ?? w.clock.now(),
+        );
+    const recorded = d.history.filter((h) => h.to === 'won' || h.to === 'lost').map((h) => h.to);
+    if (made.length > 0 && !inOrderWithin(recorded, made))
+      say(`decisions ${recorded.join(', ')} recorded, the acquirer's were ${made.join(', ')}`);
     if ((d.closed_at === null) !== isOpenDispute(d.status)) say(`closed_at ${d.closed_at} with status ${d.status}`);
     const p = await store.getPayment(MERCHANT_ID, d.transaction_id);
     const summary = p?.disputes?.find((s) => s.dispute_id === d.dispute_id);
@@ -187,6 +204,13 @@ export async function violations(w: World): Promise<string[]> {
   out.push(...(await clockViolations(w)));
   out.push(...(await moneyViolations(w)));
   return out;
+}
+
+/** True when `part` is `whole` with some of its items left out (in the same order). */
+function inOrderWithin(part: readonly string[], whole: readonly string[]): boolean {
+  let i = 0;
+  for (const x of whole) if (i < part.length && part[i] === x) i++;
+  return i === part.length;
 }
 
 /** capture_mode auto: the authorisation itself captured the amount (no capture reference at the acquirer). */

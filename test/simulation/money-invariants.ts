@@ -18,7 +18,8 @@ const HOLDS_NOTHING: ReadonlySet<PaymentStatus> = new Set([S.DECLINED, S.CANCELL
  *    authorisation reference, one capture per payment, and no more refunds at the acquirer than refund orders
  *    the merchant decided on (an order sent again after a lost answer is the same order);
  * 10. a refund order repeated within the account's refund_duplicate_seconds is applied once: no two refunds at
- *    the acquirer are recorded with the same amount and reason within that window.
+ *    the acquirer are recorded with the same amount and reason within that window;
+ * and what the acquirer's chargebacks took for good (lost, not reversed) is what the gateway's lost disputes hold.
  */
 export async function moneyViolations(w: World): Promise<string[]> {
   const out: string[] = [];
@@ -47,6 +48,16 @@ export async function moneyViolations(w: World): Promise<string[]> {
         `the acquirer refunded ${sum} in ${made.length} refunds (${made.map((r) => r.reference).join(', ')}), ` +
           `the gateway ${units(p.refunded)} in ${applied.length} (${applied.map((r) => r.refund_reference_id).join(', ')})`,
       );
+    // disputes: what the acquirer's chargebacks took for good (a loss not reversed) is what the gateway's hold
+    // (inquiries aside: an acquirer takes nothing for one)
+    const disputes = (
+      await w.checkStore.getDisputes(
+        MERCHANT_ID,
+        (p.disputes ?? []).map((d) => d.dispute_id),
+      )
+    ).filter((d) => d !== undefined);
+    const held = disputes.filter((d) => d.status === 'lost' && d.history[0]?.to !== 'inquiry').reduce((n, d) => n + units(d.amount), 0);
+    if (book.disputed !== held) say(`the acquirer's disputes took ${book.disputed}, the gateway's lost disputes hold ${held}`);
     const orders = w.refundIntents.get(txn) ?? 0;
     if (made.length > orders) say(`${made.length} refunds at the acquirer for the merchant's ${orders} refund orders`);
     const windowMs = (w.deps.merchants.find(MERCHANT_ID, p.account_id)?.refund_duplicate_seconds ?? 0) * 1000;

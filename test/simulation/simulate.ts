@@ -76,7 +76,7 @@ function failover(w: World, trace: Trace): void {
  * challenge no return answered ends at its expiry, with what the acquirer did on its own page meanwhile.
  */
 async function quiesce(w: World, trace: Trace): Promise<void> {
-  for (let round = 0; round < 20; round++) {
+  for (let round = 0; round < 30; round++) {
     // what the acquirer owes arrives first, as it would within seconds: an answer given on its own challenge
     // page settles the payment before its expiry would
     await acquirerWebhooks(w, trace);
@@ -97,24 +97,38 @@ async function quiesce(w: World, trace: Trace): Promise<void> {
       clocks.map((c) => w.checkStore.due(MERCHANT_ID, 'pending_resolve', Number.MAX_SAFE_INTEGER, 1, c.test_clock_id)),
     );
     const advancing = clocks.some((c) => c.clock_status === 'advancing');
-    // the acquirer may still act on its own (a request running on, a decision to come) or owe webhooks
+    // the acquirer may still act on its own (a request running on, a decision to come) or owe webhooks, and a
+    // dispute's step may be due (its deadline, asking the acquirer again)
     const acquirerBusy = w.sim?.busy?.() === true || webhooksOwed(w);
-    if (!claimed && !waiting && queued.length === 0 && !advancing && !acquirerBusy && onClocks.every((q) => q.length === 0)) return;
+    const disputeDue = await w.checkStore.due(MERCHANT_ID, 'dispute', Number.MAX_SAFE_INTEGER, 1);
+    if (
+      !claimed &&
+      !waiting &&
+      queued.length === 0 &&
+      !advancing &&
+      !acquirerBusy &&
+      disputeDue.length === 0 &&
+      onClocks.every((q) => q.length === 0)
+    )
+      return;
     // a test clock's claims are resolved in its time (recovery is one of its steps): each ready clock moves on too
     for (const c of clocks.filter((x) => x.clock_status === 'ready')) {
       const to = c.frozen_time + Math.max(w.deps.pendingResolveMs, 60_000) + 1_000;
       await w.run((deps) => startAdvance(deps, deps.merchants.find(MERCHANT_ID, c.account_id)!, c.test_clock_id, to));
     }
-    // time moves on by a recovery period; after a few rounds, to the acquirer's next move of its own (hours away:
-    // an offer it closes) when that is later
+    // time moves on by a recovery period; after a few rounds, to the next thing to come when that is later: the
+    // acquirer's next move of its own (hours away: an offer it closes; days: a dispute it decides), or a
+    // dispute's next step (its deadline, the day its decision is read, a reversal)
     const period = Math.max(w.deps.pendingResolveMs, 60_000) + 1_000;
-    const next = round >= 3 ? w.sim?.nextDue?.() : undefined;
+    const ahead = [w.sim?.nextDue?.(), disputeDue[0]?.at].filter((t): t is number => t !== undefined);
+    const next = round >= 3 && ahead.length > 0 ? Math.min(...ahead) : undefined;
     const ms = Math.max(period, next === undefined ? 0 : next - w.clock.now());
     w.clock.advance(ms);
     trace.push(`quiesce: time +${ms / 1000}s, recovery`);
     await acquirerWebhooks(w, trace);
     await w.job('pending-resolve');
     await w.job('subscription-charges');
+    await w.job('dispute-steps');
     await w.job('test-clocks');
   }
 }

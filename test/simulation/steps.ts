@@ -99,6 +99,8 @@ const CARD_MIX: readonly string[] = [
   CARDS.challenge,
   CARDS.disputeFraud,
   CARDS.disputeInquiry,
+  // a decision reversed, a reversed loss charged back again (the sandbox's cycle card; elsewhere an approval)
+  CARDS.disputeCycle,
   // the sandbox's timed cards (on Stripe and Adyen: ordinary approvals), as acquirers that are not instant behave:
   // processing for minutes then approved or declined, and every call's answer lost while the sandbox acts later
   CARDS.processingApproved,

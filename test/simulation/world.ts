@@ -72,6 +72,8 @@ export interface SimAcquirer {
   events?: () => AcquirerEvent[];
   /** what the acquirer decided on the dispute of a payment (`won` or `lost`); undefined while it has not */
   disputeDecision?: (transactionId: string) => 'won' | 'lost' | undefined;
+  /** every decision the acquirer made on the dispute of a payment, in order (its first, then each reversal) */
+  disputeDecisions?: (transactionId: string) => ('won' | 'lost')[];
 }
 
 const sharedConfigs = new Map<string, Config>();

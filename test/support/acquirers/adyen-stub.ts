@@ -3,6 +3,7 @@ import type { Types } from '@adyen/api-library';
 import { AcquirerStub, type StubAnswer, type StubRequest } from './stub-server.js';
 import type { AcquirerStatus } from '../../../src/core/ports/card-connector.js';
 import { emptyBook, isAuthorisationOf, type AcquirerBook } from './books.js';
+import { AdyenDisputeLife, type AdyenDisputeTimes, type OwedDisputeNotice } from './adyen-dispute-life.js';
 
 /**
  * A stub of Adyen's Checkout API (v72) for the calls the Adyen connector makes, written from Adyen's API
@@ -27,6 +28,8 @@ interface StubPayment {
   cancelled: boolean;
   /** asked without manualCapture: captured as it is authorised (the account's capture delay: immediate) */
   autoCapture?: boolean;
+  /** the test: the card number it was asked with (Adyen's dispute test behaviour follows it) */
+  number?: string;
 }
 
 interface Modification {
@@ -58,6 +61,8 @@ export interface AdyenTimes {
    * its default for cards is 12 hours); unset: never
    */
   offerExpiresMs?: number;
+  /** chargebacks carried through time (adyen-dispute-life.ts); unset: none */
+  disputes?: AdyenDisputeTimes;
 }
 
 const REFUSALS: Record<string, [string, string]> = {
@@ -86,11 +91,50 @@ export class AdyenStub extends AcquirerStub {
    * `failCaptureLater`: which accepted captures the scheme refuses later (by the captured amount in minor
    * units); each then has its CAPTURE_FAILED webhook owed with its CAPTURE, unless it was refunded meanwhile.
    */
+  /** its chargebacks' course in time, when its times give one */
+  private readonly life: AdyenDisputeLife | undefined;
+
   constructor(
     private readonly failCaptureLater: (value: number) => boolean = () => false,
     private readonly times: AdyenTimes = {},
   ) {
     super('Adyen', () => apiError(422, '704', 'request already processed or in progress (Idempotency-Key reused with another request)'));
+    this.life = times.disputes
+      ? new AdyenDisputeLife({ now: () => this.now(), later: (ms, act) => this.server.later(ms, act) }, times.disputes)
+      : undefined;
+  }
+
+  /** What Adyen decided on the dispute of a gateway payment: won, lost, or undefined while it has not. */
+  disputeDecision(reference: string): 'won' | 'lost' | undefined {
+    const payment = this.paymentFor(reference);
+    return payment ? this.life?.decision(payment.pspReference) : undefined;
+  }
+
+  /** Every decision Adyen made on the chargeback of a gateway payment, in order. */
+  disputeDecisions(reference: string): ('won' | 'lost')[] {
+    const payment = this.paymentFor(reference);
+    return payment ? (this.life?.decisionLog(payment.pspReference) ?? []) : [];
+  }
+
+  /** A chargeback notification Adyen sends on a payment (its dispute's own PSP reference), HMAC-signed. */
+  private disputeNotification(notice: OwedDisputeNotice, hmacKey: string): Types.notification.NotificationRequestItem {
+    const payment = this.payments.get(notice.paymentPsp)!;
+    const item = {
+      pspReference: `${notice.paymentPsp.slice(0, 10)}DP${notice.paymentPsp.slice(12)}`,
+      originalReference: notice.paymentPsp,
+      merchantAccountCode: payment.merchantAccount,
+      merchantReference: payment.reference,
+      amount: { value: payment.captured || payment.amount.value, currency: payment.amount.currency },
+      eventCode: notice.eventCode,
+      eventDate: new Date(this.now()).toISOString(),
+      success: 'true',
+      reason: notice.reason,
+      paymentMethod: 'visa',
+      additionalData: {} as Record<string, string>,
+    } as unknown as Types.notification.NotificationRequestItem;
+    const hmacSignature = new adyen.hmacValidator().calculateHmac(item, hmacKey);
+    item.additionalData = { defensePeriodEndsAt: notice.defensePeriodEndsAt, hmacSignature };
+    return item;
   }
 
   /** The next `count` approvable payments are answered `Received`: Adyen decides them later (decideReceived). */
@@ -208,6 +252,7 @@ export class AdyenStub extends AcquirerStub {
       book.authorised = p.amount.value;
       book.held = !p.cancelled;
       book.captured += p.captured;
+      book.disputed += this.life?.taken(p.pspReference) ?? 0;
       const mods = this.modifications.filter((m) => m.paymentPspReference === p.pspReference);
       book.captures += mods.filter((m) => m.kind === 'capture').length;
       for (const m of mods.filter((x) => x.kind === 'refund'))
@@ -231,6 +276,14 @@ export class AdyenStub extends AcquirerStub {
       this.notified.add(key);
       out.push(make());
     };
+    // a captured payment of a dispute card is charged back, and the chargeback moves on in time
+    if (this.life) {
+      // (not one whose capture the scheme refuses later: nothing was captured)
+      for (const p of this.payments.values())
+        if (p.captured > 0 && p.number && !this.modifications.some((m) => m.paymentPspReference === p.pspReference && m.failsLater))
+          this.life.captured(p.pspReference, p.number, p.captured);
+      for (const notice of this.life.notices()) out.push(this.disputeNotification(notice, hmacKey));
+    }
     // an offer the shopper never completed, closed (Adyen's own state, not a resultCode it answers)
     for (const p of this.payments.values())
       if (p.resultCode === 'OfferClosed') once(`offer:${p.pspReference}`, () => this.notification('OFFER_CLOSED', p.reference, hmacKey));
@@ -294,6 +347,7 @@ export class AdyenStub extends AcquirerStub {
     if (!method?.number) return apiError(422, '129', 'Required field paymentMethod.number missing');
     const payment: StubPayment = {
       pspReference: this.psp(),
+      number: method.number,
       reference: String(body.reference),
       merchantAccount: String(body.merchantAccount),
       amount,

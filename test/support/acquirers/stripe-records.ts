@@ -92,6 +92,6 @@ export function stripeBook(stub: StripeStub, transactionId: string): AcquirerBoo
         failed: re.status === 'failed' || re.status === 'canceled',
       });
   // a chargeback lost takes its amount (an inquiry takes nothing, whatever became of it)
-  for (const dp of stub.disputes.values()) if (ids.has(dp.payment_intent) && dp.status === 'lost') book.disputed += dp.amount;
+  for (const dp of stub.disputes.values()) if (ids.has(dp.payment_intent)) book.disputed += stub.disputeTaken(dp);
   return book;
 }

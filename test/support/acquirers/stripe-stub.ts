@@ -1,4 +1,5 @@
 import { AcquirerStub, type StubAnswer, type StubRequest } from './stub-server.js';
+import { StripeDisputeLife, type StripeDisputeTimes } from './stripe-dispute-life.js';
 
 /**
  * A stub of Stripe's API for the calls the Stripe connector makes, written from Stripe's API reference:
@@ -71,6 +72,8 @@ export interface StripeTimes {
   searchLagMs?: (n: number) => number;
   /** how long after a refund is made the refunds list shows it */
   listLagMs?: (n: number) => number;
+  /** disputes carried through time (deadline, decisions, reversals); unset: decided on the next events call */
+  disputes?: StripeDisputeTimes;
 }
 
 /** Stripe's test payment methods and test card numbers, as Stripe answers them. */
@@ -143,6 +146,9 @@ export class StripeStub extends AcquirerStub {
   /** the intents Stripe approved (authorised, whatever became of them after) */
   readonly approved = new Set<string>();
 
+  /** the disputes' course in time, when the stub's times give one */
+  private readonly life: StripeDisputeLife | undefined;
+
   constructor(private readonly times: StripeTimes = {}) {
     super(
       'Stripe',
@@ -160,6 +166,9 @@ export class StripeStub extends AcquirerStub {
           'There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through). Please try again later.',
         ),
     );
+    this.life = times.disputes
+      ? new StripeDisputeLife({ now: () => this.now(), later: (ms, act) => this.later(ms, act) }, times.disputes)
+      : undefined;
   }
 
   /** Stripe's return after its challenge page: payment_intent, its client secret and redirect_status in the query. */
@@ -259,9 +268,12 @@ export class StripeStub extends AcquirerStub {
     this.settle();
     for (const pi of this.intents.values()) {
       const plan = DISPUTE_CARDS[pi.card];
-      if (plan && pi.status === 'succeeded' && ![...this.disputes.values()].some((d) => d.payment_intent === pi.id))
-        this.openDispute(pi.id, plan.reason, plan.status);
+      if (plan && pi.status === 'succeeded' && ![...this.disputes.values()].some((d) => d.payment_intent === pi.id)) {
+        const dp = this.openDispute(pi.id, plan.reason, plan.status);
+        this.life?.opened(this.disputes.get(dp.id)!);
+      }
     }
+    if (this.life) return this.life.events();
     const out: { id: string; object: 'event'; type: string; data: { object: Dispute } }[] = [];
     for (const dp of this.disputes.values()) {
       // evidence under review since an earlier call: decided now
@@ -290,8 +302,25 @@ export class StripeStub extends AcquirerStub {
     const pi = this.intentFor(reference);
     const dp = pi && [...this.disputes.values()].find((d) => d.payment_intent === pi.id);
     if (!dp) return undefined;
+    if (this.life) return this.life.decision(dp.id);
     if (this.accepted.has(dp.id) || dp.status === 'lost') return 'lost';
     return dp.status === 'won' || dp.status === 'warning_closed' ? 'won' : undefined;
+  }
+
+  /** Every decision Stripe made on the dispute of a gateway payment, in order (its first, then each reversal). */
+  disputeDecisions(reference: string): ('won' | 'lost')[] {
+    const pi = this.intentFor(reference);
+    const dp = pi && [...this.disputes.values()].find((d) => d.payment_intent === pi.id);
+    if (!dp) return [];
+    if (this.life) return this.life.decisions(dp.id);
+    const decided = this.disputeDecision(reference);
+    return decided ? [decided] : [];
+  }
+
+  /** What a dispute has taken from the merchant for good: a chargeback decided lost (and not reinstated since). */
+  disputeTaken(dp: Dispute): number {
+    if (this.life) return this.life.taken(dp);
+    return dp.status === 'lost' ? dp.amount : 0;
   }
 
   /**
@@ -383,6 +412,7 @@ export class StripeStub extends AcquirerStub {
     if (form.submit === 'true') {
       dp.evidence_details.submission_count++;
       dp.status = dp.status === 'warning_needs_response' ? 'warning_under_review' : 'under_review';
+      this.life?.evidenceSubmitted(dp);
     }
     return { status: 200, body: dp };
   }
@@ -391,7 +421,8 @@ export class StripeStub extends AcquirerStub {
   private close(dp: Dispute): StubAnswer {
     if (!dp.status.endsWith('needs_response')) return error(400, 'invalid_request_error', `This dispute is already ${dp.status}.`);
     this.accepted.add(dp.id);
-    dp.status = dp.status === 'warning_needs_response' ? 'warning_closed' : 'lost';
+    if (this.life) this.life.accepted(dp);
+    else dp.status = dp.status === 'warning_needs_response' ? 'warning_closed' : 'lost';
     return { status: 200, body: dp };
   }
 
