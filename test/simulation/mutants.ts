@@ -84,4 +84,16 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     suites: ['stripe', 'adyen'],
   },
+  {
+    name: 'disputes not closed by the deadline',
+    rule: "the evidence deadline ends evidence, not the dispute: an acquirer's dispute waits for its decision",
+    patches: [
+      {
+        file: 'src/core/disputes/steps.ts',
+        find: '    if (unanswered && !change) return askAcquirer(deps, account, member, dispute, payment, now);\n',
+        replace: "    if (unanswered && !change) change = { before: dispute, steps: pathTo(dispute, 'lost', now, 'decided')!, due: [] };\n",
+      },
+    ],
+    suites: ['stripe', 'adyen', 'memory'],
+  },
 ];
