@@ -3,7 +3,7 @@ import type { Payment } from '../../src/core/payments/payment.js';
 import { MERCHANT_ID } from '../support/gateway.js';
 import { emptyBook, type AcquirerBook } from '../support/acquirers/books.js';
 import { entryAt, type TimedEntry } from '../../src/core/connectors/sandbox-cards.js';
-import { SANDBOX_RESPONSE_WINDOW_MS, SANDBOX_REVERSAL_MS, sandboxCycle } from '../../src/core/connectors/sandbox.js';
+import { SANDBOX_RESPONSE_WINDOW_MS, SANDBOX_REVERSAL_MS, sandboxCycle } from '../../src/core/connectors/sandbox-disputes.js';
 
 /** A sandbox ledger record as the sandbox keeps it (src/core/connectors/sandbox.ts): what was asked, and its answer. */
 interface SandboxRecord {
