@@ -356,6 +356,7 @@ export class StripeStub extends AcquirerStub {
       payment_intent: pi.id,
       status: 'succeeded',
       metadata: {},
+      listedAt: this.now(),
     };
     this.refunds.set(refund.id, refund);
     return structuredClone(refund);
