@@ -145,3 +145,15 @@ describe('when many addresses guess one user’s password', () => {
     expect(await admitLoginAttempt(deps, 'new@x.example', '198.51.100.9')).toMatchObject({ admitted: true });
   });
 });
+
+describe('when a process whose clock is behind reads a pair another process signed in from', () => {
+  it('then a pair with no failures that wait is admitted at once, whatever the other clock said', async () => {
+    const ahead = new ManualClock(Date.UTC(2026, 10, 28, 9, 0, 0));
+    const deps = await portalDeps(ahead);
+    expect(await signIn(deps, PORTAL.admin.email, PORTAL.admin.password, HOME)).toMatchObject({ ok: true });
+    expect(await signIn(deps, PORTAL.admin.email, 'one wrong guess', HOME)).toMatchObject({ ok: false, reason: 'wrong' });
+    // the same store read by a process (or a test clock) four days behind
+    const behind = { ...deps, clock: new ManualClock(Date.UTC(2026, 10, 24, 9, 0, 0)) } as CoreDeps;
+    expect(await signIn(behind, PORTAL.admin.email, PORTAL.admin.password, HOME)).toMatchObject({ ok: true });
+  });
+});
