@@ -65,3 +65,9 @@ describe.skipIf(!adyenKey || !adyenAccount)('Adyen test environment (ADYEN_TEST_
     await lifecycle(adyen, 'EUR');
   }, 120_000);
 });
+
+it('when the live tests are run, then the keys of at least one acquirer are given (else nothing was tried)', () => {
+  expect(Boolean(stripeKey) || Boolean(adyenKey && adyenAccount), 'set STRIPE_TEST_KEY, or ADYEN_TEST_KEY and ADYEN_MERCHANT_ACCOUNT').toBe(
+    true,
+  );
+});
