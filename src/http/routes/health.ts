@@ -1,7 +1,10 @@
 import { Router } from 'express';
 import type { GatewayStore } from '../../core/ports/store.js';
 
-/** /healthz: the process runs. /readyz: the store answers, so the instance can take traffic. */
+/**
+ * /healthz: the process runs. /readyz: the instance can take traffic: it is not shutting down, and the store
+ * answers and takes a write (a store out of memory answers reads but refuses every change).
+ */
 export function healthRouter(store: GatewayStore, isShuttingDown: () => boolean): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
@@ -21,8 +24,9 @@ export function healthRouter(store: GatewayStore, isShuttingDown: () => boolean)
     try {
       await Promise.race([store.ping(), deadline]);
       res.json({ status: 'ready' });
-    } catch {
-      res.status(503).json({ status: 'store unavailable' });
+    } catch (err) {
+      const refused = err instanceof Error && err.message.startsWith('the store refused');
+      res.status(503).json({ status: refused ? 'store refuses writes' : 'store unavailable' });
     } finally {
       clearTimeout(timer);
     }
