@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import cluster from 'node:cluster';
 import { runPrimary } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -74,11 +74,6 @@ async function main(): Promise<void> {
   });
   const jobs = startJobs(backgroundJobs(deps, config), log);
 
-  // while draining, every answer closes its connection: a client's next request opens a new one, which the
-  // load balancer (told by /readyz) sends to another instance, and no kept-alive connection is cut under it
-  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
-    if (shuttingDown) res.setHeader('Connection', 'close');
-  });
   const shutdown = (signal: string): void => {
     if (shuttingDown) return;
     shuttingDown = true;
