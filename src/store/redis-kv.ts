@@ -370,8 +370,8 @@ interface WaitingCommit extends CommitArgs {
 /** A commit's result from its entry in the script's reply (1, or the key whose condition failed). */
 const commitResult = (reply: unknown): CommitResult => (reply === 1 ? { ok: true } : { ok: false, conflict: String(reply) });
 
-/** The key /readyz writes to learn that the store takes writes. */
-const READY_PROBE_KEY = 'readyz-probe';
+/** The key /readyz writes to learn that the store takes writes (hash-tagged, as every key the gateway writes). */
+const READY_PROBE_KEY = 'gw:{readyz}:probe';
 
 /** At most this many entries (commits and records) in one script: Redis serves nothing else while a script runs. */
 const MAX_COMMITS_PER_SCRIPT = 64;
