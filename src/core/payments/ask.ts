@@ -53,7 +53,7 @@ export function outcomeUnknown(deps: CoreDeps, p: Payment): GatewayError {
  */
 export function recordingUnknown(deps: CoreDeps, p: Payment): GatewayError {
   deps.log.error(
-    { transaction_id: p.transaction_id, merchant_id: p.merchant_id, order_no: p.order_no },
+    { transaction_id: p.transaction_id, merchant_id: p.merchant_id },
     'payment record not confirmed by the store; recovery settles it',
   );
   return new GatewayError(
