@@ -22,7 +22,7 @@ COPY views ./views
 COPY public ./public
 USER node
 EXPOSE 8080
-HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # exec form: the node process gets SIGTERM itself and finishes requests in flight. The portal's password
 # hash is printed by the same image:

@@ -62,8 +62,12 @@ export interface AppOptions {
  * it masked), so the core's logger writes it without the redaction walk, which cost a quarter of the line's
  * price (coreLogger, docs/operations.md); any text in it still has card numbers masked.
  */
-function requestLog(deps: CoreDeps, observe?: (req: Request, res: Response, seconds: number) => void) {
+function requestLog(deps: CoreDeps, isShuttingDown: () => boolean, observe?: (req: Request, res: Response, seconds: number) => void) {
   return (req: Request, res: Response, next: NextFunction): void => {
+    // while draining (docs/deployment.md, "Stopping"), every answer closes its connection: the client's next
+    // request opens a new one, which the load balancer, told by /readyz, sends elsewhere; no kept-alive
+    // connection is then cut under a request when the listener closes
+    if (isShuttingDown()) res.setHeader('Connection', 'close');
     const header = req.get('x-request-id');
     // a card number sent as the id is masked before it is echoed or logged (DESIGN 9)
     const id = header && /^[\w.-]{1,64}$/.test(header) ? maskIdentifier(header) : randomUUID();
@@ -138,7 +142,8 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
     ejs.renderFile(file, data, { cache: !options.development, compileDebug: Boolean(options.development), views: [VIEWS_DIR] }, callback),
   );
   const metrics = deps.metrics instanceof PrometheusMetrics ? deps.metrics : undefined;
-  app.use(requestLog(deps, metrics && httpMetrics(app, metrics)));
+  const isShuttingDown = options.isShuttingDown ?? (() => false);
+  app.use(requestLog(deps, isShuttingDown, metrics && httpMetrics(app, metrics)));
   const headers = securityHeaders(gatewayHelmetOptions(deps.baseUrl));
   const throttle = authThrottle(deps);
   const signature = strictSignature(deps);
@@ -179,7 +184,7 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(
     chain(
       headers,
-      readOnly(pageAssetsRouter(deps), healthRouter(deps.store, options.isShuttingDown ?? (() => false))),
+      readOnly(pageAssetsRouter(deps), healthRouter(deps.store, isShuttingDown)),
       throttle,
       readOnly(
         ...(metrics ? [metricsRouter(metrics, options.metricsAllow ?? ['127.0.0.1', '::1'])] : []),

@@ -32,7 +32,7 @@ export function runPrimary(count: number, graceMs: number, log: Logger): void {
     log.info({ signal, workers: alive.size }, 'shutting down: stopping the workers');
     if (alive.size === 0) return finish();
     for (const w of alive) w.process.kill('SIGTERM');
-    // each worker has its own grace period; one that outlives it by far is stuck
+    // each worker has its own drain and grace periods; one that outlives them by far is stuck
     setTimeout(() => {
       for (const w of alive) w.process.kill('SIGKILL');
     }, graceMs + 5_000).unref();

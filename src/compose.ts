@@ -11,7 +11,8 @@ import type { GatewayStore } from './core/ports/store.js';
 import type { BackgroundJob } from './core/jobs/due-queue.js';
 import { KvGatewayStore, type KeyNameHash } from './store/gateway-store.js';
 import { MemoryKv } from './store/memory-kv.js';
-import { RedisKv, connectRedis, type ConfirmOptions } from './store/redis-kv.js';
+import { RedisKv, connectRedis, type ConfirmOptions, type ConnectOptions } from './store/redis-kv.js';
+import { StoreHealth } from './store/store-health.js';
 import { authExpiryJob } from './core/jobs/auth-expiry.js';
 import { httpNotificationTransport } from './outbound/http-transport.js';
 import { deliveryJob, type NotificationTransport } from './core/notifications/delivery.js';
@@ -29,10 +30,21 @@ import { reconcileJob } from './core/reconcile/job.js';
 /**
  * The store the configuration asks for: Redis when REDIS_URL is set, else the embedded in-memory store.
  * `keyNameHash`: how merchants' texts (Idempotency-Keys) are hashed into key names (store/gateway-store.ts).
- * `confirm`: REDIS_MIN_REPLICAS and REDIS_CONFIRM_MS (unset: replicas found at start, 500 ms).
+ * `confirm`: REDIS_MIN_REPLICAS and REDIS_CONFIRM_MS (unset: replicas found at start, 500 ms); `connect`:
+ * STORE_TIMEOUT_MS, and where the connection's state and errors go (its health, the logger).
  */
-export function openStore(redisUrl: string | undefined, keyNameHash?: KeyNameHash, confirm: ConfirmOptions = {}): GatewayStore {
-  return new KvGatewayStore(redisUrl ? new RedisKv(connectRedis(redisUrl), confirm) : new MemoryKv(), keyNameHash);
+export function openStore(
+  redisUrl: string | undefined,
+  keyNameHash?: KeyNameHash,
+  confirm: ConfirmOptions = {},
+  connect: ConnectOptions = {},
+): GatewayStore {
+  return new KvGatewayStore(
+    redisUrl
+      ? new RedisKv(connectRedis(redisUrl, connect), { ...confirm, ...(connect.health ? { health: connect.health } : {}) })
+      : new MemoryKv(),
+    keyNameHash,
+  );
 }
 
 export interface ComposeOverrides {
@@ -69,12 +81,16 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
   const ids = overrides.ids ?? randomIds(clock);
   const vault = new CardVault(config.vaultKeys);
   // keyed by the vault: a card number sent as an Idempotency-Key cannot be found again by hashing candidates
+  // what /metrics tells of the store without asking it (the embedded store is always up)
+  const storeHealth = new StoreHealth();
   const store =
     overrides.store ??
-    openStore(config.redisUrl, (text) => vault.fingerprint(`store key name\n${text}`), {
-      minReplicas: config.redisMinReplicas,
-      confirmMs: config.redisConfirmMs,
-    });
+    openStore(
+      config.redisUrl,
+      (text) => vault.fingerprint(`store key name\n${text}`),
+      { minReplicas: config.redisMinReplicas, confirmMs: config.redisConfirmMs },
+      { timeoutMs: config.storeTimeoutMs, health: storeHealth, log },
+    );
   const sandbox = new SandboxConnector(ids, store, clock);
   let connectors: ConnectorRegistry;
   try {
@@ -109,7 +125,7 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     pendingResolveMs: config.pendingResolveMs,
     reconcileWindowMs: config.reconcileWindowMs,
     transport: overrides.transport ?? httpNotificationTransport,
-    metrics: config.metricsAllow ? new PrometheusMetrics({ store, merchants: config.merchants, clock }) : noMetrics,
+    metrics: config.metricsAllow ? new PrometheusMetrics({ store, merchants: config.merchants, clock, storeHealth }) : noMetrics,
   };
 }
 

@@ -51,6 +51,8 @@ const envSchema = z.object({
     .transform((v) => (v === undefined ? undefined : Number(v))),
   /** how long a commit waits for its replicas before its outcome is unknown (STORE_UNCONFIRMED) */
   REDIS_CONFIRM_MS: unsetWhenBlank(z.coerce.number().int().min(10).max(60_000).default(500)),
+  /** how long one store command may take before the request is answered 503 (docs/operations.md) */
+  STORE_TIMEOUT_MS: unsetWhenBlank(z.coerce.number().int().min(50).max(60_000).default(1000)),
   MERCHANTS_FILE: z.string().min(1).optional(),
   FX_RATES_FILE: z.string().min(1).optional(),
   GATEWAY_TIMEZONE: z
@@ -73,6 +75,8 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().default('production'),
   SHUTDOWN_GRACE_MS: unsetWhenBlank(z.coerce.number().int().min(0).default(10_000)),
+  /** after SIGTERM, how long /readyz answers 503 while requests are still served (docs/deployment.md) */
+  SHUTDOWN_DRAIN_MS: unsetWhenBlank(z.coerce.number().int().min(0).max(600_000).default(5_000)),
   HEADERS_TIMEOUT_MS: unsetWhenBlank(z.coerce.number().int().min(100).max(600_000).default(10_000)),
   REQUEST_TIMEOUT_MS: unsetWhenBlank(z.coerce.number().int().min(100).max(600_000).default(30_000)),
   KEEP_ALIVE_TIMEOUT_MS: unsetWhenBlank(z.coerce.number().int().min(100).max(600_000).default(65_000)),
@@ -121,6 +125,8 @@ export interface Config {
   redisMinReplicas: number | undefined;
   /** REDIS_CONFIRM_MS: how long a commit waits for them */
   redisConfirmMs: number;
+  /** STORE_TIMEOUT_MS: the longest one store command may take */
+  storeTimeoutMs: number;
   timezone: string;
   trustProxy: string | boolean | number | undefined;
   /** OPERATOR_NAME: who runs the gateway, named on the hosted pages (the host of BASE_URL when unset) */
@@ -132,6 +138,8 @@ export interface Config {
   logLevel: string;
   development: boolean;
   shutdownGraceMs: number;
+  /** SHUTDOWN_DRAIN_MS: not ready, still serving, before the listener closes */
+  shutdownDrainMs: number;
   serverLimits: ServerLimits;
   /** 0: no limit */
   authFailuresPerMinute: number;
@@ -313,6 +321,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     redisMinReplicas: e.REDIS_MIN_REPLICAS,
     redisConfirmMs: e.REDIS_CONFIRM_MS,
+    storeTimeoutMs: e.STORE_TIMEOUT_MS,
     timezone: e.GATEWAY_TIMEZONE,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     operatorName: e.OPERATOR_NAME || new URL(baseUrl).host,
@@ -322,6 +331,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     development: e.NODE_ENV === 'development',
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     serverLimits: {
       headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.REQUEST_TIMEOUT_MS,

@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   try {
     config = loadConfig();
     log = createLogger(config.logLevel);
-    if (config.workers > 1 && cluster.isPrimary) return runPrimary(config.workers, config.shutdownGraceMs, log);
+    if (config.workers > 1 && cluster.isPrimary) return runPrimary(config.workers, config.shutdownDrainMs + config.shutdownGraceMs, log);
     // every line a worker logs names it
     if (cluster.worker) log = log.child({ worker: cluster.worker.id });
     // composing checks what needs the core's parts, such as every account's connector
@@ -77,25 +77,29 @@ async function main(): Promise<void> {
   const shutdown = (signal: string): void => {
     if (shuttingDown) return;
     shuttingDown = true;
-    log.info({ signal }, 'shutting down: finishing requests in flight');
-    const force = setTimeout(() => {
-      log.warn({}, 'grace period over: closing remaining connections');
-      server.closeAllConnections();
-    }, config.shutdownGraceMs);
-    force.unref();
-    server.close(() => {
-      void jobs
-        .stop()
-        .then(() => deps.store.close())
-        .finally(() => {
-          log.info({}, 'stopped');
-          flushLogger(log);
-          process.exit(0);
-        });
-    });
-    // connections kept alive are closed as soon as their last answer is out
-    server.closeIdleConnections();
-    setInterval(() => server.closeIdleConnections(), 100).unref();
+    log.info({ signal, drain_ms: config.shutdownDrainMs }, 'shutting down: not ready, serving for the drain period');
+    setTimeout(() => {
+      log.info({}, 'drain period over: closing the listener, finishing requests in flight');
+      // the grace period counts from here: what is still open then is cut
+      const force = setTimeout(() => {
+        log.warn({}, 'grace period over: closing remaining connections');
+        server.closeAllConnections();
+      }, config.shutdownGraceMs);
+      force.unref();
+      server.close(() => {
+        void jobs
+          .stop()
+          .then(() => deps.store.close())
+          .finally(() => {
+            log.info({}, 'stopped');
+            flushLogger(log);
+            process.exit(0);
+          });
+      });
+      // connections kept alive are closed as soon as their last answer is out
+      server.closeIdleConnections();
+      setInterval(() => server.closeIdleConnections(), 100).unref();
+    }, config.shutdownDrainMs);
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

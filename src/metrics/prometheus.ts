@@ -3,14 +3,76 @@ import type { GatewayMetrics } from '../core/ports/metrics.js';
 import type { DueQueue, GatewayStore } from '../core/ports/store.js';
 import type { MerchantDirectory } from '../core/merchants/directory.js';
 import type { Clock } from '../core/kernel/clock.js';
+import { STORE_ERROR_KINDS, type StoreErrorKind, type StoreHealth } from '../store/store-health.js';
 
-/** The due queues whose size is published; the outbox one is also gateway_notifications_pending. */
-const QUEUES: readonly DueQueue[] = ['outbox', 'auth_expiry', 'threeds_challenge', 'contract_charge', 'payout'];
+/**
+ * The due queues whose size is published; the outbox one is also gateway_notifications_pending, and
+ * pending_resolve holds the payments and operations whose outcome is not recorded yet (recovery's queue).
+ */
+const QUEUES: readonly DueQueue[] = ['outbox', 'auth_expiry', 'threeds_challenge', 'contract_charge', 'payout', 'pending_resolve'];
+
+/** How long a scrape waits for the store's backlog before it answers the last values read. */
+const BACKLOG_WAIT_MS = 250;
 
 interface Sources {
   store: Pick<GatewayStore, 'dueCount' | 'due'>;
   merchants: Pick<MerchantDirectory, 'merchantIds'>;
   clock: Clock;
+  /** the store's connection and errors as the process saw them (absent: not published) */
+  storeHealth?: StoreHealth;
+}
+
+interface BacklogValues {
+  /** items in each queue */
+  items: Map<DueQueue, number>;
+  /** seconds the most overdue item of each queue has been due (0: none late) */
+  overdue: Map<DueQueue, number>;
+}
+
+/**
+ * The backlog read from the store for a scrape, at most one read at a time. A scrape waits BACKLOG_WAIT_MS
+ * for it, then answers the last values read and their age: /metrics answers from the process alone, whatever
+ * the store's state.
+ */
+class Backlog {
+  last: BacklogValues | undefined;
+  /** when `last` was read (clock time) */
+  readAt = 0;
+  private reading: Promise<void> | undefined;
+
+  constructor(private readonly sources: Sources) {}
+
+  async refresh(): Promise<void> {
+    this.reading ??= this.read().finally(() => (this.reading = undefined));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.reading.catch(() => undefined),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, BACKLOG_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  private async read(): Promise<void> {
+    const { store, merchants, clock } = this.sources;
+    const now = clock.now();
+    const items = new Map<DueQueue, number>();
+    const overdue = new Map<DueQueue, number>();
+    for (const queue of QUEUES) {
+      let total = 0;
+      let oldest = now;
+      for (const m of merchants.merchantIds()) {
+        total += await store.dueCount(m, queue);
+        if (queue === 'outbox' || queue === 'pending_resolve') {
+          const [first] = await store.due(m, queue, now, 1);
+          if (first && first.at < oldest) oldest = first.at;
+        }
+      }
+      items.set(queue, total);
+      overdue.set(queue, (now - oldest) / 1000);
+    }
+    this.last = { items, overdue };
+    this.readAt = now;
+  }
 }
 
 /**
@@ -74,14 +136,14 @@ export class PrometheusMetrics implements GatewayMetrics {
       labelNames: ['connector', 'kind'],
       registers,
     });
+    const backlog = new Backlog(sources);
     new Gauge({
       name: 'gateway_notifications_pending',
-      help: 'Notifications waiting for delivery (the outbox queue)',
+      help: 'Notifications waiting for delivery (the outbox queue; the last value read when the store does not answer)',
       registers,
       async collect() {
-        let total = 0;
-        for (const m of sources.merchants.merchantIds()) total += await sources.store.dueCount(m, 'outbox');
-        this.set(total);
+        await backlog.refresh();
+        if (backlog.last) this.set(backlog.last.items.get('outbox')!);
       },
     });
     new Gauge({
@@ -89,28 +151,73 @@ export class PrometheusMetrics implements GatewayMetrics {
       help: 'How long the most overdue pending notification has been due (0 when none is late)',
       registers,
       async collect() {
-        const now = sources.clock.now();
-        let oldest = now;
-        for (const m of sources.merchants.merchantIds()) {
-          const [first] = await sources.store.due(m, 'outbox', now, 1);
-          if (first && first.at < oldest) oldest = first.at;
-        }
-        this.set((now - oldest) / 1000);
+        await backlog.refresh();
+        if (backlog.last) this.set(backlog.last.overdue.get('outbox')!);
       },
     });
     new Gauge({
       name: 'gateway_due_items',
-      help: 'Items waiting in each background queue (expiries, challenges, charges, payouts, notifications)',
+      help: 'Items waiting in each background queue (expiries, challenges, charges, payouts, notifications; pending_resolve: outcomes not recorded yet)',
       labelNames: ['queue'],
       registers,
       async collect() {
-        for (const queue of QUEUES) {
-          let total = 0;
-          for (const m of sources.merchants.merchantIds()) total += await sources.store.dueCount(m, queue);
-          this.set({ queue }, total);
-        }
+        await backlog.refresh();
+        for (const queue of QUEUES) if (backlog.last) this.set({ queue }, backlog.last.items.get(queue)!);
       },
     });
+    new Gauge({
+      name: 'gateway_outcome_unknown_oldest_seconds',
+      help: 'How long the oldest payment or operation whose outcome is not recorded has been past its recovery time (0: none)',
+      registers,
+      async collect() {
+        await backlog.refresh();
+        if (backlog.last) this.set(backlog.last.overdue.get('pending_resolve')!);
+      },
+    });
+    new Gauge({
+      name: 'gateway_backlog_age_seconds',
+      help: 'Age of the backlog values above: grows while the store does not answer (they are the last read)',
+      registers,
+      async collect() {
+        await backlog.refresh();
+        this.set(backlog.readAt === 0 ? -1 : (sources.clock.now() - backlog.readAt) / 1000);
+      },
+    });
+    const health = sources.storeHealth;
+    if (health) {
+      new Gauge({
+        name: 'gateway_store_connected',
+        help: "1 while the store connection is up, 0 while it is down (the process's own view, no store round trip)",
+        registers,
+        collect() {
+          this.set(health.connected ? 1 : 0);
+        },
+      });
+      const exported = new Map<StoreErrorKind, number>();
+      new Counter({
+        name: 'gateway_store_errors_total',
+        help: 'Store commands that failed, by kind (unreachable: never sent; lost: connection dropped under it; timeout; refused: the store answered an error such as out of memory; unconfirmed: replicas did not confirm)',
+        labelNames: ['kind'],
+        registers,
+        collect() {
+          for (const kind of STORE_ERROR_KINDS) {
+            const n = health.errors.get(kind)!;
+            this.inc({ kind }, n - (exported.get(kind) ?? 0));
+            exported.set(kind, n);
+          }
+        },
+      });
+      let unknownExported = 0;
+      new Counter({
+        name: 'gateway_store_unknown_commits_total',
+        help: 'Commits sent whose outcome the store did not tell (no answer, or not confirmed): each is settled by recovery',
+        registers,
+        collect() {
+          this.inc(health.unknownCommits - unknownExported);
+          unknownExported = health.unknownCommits;
+        },
+      });
+    }
     collectDefaultMetrics({ register: this.registry });
   }
 

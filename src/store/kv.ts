@@ -58,6 +58,7 @@ export interface KvStore {
   getOnce(key: string, formerKey?: string): Promise<string | undefined>;
   /** Every field of a hash of counters. */
   counters(key: string): Promise<Record<string, number>>;
+  /** Fails unless the store answers and takes a write (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
 }

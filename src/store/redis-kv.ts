@@ -1,7 +1,8 @@
-import { Redis, Cluster } from 'ioredis';
+import { Redis, Cluster, ReplyError } from 'ioredis';
 import { GatewayError } from '../core/kernel/errors.js';
 import { ConfirmLinks, NotApplied, replicationOf, type ConfirmedReply } from './redis-confirm.js';
 import type { CommitResult, Condition, KvStore, ScoredMember, Versioned, Write } from './kv.js';
+import { StoreHealth, type StoreErrorKind } from './store-health.js';
 
 /**
  * Applies a batch of independent commits in one script: Redis runs it as one atomic step, and each commit in
@@ -256,14 +257,31 @@ type ScriptClient = Client & {
   gwWindow(key: string, windowMs: number): Promise<number>;
 };
 
-/** Connects to a Redis server or, with redis+cluster://h1:p1,h2:p2, a Redis Cluster. */
-export function connectRedis(url: string): Client {
+/** How the connection behaves when the store is slow or gone (STORE_TIMEOUT_MS: docs/operations.md). */
+export interface ConnectOptions {
+  /** the longest one command waits for its answer; then it fails (default 1000 ms) */
+  timeoutMs?: number;
+  /** where the connection's state is kept for /metrics */
+  health?: StoreHealth;
+  /** the gateway's logger: the connection's errors are written as its JSON lines, once an outage */
+  log?: { warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void };
+}
+
+/**
+ * Connects to a Redis server or, with redis+cluster://h1:p1,h2:p2, a Redis Cluster. Fails fast: a command
+ * waits at most `timeoutMs` for its answer; once connected, a command asked while the connection is down
+ * fails at once (no offline queue) rather than waiting for the store to come back, and one in flight when
+ * the connection drops fails then (no resend after the reconnection). The first connection still queues, so
+ * what the start asks waits for it.
+ */
+export function connectRedis(url: string, options: ConnectOptions = {}): Client {
   // No auto-pipelining: commits batch themselves (RedisKv.commit), and a read is sent when it is asked. Reads
   // through ioredis's auto-pipeline kept every request's objects past two young collections (its pipelines,
   // once moved to the old generation, held later ones): under captures of 50 orders at 8 connections the
   // gateway moved 2.5 MB to the old generation a collection with it, 0.8 MB without, and spent about 8 % less
   // CPU a call without it (docs/performance.md, "Reads without ioredis's auto-pipeline").
-  const common = { maxRetriesPerRequest: 2, commandTimeout: 5000 };
+  const commandTimeout = options.timeoutMs ?? 1000;
+  let client: Client;
   if (url.startsWith('redis+cluster://')) {
     const nodes = url
       .slice('redis+cluster://'.length)
@@ -272,15 +290,67 @@ export function connectRedis(url: string): Client {
         const [host, port] = hp.split(':');
         return { host: host || '127.0.0.1', port: Number(port) || 6379 };
       });
-    return new Cluster(nodes, { redisOptions: { commandTimeout: 5000 } });
+    client = new Cluster(nodes, { redisOptions: { commandTimeout } });
+  } else {
+    client = new Redis(url, {
+      commandTimeout,
+      // a command in flight when the connection drops fails then: resent later, it could land after its
+      // request was answered
+      maxRetriesPerRequest: 0,
+      // tried again every half second at most while the store is down
+      retryStrategy: (times: number) => Math.min(50 * times, 500),
+    });
   }
-  return new Redis(url, common);
+  watchConnection(client, options);
+  return client;
 }
+
+/** Keeps the connection's state in `health` and logs its errors through the gateway's logger (never ioredis's own text). */
+function watchConnection(client: Client, { health, log }: ConnectOptions): void {
+  let down = false;
+  let errors = 0;
+  if (health) health.connected = false;
+  client.on('ready', () => {
+    // from now on a command asked while the connection is down fails at once
+    if (client instanceof Redis) client.options.enableOfflineQueue = false;
+    if (health) health.connected = true;
+    if (down) log?.info({ errors }, 'store connection back');
+    down = false;
+    errors = 0;
+  });
+  client.on('close', () => {
+    if (health) health.connected = false;
+  });
+  // without a listener, ioredis writes each error as plain text ("Unhandled error event")
+  client.on('error', (err: Error) => {
+    errors++;
+    if (health) health.connected = false;
+    if (down) return;
+    down = true;
+    log?.warn({ err: { message: err.message } }, 'store connection lost; commands fail at once until it is back');
+  });
+}
+
+/** The kind of a command's failure, for /metrics and for what its caller is told. */
+function failureKind(err: unknown): StoreErrorKind {
+  const message = err instanceof Error ? err.message : String(err);
+  if (message.startsWith("Stream isn't writeable") || message.includes('enableOfflineQueue options is false')) return 'unreachable';
+  if (message === 'Command timed out') return 'timeout';
+  if (err instanceof ReplyError) return 'refused';
+  return 'lost';
+}
+
+/** The first line of what the store answered, for the caller (an out-of-memory refusal names itself). */
+const firstLine = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 200);
 
 const isWrongType = (err: unknown): boolean => err instanceof Error && err.message.startsWith('WRONGTYPE');
 
-function unavailable(err: unknown): GatewayError {
-  const e = new GatewayError('STORE_UNAVAILABLE', 'the store is not answering; try again');
+/** A command that failed, having written nothing: STORE_UNAVAILABLE, saying whether the store refused it or did not answer. */
+function unavailable(err: unknown, kind: StoreErrorKind = failureKind(err)): GatewayError {
+  const e =
+    kind === 'refused'
+      ? new GatewayError('STORE_UNAVAILABLE', `the store refused the change (${firstLine(err)}); nothing was written; try again`)
+      : new GatewayError('STORE_UNAVAILABLE', 'the store is not answering; try again');
   e.cause = err;
   return e;
 }
@@ -299,6 +369,9 @@ interface WaitingCommit extends CommitArgs {
 
 /** A commit's result from its entry in the script's reply (1, or the key whose condition failed). */
 const commitResult = (reply: unknown): CommitResult => (reply === 1 ? { ok: true } : { ok: false, conflict: String(reply) });
+
+/** The key /readyz writes to learn that the store takes writes (hash-tagged, as every key the gateway writes). */
+const READY_PROBE_KEY = 'gw:{readyz}:probe';
 
 /** At most this many entries (commits and records) in one script: Redis serves nothing else while a script runs. */
 const MAX_COMMITS_PER_SCRIPT = 64;
@@ -367,6 +440,8 @@ export interface ConfirmOptions {
   minReplicas?: number;
   /** how long a commit waits for them before it is refused unconfirmed */
   confirmMs?: number;
+  /** where command errors are counted (the one connectRedis was given) */
+  health?: StoreHealth;
 }
 
 /** A commit the primary may have applied but its replicas did not confirm in time: its outcome is unknown. */
@@ -399,8 +474,10 @@ export class RedisKv implements KvStore {
   /** confirmations of `doubt` under way, by slot tag (readers of one tag share one) */
   private readonly vouching = new Map<string, Promise<void>>();
   private readonly sending = new Set<Promise<void>>();
+  readonly health: StoreHealth;
 
   constructor(client: Client, options: ConfirmOptions = {}) {
+    this.health = options.health ?? new StoreHealth(client.status === 'ready');
     this.cluster = client instanceof Cluster;
     client.defineCommand('gwCommit', { lua: COMMIT_SCRIPT });
     client.defineCommand('gwWindow', { lua: WINDOW_SCRIPT, numberOfKeys: 1 });
@@ -427,7 +504,7 @@ export class RedisKv implements KvStore {
     } catch (err) {
       // not known yet (the store does not answer): the next commit asks again
       this.found = undefined;
-      throw unavailable(err);
+      throw this.failed(err);
     }
   }
 
@@ -461,13 +538,32 @@ export class RedisKv implements KvStore {
     return pending;
   }
 
+  /** A command that wrote nothing failed: counted by kind, answered STORE_UNAVAILABLE. */
+  private failed(err: unknown, kind: StoreErrorKind = failureKind(err)): GatewayError {
+    this.health.error(kind);
+    return unavailable(err, kind);
+  }
+
+  /**
+   * A commit script that failed: never sent (no connection) or refused whole by the store, it wrote nothing;
+   * sent and unanswered (a timeout, the connection lost under it), it may have been applied, and its outcome
+   * is unknown (STORE_UNCONFIRMED), never "nothing was written".
+   */
+  private commitFailed(err: unknown, commits: number): GatewayError {
+    const kind = failureKind(err);
+    if (kind === 'unreachable' || kind === 'refused') return this.failed(err, kind);
+    this.health.error(kind);
+    this.health.unknownCommits += commits;
+    return unconfirmed(`the store did not answer the commit: ${firstLine(err)}`);
+  }
+
   async get(key: string): Promise<Versioned | undefined> {
     await this.vouch(key);
     try {
       const [v, d] = await this.client.hmget(key, 'v', 'd');
       return d == null ? undefined : { version: Number(v), data: d };
     } catch (err) {
-      throw unavailable(err);
+      throw this.failed(err);
     }
   }
 
@@ -526,7 +622,7 @@ export class RedisKv implements KvStore {
     try {
       replies = await this.client.gwCommit(keys.length, ...keys, ...args);
     } catch (err) {
-      const e = unavailable(err);
+      const e = this.commitFailed(err, batch.length);
       for (const c of batch) c.reject(e);
       return;
     }
@@ -561,24 +657,30 @@ export class RedisKv implements KvStore {
       outcome = await this.links!.commit(tag, keys, args);
     } catch (err) {
       if (err instanceof NotApplied) {
-        const e = unavailable(err);
+        const e = this.failed(err, 'unreachable');
         for (const c of batch) c.reject(e);
         return;
       }
       // the script may have run: unknown, as an unconfirmed one
       this.doubt.set(tag, ++this.turn);
+      this.health.error('unconfirmed');
+      this.health.unknownCommits += batch.length;
       const e = unconfirmed((err as Error).message);
       for (const c of batch) c.reject(e);
       return;
     }
     if (!outcome.confirmed) {
       this.doubt.set(tag, ++this.turn);
+      this.health.error('unconfirmed');
       const e = unconfirmed(`fewer than ${this.replicas} replicas confirmed within ${this.confirmMs} ms`);
       for (let i = 0; i < batch.length; i++) {
         const reply = outcome.replies[i];
         // a conflict applied nothing; anything else may have been applied
         if (typeof reply === 'string' && !reply.startsWith('!')) batch[i]!.answer(reply);
-        else batch[i]!.reject(e);
+        else {
+          this.health.unknownCommits++;
+          batch[i]!.reject(e);
+        }
       }
       return;
     }
@@ -590,8 +692,9 @@ export class RedisKv implements KvStore {
   private answer(batch: readonly WaitingCommit[], replies: readonly (string | number)[]): void {
     for (let i = 0; i < batch.length; i++) {
       const reply = replies[i];
-      if (reply === undefined) batch[i]!.reject(unavailable(new Error('the commit script answered no entry for this commit')));
-      else if (typeof reply === 'string' && reply.startsWith('!')) batch[i]!.reject(unavailable(new Error(reply.slice(1))));
+      if (reply === undefined) batch[i]!.reject(this.failed(new Error('the commit script answered no entry for this commit'), 'refused'));
+      // a commit whose step failed wrote nothing (the script checks before it writes): an out-of-memory refusal
+      else if (typeof reply === 'string' && reply.startsWith('!')) batch[i]!.reject(this.failed(new Error(reply.slice(1)), 'refused'));
       else batch[i]!.answer(reply);
     }
   }
@@ -605,7 +708,7 @@ export class RedisKv implements KvStore {
         ? await this.client.zrevrangebyscore(key, bound(max), bound(min), 'WITHSCORES', 'LIMIT', 0, limit)
         : await this.client.zrangebyscore(key, bound(min), bound(max), 'WITHSCORES', 'LIMIT', 0, limit);
     } catch (err) {
-      throw unavailable(err);
+      throw this.failed(err);
     }
     const out: ScoredMember[] = [];
     for (let i = 0; i < flat.length; i += 2) out.push({ member: flat[i]!, score: Number(flat[i + 1]) });
@@ -616,7 +719,7 @@ export class RedisKv implements KvStore {
     try {
       return Number(await this.client.gwWindow(key, windowMs));
     } catch (err) {
-      throw unavailable(err);
+      throw this.failed(err);
     }
   }
 
@@ -625,7 +728,7 @@ export class RedisKv implements KvStore {
     try {
       return await this.client.zcard(key);
     } catch (err) {
-      throw unavailable(err);
+      throw this.failed(err);
     }
   }
 
@@ -657,7 +760,7 @@ export class RedisKv implements KvStore {
       return (await this.client.get(key)) ?? undefined;
     } catch (err) {
       if (isWrongType(err)) return this.earlierRecord(key);
-      throw unavailable(err);
+      throw this.failed(err);
     }
   }
 
@@ -665,7 +768,7 @@ export class RedisKv implements KvStore {
     try {
       return (await this.client.hget(key, 'd')) ?? undefined;
     } catch (err) {
-      throw unavailable(err);
+      throw this.failed(err);
     }
   }
 
@@ -675,16 +778,17 @@ export class RedisKv implements KvStore {
     try {
       raw = await this.client.hgetall(key);
     } catch (err) {
-      throw unavailable(err);
+      throw this.failed(err);
     }
     return Object.fromEntries(Object.entries(raw).map(([f, v]) => [f, Number(v)]));
   }
 
+  /** The store answers and takes a write (a store out of memory answers PING but refuses every change). */
   async ping(): Promise<void> {
     try {
-      await this.client.ping();
+      await this.client.set(READY_PROBE_KEY, '1', 'PX', 60_000);
     } catch (err) {
-      throw unavailable(err);
+      throw this.failed(err);
     }
   }
 

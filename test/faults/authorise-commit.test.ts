@@ -38,6 +38,8 @@ describe('scenario 1: the commit after an approved authorisation fails', () => {
     expect(connector.calls.authorise).toBe(1);
     const stuck = await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no));
     expect(stuck).toMatchObject({ status: '1000', claim: { op: 'authorise' } });
+    // the payment is stored: the answer says its outcome is not known yet, never that nothing was written
+    expect(xml.parse(first.text).respon.result_info).toMatch(/^OUTCOME_UNKNOWN:/);
 
     clock.advance(2 * MINUTE);
     expect(await jobOf(gw, 'pending-resolve').runOnce()).toBe(1);
@@ -55,6 +57,39 @@ describe('scenario 1: the commit after an approved authorisation fails', () => {
       { transaction_id: stuck!.transaction_id, order_no: body.order_no, currency: 'USD', amount: '10.00' },
     ]);
     expect(cancel.body.cancel_orders[0].cancel_status).toBe('1');
+  });
+
+  it('when the store refuses the outcome commit (out of memory) after the claim was written, then the answer is OUTCOME_UNKNOWN, not STORE_UNAVAILABLE', async () => {
+    const { faulty, gw } = setup('fault-auth-commit-refused');
+    const body = authoriseBody();
+    faulty.fail({ when: (c) => (c.payments ?? []).some((p) => p.expected > 0 && !p.next.claim), mode: 'before', times: 4, refused: true });
+    const first = await post(gw, body);
+    expect(first.status).toBe(503);
+    expect(first.headers['retry-after']).toBeDefined();
+    expect(xml.parse(first.text).respon.result_info).toMatch(/^OUTCOME_UNKNOWN:/);
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no))).toMatchObject({ status: '1000' });
+  });
+
+  it('when the store refuses the claim commit (out of memory), then the answer is STORE_UNAVAILABLE and nothing is stored', async () => {
+    const { faulty, connector, gw } = setup('fault-auth-claim-refused');
+    const body = authoriseBody();
+    faulty.fail({ when: (c) => (c.payments ?? []).some((p) => p.expected === 0), mode: 'before', times: 4, refused: true });
+    const first = await post(gw, body);
+    expect(first.status).toBe(503);
+    expect(xml.parse(first.text).respon.result_info).toMatch(/^STORE_UNAVAILABLE:/);
+    expect(connector.calls.authorise).toBe(0);
+    expect(await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no))).toBeUndefined();
+  });
+
+  it('when the claim commit gets no answer each time (it may have been applied), then the answer is OUTCOME_UNKNOWN and the same order sent again gets its outcome', async () => {
+    const { faulty, gw } = setup('fault-auth-claim-lost');
+    const body = authoriseBody();
+    faulty.fail({ when: (c) => (c.payments ?? []).some((p) => p.expected === 0), mode: 'before', times: 4 });
+    const first = await post(gw, body);
+    expect(first.status).toBe(503);
+    expect(xml.parse(first.text).respon.result_info).toMatch(/^OUTCOME_UNKNOWN:/);
+    const again = await post(gw, body);
+    expect(xml.parse(again.text).respon).toMatchObject({ order_status: '1' });
   });
 
   it('when capture_mode is auto and the outcome commit throws, then the shopper is told: recovery records 3100 and notifies', async () => {

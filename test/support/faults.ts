@@ -3,10 +3,13 @@ import type { CardConnector } from '../../src/core/ports/card-connector.js';
 import { openStore } from '../../src/compose.js';
 import { GatewayError } from '../../src/core/kernel/errors.js';
 
-/** A store error as the Redis adapter raises it when a command times out or the connection drops. */
+/**
+ * A commit error as the Redis adapter raises it when the commit was sent and timed out or lost its
+ * connection: it may have been applied (STORE_UNCONFIRMED), in both fault modes alike.
+ */
 export class StoreTimeout extends GatewayError {
   constructor() {
-    super('STORE_UNAVAILABLE', 'the store is not answering; try again');
+    super('STORE_UNCONFIRMED', 'the store did not confirm the change in time; its outcome is not known yet');
   }
 }
 
@@ -17,6 +20,8 @@ export interface CommitFault {
   mode: 'before' | 'after';
   /** how many matching commits fail (then the store answers again) */
   times: number;
+  /** 'refused': the store answers with an error and applies nothing (out of memory): STORE_UNAVAILABLE */
+  refused?: boolean;
 }
 
 /**
@@ -39,6 +44,11 @@ export function faultyStore(redisUrl: string | undefined): { store: GatewayStore
         fault.times--;
         failures++;
         if (fault.mode === 'after') await target.commit(change);
+        if (fault.refused)
+          throw new GatewayError(
+            'STORE_UNAVAILABLE',
+            "the store refused the change (OOM command not allowed when used memory > 'maxmemory'.); nothing was written; try again",
+          );
         throw new StoreTimeout();
       };
     },

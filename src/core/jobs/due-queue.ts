@@ -92,6 +92,8 @@ export function dueQueueJob(
     },
     async runOnce(): Promise<number> {
       let handled = 0;
+      let unread = 0;
+      let lastError: unknown;
       for (const merchantId of deps.merchants.merchantIds()) {
         let due: { member: string }[];
         try {
@@ -99,6 +101,8 @@ export function dueQueueJob(
         } catch (err) {
           // this merchant's queue is read again next run; the other merchants go on
           deps.log.error({ job: spec.name, queue: spec.queue, merchant_id: merchantId, err: reason(err) }, 'job could not read its queue');
+          unread++;
+          lastError = err;
           continue;
         }
         // one item a turn of the event loop: a batch never holds up other merchants' requests (kernel/turns.ts);
@@ -117,6 +121,9 @@ export function dueQueueJob(
           }
         }
       }
+      // a run that could not read a queue did not do its work: it fails (gateway_job_runs_total counts an
+      // error), after the merchants it could read were served
+      if (unread > 0) throw lastError instanceof Error ? lastError : new Error(`${unread} queues could not be read`);
       return handled;
     },
   };

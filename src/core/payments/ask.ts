@@ -45,3 +45,21 @@ export function outcomeUnknown(deps: CoreDeps, p: Payment): GatewayError {
     5,
   );
 }
+
+/**
+ * The answer to a payment the store may have written but could not confirm (or whose outcome it could not
+ * record): it is pending if it was written, recovery settles it, and the same order_no sent again answers its
+ * outcome. Never STORE_UNAVAILABLE, which says nothing was written (docs/error-codes.md).
+ */
+export function recordingUnknown(deps: CoreDeps, p: Payment): GatewayError {
+  deps.log.error(
+    { transaction_id: p.transaction_id, merchant_id: p.merchant_id },
+    'payment record not confirmed by the store; recovery settles it',
+  );
+  return new GatewayError(
+    'OUTCOME_UNKNOWN',
+    'the store did not confirm the payment; if it was recorded it is pending and settled by recovery: ask again with the same order_no',
+    undefined,
+    5,
+  );
+}

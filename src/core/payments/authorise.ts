@@ -4,7 +4,7 @@ import type { Account } from '../merchants/directory.js';
 import type { Contract } from '../subscriptions/contract.js';
 import type { BrowserInfo, CardAuthorisation, CardConnector } from '../ports/card-connector.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
-import { askOnce, outcomeUnknown } from './ask.js';
+import { askOnce, outcomeUnknown, recordingUnknown } from './ask.js';
 import { pause } from '../kernel/clock.js';
 import { PaymentStatus as S, withLaterFields, type CardSummary, type Payment } from './payment.js';
 import { assessRisk } from './risk.js';
@@ -17,7 +17,7 @@ import { assertNotifyUrl } from '../notifications/target.js';
 import { returnUrlAllowed } from '../merchants/return-origins.js';
 import { acquirerAmount } from '../kernel/money.js';
 import { sameRequest } from '../kernel/fingerprint.js';
-import { acquirerReference, commitMarked, isStale, newClaim, resolveDue, takeClaim } from './claim.js';
+import { acquirerReference, commitMarked, commitMarkedTold, isStale, newClaim, resolveDue, takeClaim } from './claim.js';
 import { resolveStaleClaim } from '../operations/stale-claim.js';
 import { connectorFor } from './connector.js';
 import type { VaultRecord } from './vault.js';
@@ -276,7 +276,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
     ...(cmd.meta ? { meta: cmd.meta } : {}),
     ...(cmd.browser ? { device: cmd.browser } : {}),
   });
-  const verdict = await commitMarked(
+  const verdict = await commitMarkedTold(
     deps,
     {
       merchantId: account.merchant_id,
@@ -287,7 +287,9 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
     transactionId,
     pending.written_by!,
   );
-  if (verdict === 'unknown') throw new GatewayError('STORE_UNAVAILABLE', 'could not record the payment; try again');
+  if (verdict === 'unwritten') throw new GatewayError('STORE_UNAVAILABLE', 'could not record the payment; nothing was written; try again');
+  // the pending payment may be stored: recovery settles it, and the same order_no sent again gets its outcome
+  if (verdict === 'unknown') throw recordingUnknown(deps, pending);
   if (verdict === 'conflict') {
     const raced = await replayOf(deps, account, cmd);
     if (raced) return raced;
@@ -351,7 +353,7 @@ export async function commitReopened(
   cards: ChangeSet['cards'],
   until: number,
 ): Promise<boolean> {
-  const verdict = await commitMarked(
+  const verdict = await commitMarkedTold(
     deps,
     {
       merchantId: declined.merchant_id,
@@ -362,7 +364,8 @@ export async function commitReopened(
     declined.transaction_id,
     reopened.written_by!,
   );
-  if (verdict === 'unknown') throw new GatewayError('STORE_UNAVAILABLE', 'could not record the payment; try again');
+  if (verdict === 'unwritten') throw new GatewayError('STORE_UNAVAILABLE', 'could not record the payment; nothing was written; try again');
+  if (verdict === 'unknown') throw recordingUnknown(deps, reopened);
   return verdict === 'applied';
 }
 
@@ -433,7 +436,8 @@ async function takeOver(deps: CoreDeps, account: Account, stale: Payment, cmd: A
     stale.transaction_id,
     claimed.written_by!,
   );
-  if (verdict === 'unknown') throw new GatewayError('STORE_UNAVAILABLE', 'could not record the payment; try again');
+  // the payment is stored and pending either way: recovery settles it
+  if (verdict === 'unknown') throw recordingUnknown(deps, stale);
   if (verdict === 'conflict') return undefined;
   const payment: Payment = { ...claimed, version: stale.version + 1 };
   if (payment.risk.action === 'REJECT') return settleAuthorisation(deps, account, payment, { kind: 'rejected' }, 'payment');

@@ -99,24 +99,48 @@ export type CommitVerdict = 'applied' | 'conflict' | 'unknown';
  * not applied is tried again. 'unknown' when the store cannot tell: the claim stays, and recovery finishes it.
  */
 export async function commitMarked(deps: CoreDeps, change: ChangeSet, transactionId: string, mark: string): Promise<CommitVerdict> {
+  const verdict = await commitMarkedTold(deps, change, transactionId, mark);
+  return verdict === 'unwritten' ? 'unknown' : verdict;
+}
+
+/** A store error that says the change was never applied (not sent, or refused whole): STORE_UNAVAILABLE. */
+const wroteNothing = (err: unknown): boolean => err instanceof GatewayError && err.code === 'STORE_UNAVAILABLE';
+
+/**
+ * commitMarked, telling apart a change the store surely did not write ('unwritten': every attempt failed
+ * before the store could apply it) from one whose outcome it cannot tell ('unknown'). Only 'unwritten' may be
+ * answered as "nothing was written" (STORE_UNAVAILABLE, docs/error-codes.md).
+ */
+export async function commitMarkedTold(
+  deps: CoreDeps,
+  change: ChangeSet,
+  transactionId: string,
+  mark: string,
+): Promise<CommitVerdict | 'unwritten'> {
   const landed = async (): Promise<boolean> => (await deps.store.getPayment(change.merchantId, transactionId))?.written_by === mark;
+  let mayHaveApplied = false;
   try {
     if (await deps.store.commit(change)) return 'applied';
     return (await landed()) ? 'applied' : 'conflict';
   } catch (err) {
+    mayHaveApplied ||= !wroteNothing(err);
     deps.log.warn({ transaction_id: transactionId, err: { message: (err as Error).message } }, 'commit failed; reading back');
   }
   for (let attempt = 1; attempt <= 3; attempt++) {
     await pause(deps.clock, 25 * attempt);
+    let committing = false;
     try {
       if (await landed()) return 'applied';
+      committing = true;
       if (await deps.store.commit(change)) return 'applied';
+      committing = false;
       return (await landed()) ? 'applied' : 'conflict';
-    } catch {
+    } catch (err) {
       // still not answering: try again, then leave it to recovery
+      if (committing) mayHaveApplied ||= !wroteNothing(err);
     }
   }
-  return 'unknown';
+  return mayHaveApplied ? 'unknown' : 'unwritten';
 }
 
 /**
@@ -193,13 +217,16 @@ export async function takeClaim<R>(
       if ('refusal' in decided) return { kind: 'refused', refusal: decided.refusal, payment: p };
       const claim = newClaim(deps, decided.intent, now);
       const next: Payment = { ...p, claim, written_by: `${claim.id}:claim` };
-      const verdict = await commitMarked(
+      const verdict = await commitMarkedTold(
         deps,
         { merchantId, payments: [{ next, expected: p.version }], due: [resolveDue(transactionId, claim.until)] },
         transactionId,
         next.written_by!,
       );
       if (verdict === 'applied') return { kind: 'claimed', payment: { ...next, version: p.version + 1 } };
+      // the claim was surely not written: nothing changed (a batch order's V5003)
+      if (verdict === 'unwritten')
+        throw new GatewayError('STORE_UNAVAILABLE', 'the store did not take the claim; nothing was changed; try again');
       // the store cannot say whether the claim was written: nothing was asked of the acquirer yet, but a claim
       // that was written is finished by recovery, so this is not "nothing changed" (a batch order's V5002)
       if (verdict === 'unknown')

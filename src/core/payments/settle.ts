@@ -195,7 +195,9 @@ export async function settleAuthorisation(
       { transaction_id: payment.transaction_id, merchant_id: m },
       'authorisation outcome not recorded yet; recovery records it',
     );
-    throw new GatewayError('STORE_UNAVAILABLE', 'the outcome could not be recorded yet; ask again with the same order_no');
+    // the payment is stored with its claim: not "nothing was written" (STORE_UNAVAILABLE), but an outcome the
+    // merchant learns by asking again with the same order_no
+    throw new GatewayError('OUTCOME_UNKNOWN', 'the outcome could not be recorded yet; ask again with the same order_no', undefined, 5);
   }
   if (verdict === 'conflict') {
     const current = (await deps.store.getPayment(m, payment.transaction_id)) ?? payment;

@@ -254,7 +254,11 @@ export const errorSchema = z.object({
 /** GET /healthz and GET /readyz. */
 export const healthAnswerSchema = z.object({ status: z.literal('ok') });
 export const readyAnswerSchema = z.object({ status: z.literal('ready') });
-export const notReadyAnswerSchema = z.object({ status: z.enum(['shutting down', 'store unavailable']) });
+export const notReadyAnswerSchema = z.object({
+  status: z.enum(['shutting down', 'store unavailable', 'store refuses writes', 'event loop lagging']),
+  /** with `event loop lagging`: the 99th percentile of the event loop's delay since the previous probe */
+  lag_ms: z.number().int().optional(),
+});
 
 /** GET /.well-known/payment-page-scripts.json: every script and stylesheet of the hosted pages with its hash. */
 export const scriptInventorySchema = z.object({

@@ -223,10 +223,11 @@ export const PAGES: PageSpec[] = [
     path: '/readyz',
     operationId: 'readyz',
     summary: 'Readiness',
-    description: '200 while the store answers (within 1 s) and the process is not shutting down, else 503.',
+    description:
+      '200 while the store answers (within 1 s) and takes a write, the event loop keeps up (99th percentile of its delay since the previous probe at most 500 ms), and the process is not shutting down (draining), else 503 saying which.',
     responses: {
       200: json('Ready for traffic', 'Ready'),
-      503: json('The store does not answer, or the process is shutting down', 'NotReady'),
+      503: json('The store does not answer or refuses writes, the event loop lags, or the process is shutting down', 'NotReady'),
     },
   }),
   operating({

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import express from 'express';
 import request from 'supertest';
-import { healthRouter } from '../../../src/http/routes/health.js';
+import { healthRouter, READY_MAX_LAG_MS } from '../../../src/http/routes/health.js';
 import { KvGatewayStore } from '../../../src/store/gateway-store.js';
 import { MemoryKv } from '../../../src/store/memory-kv.js';
 
@@ -38,5 +38,21 @@ describe('/readyz', () => {
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ status: 'store unavailable' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(990);
+  });
+
+  it('when the event loop lagged past the bound since the previous probe, then it is 503 "event loop lagging", and ready again once it keeps up', async () => {
+    const a = app(new MemoryKv());
+    expect((await request(a).get('/readyz')).status).toBe(200);
+    // the process held for 5 x 700 ms, with a turn of the loop between (an overloaded instance)
+    for (let i = 0; i < 5; i++) {
+      const until = Date.now() + 700;
+      while (Date.now() < until);
+      await new Promise((r) => setImmediate(r));
+    }
+    const lagging = await request(a).get('/readyz');
+    expect(lagging.status).toBe(503);
+    expect(lagging.body).toMatchObject({ status: 'event loop lagging' });
+    expect(lagging.body.lag_ms).toBeGreaterThan(READY_MAX_LAG_MS);
+    expect((await request(a).get('/readyz')).status).toBe(200);
   });
 });
