@@ -90,6 +90,7 @@ export class PrometheusMetrics implements GatewayMetrics {
   private readonly jobs: Counter<'job' | 'result'>;
   private readonly disputes: Counter<'reason' | 'status'>;
   private readonly discrepancies: Counter<'connector' | 'kind'>;
+  private readonly webhooksRefused: Counter<'connector'>;
 
   constructor(sources: Sources) {
     const registers = [this.registry];
@@ -134,6 +135,12 @@ export class PrometheusMetrics implements GatewayMetrics {
       name: 'gateway_reconciliation_discrepancies_total',
       help: "Payments whose acquirer's books differ from the gateway's record in a way no transition explains, by connector and kind (each payment and kind counted once)",
       labelNames: ['connector', 'kind'],
+      registers,
+    });
+    this.webhooksRefused = new Counter({
+      name: 'gateway_webhook_verification_failures_total',
+      help: "Acquirer webhooks refused because their signature was missing or not the account's, by connector",
+      labelNames: ['connector'],
       registers,
     });
     const backlog = new Backlog(sources);
@@ -239,6 +246,10 @@ export class PrometheusMetrics implements GatewayMetrics {
 
   reconciliationDiscrepancy(connector: string, kind: string): void {
     this.discrepancies.inc({ connector, kind });
+  }
+
+  webhookRefused(connector: string): void {
+    this.webhooksRefused.inc({ connector });
   }
 
   /** One answered HTTP request; `route` is the matched pattern, never the raw path. */

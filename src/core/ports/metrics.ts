@@ -14,6 +14,8 @@ export interface GatewayMetrics {
   disputeMoved(reason: string, status: string): void;
   /** reconciliation found a new discrepancy: the connector's code and its kind (reconcile/reconcile-records.ts) */
   reconciliationDiscrepancy(connector: string, kind: string): void;
+  /** an acquirer's webhook was refused: its signature missing or not the account's (a wrong secret, a forgery) */
+  webhookRefused?(connector: string): void;
 }
 
 /** Metrics switched off (METRICS_ALLOW=off): every report is dropped. */

@@ -101,6 +101,12 @@ const PATHS = (code: Code) => [
  */
 export function connectorWebhooksRouter(deps: CoreDeps): Router {
   const router = Router();
+  // a webhook whose signature is missing or not the account's: counted (a wrong secret after a rotation, or a
+  // forgery: docs/deployment.md, "Monitoring"), then refused
+  const unsigned = (connector: string, message: string): never => {
+    deps.metrics.webhookRefused?.(connector);
+    return refused(message);
+  };
   // the address's account, found before the body is read: a post to no account's address costs nothing more
   const addressed =
     (code: Code) =>
@@ -117,10 +123,10 @@ export function connectorWebhooksRouter(deps: CoreDeps): Router {
     const account = res.locals.webhookAccount as Account;
     const signature = req.get('stripe-signature');
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    if (!signature) return refused('Stripe-Signature: the header is missing');
+    if (!signature) return unsigned('stripe', 'Stripe-Signature: the header is missing');
     const connector = connectorOf(deps, account, StripeConnector);
     const verified = connector.verifyEvent(body, signature);
-    if (!verified) return refused('Stripe-Signature: does not match this account’s webhook secret (or is older than 300 s)');
+    if (!verified) return unsigned('stripe', 'Stripe-Signature: does not match this account’s webhook secret (or is older than 300 s)');
     const who = { id: String(verified.id), type: String(verified.type) };
     const event = mapped(deps, account, verified, stripeEventProblem(verified), stripeEvent, who);
     const result = await applyAcquirerEvent(deps, account, connector.journal, event);
@@ -146,7 +152,10 @@ export function connectorWebhooksRouter(deps: CoreDeps): Router {
     const connector = connectorOf(deps, account, AdyenConnector);
     // every item must be signed by this account's HMAC key before any is applied
     if (items.some((item) => !connector.verifyNotification(item)))
-      return refused('hmacSignature: an item’s signature does not match this account’s HMAC key (or names another merchant account)');
+      return unsigned(
+        'adyen',
+        'hmacSignature: an item’s signature does not match this account’s HMAC key (or names another merchant account)',
+      );
     const events = items.map((item) =>
       mapped(deps, account, item, adyenItemProblem(item), adyenEvent, { id: String(item.pspReference), type: String(item.eventCode) }),
     );

@@ -201,3 +201,32 @@ describe('signed events the gateway cannot read', () => {
     }
   }, 300_000);
 });
+
+describe('webhooks whose signature is not the account’s', () => {
+  it('when Stripe and Adyen posts are signed with another secret, then each is refused and counted in gateway_webhook_verification_failures_total', async () => {
+    const stripeGw = gateway('stripe', 'forged-count');
+    const adyenGw = gateway('adyen', 'forged-count');
+    try {
+      const payload = JSON.stringify({ id: 'evt_forged', type: 'payment_intent.succeeded', data: { object: {} } });
+      const forged = await postStripe(
+        stripeGw,
+        `/connectors/stripe/webhook/${ACCOUNT_ID}`,
+        payload,
+        signStripe(payload, 'whsec_not_the_accounts'),
+      );
+      expect(forged.status).toBe(400);
+      const item = adyen.notification('AUTHORISATION', 'T-forged', '00'.repeat(32), true);
+      expect((await postAdyen(adyenGw, ACCOUNT_ID, [item])).status).toBe(400);
+      const count = async (gw: TestGateway, connector: string) =>
+        Number(
+          new RegExp(`^gateway_webhook_verification_failures_total\\{connector="${connector}"\\} (\\d+)`, 'm').exec(
+            (await request(gw.app).get('/metrics')).text,
+          )?.[1],
+        );
+      expect(await count(stripeGw, 'stripe')).toBe(1);
+      expect(await count(adyenGw, 'adyen')).toBe(1);
+    } finally {
+      await Promise.all([stripeGw.close(), adyenGw.close()]);
+    }
+  });
+});
