@@ -136,6 +136,47 @@ describe('when the shopper types a card number', () => {
   });
 });
 
+describe('when the result page opens at the top level', () => {
+  it('then its outcome has the focus, and the shopper has time to read it before being sent on', async () => {
+    const page = await w.newPage();
+    await page.goto(await w.checkoutUrl());
+    await fillCard(page, CARDS.approved);
+    await page.locator('#pay-button').click();
+    await page.waitForURL(/\/result$/);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('result-heading');
+    const arrived = Date.now();
+    await page.waitForURL((url) => !url.pathname.endsWith('/result'), { timeout: 20_000 });
+    expect(Date.now() - arrived).toBeGreaterThanOrEqual(4000);
+    await page.context().close();
+  });
+});
+
+describe('when an order has no line items', () => {
+  it('then one rule separates the header from the total, where an order with items has its rule between items and total', async () => {
+    const page = await stillPage();
+    const rulesAboveTotal = () =>
+      page.evaluate(() => {
+        const width = (el: Element | null, side: 'borderTopWidth' | 'borderBottomWidth') =>
+          el ? parseFloat(getComputedStyle(el)[side]) : 0;
+        const total = document.querySelector('.summary .total');
+        const items = document.querySelector('.summary .items');
+        return [
+          width(document.querySelector('.merchant'), 'borderBottomWidth'),
+          width(items, 'borderTopWidth'),
+          width(total, 'borderTopWidth'),
+        ].filter((w) => w > 0).length;
+      });
+    await page.goto(await w.checkoutUrl({ items: undefined, item_total: undefined }));
+    expect(await page.locator('.summary .items').count()).toBe(0);
+    expect(await rulesAboveTotal()).toBe(1);
+    await page.goto(await w.checkoutUrl());
+    expect(await page.locator('.summary .items li').count()).toBeGreaterThan(0);
+    // the header's rule, and the one between the items and their total
+    expect(await rulesAboveTotal()).toBe(2);
+    await page.context().close();
+  });
+});
+
 describe('when a card is declined and the shopper tries another', () => {
   it('then the same session takes the second card and approves the one payment', async () => {
     const page = await stillPage();
@@ -163,7 +204,7 @@ describe('when a card is declined and the shopper tries another', () => {
 });
 
 describe('when the shopper is asked for a 3-D Secure code', () => {
-  it('then the page shows the card by its last 4 only, and cancel ends the challenge as failed', async () => {
+  it("then the page shows the card by its last 4 only, and cancel ends the challenge worded as the shopper's own cancel", async () => {
     const page = await stillPage();
     await page.goto(await w.checkoutUrl());
     await fillCard(page, CARDS.challenge);
@@ -176,7 +217,11 @@ describe('when the shopper is asked for a 3-D Secure code', () => {
     await screenshots(page, 'challenge');
     await page.locator('#cancel-challenge').click();
     await page.waitForURL(/\/result$/);
-    await expect(page.locator('#result-heading').textContent()).resolves.toBe('3-D Secure authentication failed');
+    await expect(page.locator('#result-heading').textContent()).resolves.toBe('Payment cancelled');
+    // the shopper cancelled: the bank is not blamed
+    const result = (await page.locator('main').textContent())!;
+    expect(result).toContain('You cancelled the payment, and nothing was charged.');
+    expect(result).not.toContain('could not confirm');
     await page.context().close();
   });
 });
