@@ -177,6 +177,44 @@ describe('when an order has no line items', () => {
   });
 });
 
+describe('when the shopper fixes what the page pointed out', () => {
+  it('then a field is judged as it is left, and a fixed field leaves both its own error and the summary', async () => {
+    const page = await stillPage();
+    await page.goto(await w.checkoutUrl());
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    const marked = () => page.locator('[aria-invalid="true"]').evaluateAll((els) => els.map((e) => e.id));
+    const summaryItems = () => page.locator('#error-summary:not([hidden]) li').allTextContents();
+
+    // left with a value it cannot be: marked at once, before any submit; an empty field passed by is not
+    await page.locator('#cardholder').focus();
+    await page.keyboard.press('Tab');
+    await page.locator('#card').fill('4242 4242 4242 4241');
+    await page.locator('#expiration_month').focus();
+    await expect.poll(marked).toEqual(['card']);
+    expect(await summaryItems()).toEqual([]);
+    await page.locator('#expiration_month').fill('13');
+    await page.locator('#expiration_year').focus();
+    await expect.poll(marked).toEqual(['card', 'expiration_month']);
+
+    // the submit lists every problem; each fix takes its line out of the summary as it is typed
+    await page.locator('#cardholder').fill('Ada Lovelace');
+    await page.locator('#expiration_year').fill('2034');
+    await page.locator('#security_code').fill(TEST_SECURITY_CODE);
+    await page.locator('#pay-button').click();
+    await expect.poll(async () => (await summaryItems()).length).toBe(2);
+    await page.locator('#card').fill(CARDS.approved);
+    await expect.poll(marked).toEqual(['expiration_month']);
+    expect((await summaryItems()).join(' ')).not.toMatch(/card number/i);
+    expect(await summaryItems()).toHaveLength(1);
+    await page.locator('#expiration_month').fill('12');
+    await expect.poll(marked).toEqual([]);
+    await expect(page.locator('#error-summary').isHidden()).resolves.toBe(true);
+    expect(pageErrors).toEqual([]);
+    await page.context().close();
+  });
+});
+
 describe('when a card is declined and the shopper tries another', () => {
   it('then the same session takes the second card and approves the one payment', async () => {
     const page = await stillPage();
