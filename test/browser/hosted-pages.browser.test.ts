@@ -151,6 +151,39 @@ describe('when the result page opens at the top level', () => {
   });
 });
 
+describe.each([
+  ['en', 1280],
+  ['en', 320],
+  ['ar', 375],
+])('when the card page in %s at %i px shows every error at once', (lang, width) => {
+  it('then month, year and security code stay on one line, and each summary bullet sits on its first line', async () => {
+    const page = await stillPage(lang);
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(await w.checkoutUrl({ default_lang: lang }));
+    await page.locator('#card').fill('4242 4242 4242 4241');
+    await page.locator('#pay-button').click();
+    await expect
+      .poll(() =>
+        page
+          .locator('#expiration_month[aria-invalid="true"], #expiration_year[aria-invalid="true"], #security_code[aria-invalid="true"]')
+          .count(),
+      )
+      .toBe(3);
+    expect(await page.locator('#error-summary li').count()).toBeGreaterThanOrEqual(4);
+    const tops = await page.evaluate(() =>
+      ['expiration_month', 'expiration_year', 'security_code'].map((id) =>
+        Math.round(document.getElementById(id)!.getBoundingClientRect().top),
+      ),
+    );
+    expect(new Set(tops).size, `input tops ${tops.join(', ')}`).toBe(1);
+    // a list's bullet is drawn on the first line of a block, but beside the last line of an inline-block that wraps
+    const displays = await page.locator('#error-summary li a').evaluateAll((links) => links.map((a) => getComputedStyle(a).display));
+    expect(new Set(displays)).toEqual(new Set(['block']));
+    await screenshots(page, `errors-${lang}-${width}`);
+    await page.context().close();
+  });
+});
+
 describe('when an order has no line items', () => {
   it('then one rule separates the header from the total, where an order with items has its rule between items and total', async () => {
     const page = await stillPage();
