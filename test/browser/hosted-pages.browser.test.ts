@@ -190,7 +190,7 @@ describe('when an order has no line items', () => {
     const rulesAboveTotal = () =>
       page.evaluate(() => {
         const width = (el: Element | null, side: 'borderTopWidth' | 'borderBottomWidth') =>
-          el ? parseFloat(getComputedStyle(el)[side]) : 0;
+          el ? Number.parseFloat(getComputedStyle(el)[side]) : 0;
         const total = document.querySelector('.summary .total');
         const items = document.querySelector('.summary .items');
         return [
