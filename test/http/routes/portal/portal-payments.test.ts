@@ -170,7 +170,7 @@ describe('when an admin acts on payments in the portal', () => {
     const story = (await agent.get(pageOf(a.transaction_id))).text;
     expect(story).toMatch(/Notification delivered: [^<]*\(HTTP 200; attempts: 2\)/);
     // every action is recorded with the user and shown; the history has the status moves in order
-    for (const what of ['capture 10.01', 'capture 6.00', 'refund 2.50 returned item', 'resend']) {
+    for (const what of ['capture 10.01 USD', 'capture 6.00 USD', 'refund 2.50 USD returned item', 'resend']) {
       expect(story.replace(/<\/?bdi[^>]*>/g, '')).toContain(`${PORTAL.admin.email} · ${what}`);
     }
     const history = /<ol class="log" id="history">([\s\S]*?)<\/ol>/.exec(story)![1]!;
