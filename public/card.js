@@ -1,5 +1,6 @@
-// Card page: checks the card number (Luhn, accepted brand), expiry and security code before the form is sent,
-// shows each problem next to its field and in the error summary, groups the number's digits as they are
+// Card page: checks the card number (Luhn, accepted brand), expiry and security code as each field is left and
+// before the form is sent, shows each problem next to its field and in the error summary (both judged again as
+// the shopper fixes them), groups the number's digits as they are
 // typed (the caret kept where it was), marks the detected brand, fills the
 // 3-D Secure browser data and tells a parent frame that the card was submitted. Every text comes from the
 // page's catalogue (data-messages). The server checks everything again; without this script the page works.
@@ -98,6 +99,25 @@
       list.appendChild(item);
     });
     summary.hidden = list.children.length === 0;
+  }
+  // the errors on screen, by field: each is judged again as its field changes, so neither a field nor the
+  // summary goes on naming a problem the shopper has fixed
+  var marked = {};
+  function setError(name, message) {
+    show(name, message);
+    if (message) marked[name] = message;
+    else delete marked[name];
+  }
+  // leaving a field that holds something judges it; a field already marked is judged again at each change, as
+  // are the other marked ones (month and year judge each other, the number's brand the security code)
+  function refresh(name, leaving) {
+    var errors = check();
+    var value = document.getElementById(name).value.trim();
+    if (marked[name] || (leaving && value)) setError(name, errors[name] || '');
+    Object.keys(marked).forEach(function (other) {
+      if (other !== name) setError(other, errors[other] || '');
+    });
+    if (!summary.hidden) showSummary(marked);
   }
   function check() {
     var errors = {};
@@ -203,18 +223,26 @@
   number.addEventListener('input', function (event) {
     regroup(event);
     showBrand();
-    var pan = digits(number.value);
-    if (pan.length >= 12 && luhn(pan)) show('card', '');
   });
-  number.addEventListener('blur', function () {
-    var pan = digits(number.value);
-    if (pan && !luhn(pan)) show('card', msg('error.card_invalid'));
+  FIELDS.forEach(function (name) {
+    var input = document.getElementById(name);
+    input.addEventListener('blur', function () {
+      refresh(name, true);
+    });
+    input.addEventListener('input', function () {
+      if (marked[name]) refresh(name, false);
+    });
+  });
+  // the errors a page was answered with count as shown
+  FIELDS.forEach(function (name) {
+    var el = document.getElementById(name + '-error');
+    if (document.getElementById(name).getAttribute('aria-invalid') === 'true' && el && el.textContent) marked[name] = el.textContent;
   });
   form.setAttribute('novalidate', '');
   form.addEventListener('submit', function (event) {
     var errors = check();
     FIELDS.forEach(function (name) {
-      show(name, errors[name] || '');
+      setError(name, errors[name] || '');
     });
     showSummary(errors);
     if (!summary.hidden) {

@@ -40,6 +40,11 @@
     });
   }
 
+  // what the last submit answered (an error summary, or an action's result) takes the focus, so a keyboard or
+  // screen reader starts there rather than at the top of the page
+  var first = document.querySelector('[data-focus-on-load]');
+  if (first) first.focus();
+
   // a phone sees its results first: the filters fold behind their summary (never when a filter has an error)
   var filters = document.querySelector('details[data-fold-narrow]');
   if (filters && window.matchMedia('(max-width: 40rem)').matches) filters.open = false;

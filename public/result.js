@@ -1,5 +1,5 @@
 // The result page: inside an iFrame, posts the signed result to the parent window (registered origin only);
-// at the top level, sends the shopper on to the merchant's return address after a short pause. A decline the
+// at the top level, sends the shopper on to the merchant's return address after a pause long enough to read it. A decline the
 // session can still answer with another card (data-final="false") waits for the shopper: "Try another card"
 // goes back to the card page, and "Continue" hands this result on (a frame's parent by message), so the
 // merchant's page gets one final result.
@@ -11,6 +11,9 @@
   var final = main.getAttribute('data-final') !== 'false';
   var result = JSON.parse(main.getAttribute('data-result') || '{}');
   var framed = window.parent !== window;
+  // the outcome is what the shopper came for: a screen reader reads it first, a keyboard starts from it
+  var heading = document.getElementById('result-heading');
+  if (heading) heading.focus();
   function postResult() {
     var message = { type: 'gateway:result' };
     for (var k in result) message[k] = result[k];
@@ -30,8 +33,9 @@
     return;
   }
   if (redirect && final) {
+    // long enough to read the outcome; "Continue" goes at once
     setTimeout(function () {
       window.location.assign(redirect);
-    }, 1500);
+    }, 5000);
   }
 })();

@@ -21,7 +21,9 @@ import {
 export class ConfigError extends Error {}
 
 const boolFlag = z
-  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''], {
+    error: 'must be one of 1, true, yes, on (on) or 0, false, no, off (off)',
+  })
   .optional()
   .transform((v) => v === '1' || v === 'true' || v === 'yes' || v === 'on');
 
@@ -32,13 +34,21 @@ const boolFlag = z
 const unsetWhenBlank = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema);
 
+/** A whole-number setting, refused in words that give its range (the validation library's own words name types). */
+const wholeNumber = (fallback: number, min: number, max?: number, unit = '', note = '') => {
+  const rule = `must be a whole number${unit}${max === undefined ? `, ${min} or more` : ` from ${min} to ${max}`}${note}`;
+  const n = z.coerce.number({ error: rule }).int({ error: rule }).min(min, { error: rule });
+  return unsetWhenBlank((max === undefined ? n : n.max(max, { error: rule })).default(fallback));
+};
+
 const MAX_RECONCILE_DAYS = 90;
+const PENDING_RULE = 'must be a number of seconds from 0.1 to 86400';
 const RECONCILE_DAYS_RULE = `must be a whole number of days from 0 (reconciliation off) to ${MAX_RECONCILE_DAYS}`;
 
 const envSchema = z.object({
-  PORT: unsetWhenBlank(z.coerce.number().int().min(0).max(65535).default(8080)),
-  HOST: z.string().min(1).default('0.0.0.0'),
-  BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PORT: wholeNumber(8080, 0, 65535, '', ', the TCP port to listen on'),
+  HOST: z.string().min(1, { error: 'must be an address of this machine, or 0.0.0.0 for all of them' }).default('0.0.0.0'),
+  BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// address, such as https://pay.example.com' }).optional(),
   REDIS_URL: z
     .string()
     .regex(/^(redis|rediss|redis\+cluster):\/\//, 'must start with redis://, rediss:// or redis+cluster://')
@@ -50,9 +60,9 @@ const envSchema = z.object({
     .optional()
     .transform((v) => (v === undefined ? undefined : Number(v))),
   /** how long a commit waits for its replicas before its outcome is unknown (STORE_UNCONFIRMED) */
-  REDIS_CONFIRM_MS: unsetWhenBlank(z.coerce.number().int().min(10).max(60_000).default(500)),
+  REDIS_CONFIRM_MS: wholeNumber(500, 10, 60_000, ' of milliseconds'),
   /** how long one store command may take before the request is answered 503 (docs/operations.md) */
-  STORE_TIMEOUT_MS: unsetWhenBlank(z.coerce.number().int().min(50).max(60_000).default(1000)),
+  STORE_TIMEOUT_MS: wholeNumber(1000, 50, 60_000, ' of milliseconds'),
   MERCHANTS_FILE: z.string().min(1).optional(),
   FX_RATES_FILE: z.string().min(1).optional(),
   GATEWAY_TIMEZONE: z
@@ -65,26 +75,32 @@ const envSchema = z.object({
       } catch {
         return false;
       }
-    }, 'is not an IANA time zone'),
+    }, 'must be an IANA time zone, such as UTC or Europe/Paris'),
   TRUST_PROXY: z.string().optional(),
   /** who runs the gateway, named on the hosted pages' trust line (unset: the host of BASE_URL) */
-  OPERATOR_NAME: z.string().trim().max(80).optional(),
+  OPERATOR_NAME: z.string().trim().max(80, { error: 'must be at most 80 characters' }).optional(),
   NOTIFY_ALLOW_PRIVATE: boolFlag,
   VAULT_KEY: z.string().optional(),
   VAULT_KEYS: z.string().optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'must be one of fatal, error, warn, info, debug, trace or silent',
+    })
+    .default('info'),
   NODE_ENV: z.string().default('production'),
-  SHUTDOWN_GRACE_MS: unsetWhenBlank(z.coerce.number().int().min(0).default(10_000)),
+  SHUTDOWN_GRACE_MS: wholeNumber(10_000, 0, undefined, ' of milliseconds'),
   /** after SIGTERM, how long /readyz answers 503 while requests are still served (docs/deployment.md) */
-  SHUTDOWN_DRAIN_MS: unsetWhenBlank(z.coerce.number().int().min(0).max(600_000).default(5_000)),
-  HEADERS_TIMEOUT_MS: unsetWhenBlank(z.coerce.number().int().min(100).max(600_000).default(10_000)),
-  REQUEST_TIMEOUT_MS: unsetWhenBlank(z.coerce.number().int().min(100).max(600_000).default(30_000)),
-  KEEP_ALIVE_TIMEOUT_MS: unsetWhenBlank(z.coerce.number().int().min(100).max(600_000).default(65_000)),
-  MAX_CONNECTIONS: unsetWhenBlank(z.coerce.number().int().min(0).default(1024)),
+  SHUTDOWN_DRAIN_MS: wholeNumber(5_000, 0, 600_000, ' of milliseconds'),
+  HEADERS_TIMEOUT_MS: wholeNumber(10_000, 100, 600_000, ' of milliseconds'),
+  REQUEST_TIMEOUT_MS: wholeNumber(30_000, 100, 600_000, ' of milliseconds'),
+  KEEP_ALIVE_TIMEOUT_MS: wholeNumber(65_000, 100, 600_000, ' of milliseconds'),
+  MAX_CONNECTIONS: wholeNumber(1024, 0, undefined, '', ' (0: no limit)'),
   /** failed authentications a client address may make a minute before it is refused (429) */
-  AUTH_FAILURES_PER_MINUTE: unsetWhenBlank(z.coerce.number().int().min(0).default(300)),
+  AUTH_FAILURES_PER_MINUTE: wholeNumber(300, 0, undefined, '', ' (0: no limit)'),
   METRICS_ALLOW: z.string().default('127.0.0.1,::1'),
-  PENDING_RESOLVE_SECONDS: unsetWhenBlank(z.coerce.number().min(0.1).max(86_400).default(60)),
+  PENDING_RESOLVE_SECONDS: unsetWhenBlank(
+    z.coerce.number({ error: PENDING_RULE }).min(0.1, { error: PENDING_RULE }).max(86_400, { error: PENDING_RULE }).default(60),
+  ),
   /** how many days back reconciliation compares payments with the acquirer's books (0: off) */
   RECONCILE_DAYS: unsetWhenBlank(
     z.coerce
@@ -283,12 +299,19 @@ function loadRates(path: string | undefined): RateTable {
   }
 }
 
+/** Settings whose value never appears in a message: they may hold a password or a key. */
+const SECRET_SETTINGS = new Set(['REDIS_URL', 'VAULT_KEY', 'VAULT_KEYS']);
+
 /** Reads the environment once at start; any bad setting stops the start with a message naming it. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`${issue.path.join('.')}: ${issue.message}`);
+    const name = issue.path.join('.');
+    // the value is repeated so a typo shows, except where it may hold a password or key
+    const given = env[name];
+    const shown = given === undefined || SECRET_SETTINGS.has(name) ? '' : ` (it is "${given.slice(0, 60)}")`;
+    throw new ConfigError(`${name}: ${issue.message}${shown}`);
   }
   const e = parsed.data;
   const configured = parseVaultKeys(e.VAULT_KEY, e.VAULT_KEYS);

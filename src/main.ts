@@ -8,6 +8,10 @@ import { startJobs } from './core/jobs/runner.js';
 import { createApp } from './app.js';
 import { createGatewayServer } from './http/server.js';
 import type { CoreDeps } from './core/ports/deps.js';
+import { probeRedis } from './store/redis-probe.js';
+
+/** How long a start waits for the store to answer before it gives up, naming REDIS_URL. */
+const STORE_PROBE_MS = 5000;
 
 function printDemoMerchant(config: Config): void {
   if (config.merchantsFromFile) return;
@@ -25,6 +29,17 @@ function printDemoMerchant(config: Config): void {
   );
 }
 
+/** Why the address cannot be listened on, in words naming the setting to change. */
+function listenFailure(err: NodeJS.ErrnoException, host: string, port: number): string {
+  if (err.code === 'EADDRINUSE')
+    return `PORT: port ${port} on ${host} is already in use by another program; stop that program or set PORT to a free port (such as PORT=8081)`;
+  if (err.code === 'EACCES')
+    return `PORT: this user may not listen on port ${port}; ports below 1024 need privileges, so set PORT to 1024 or above (such as PORT=8080)`;
+  if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN')
+    return `HOST: ${host} is not an address of this machine; set HOST to one of its addresses, or 0.0.0.0 for all of them`;
+  return `HOST, PORT: cannot listen on ${host}:${port}: ${err.message}`;
+}
+
 async function main(): Promise<void> {
   let config: Config;
   let log: ReturnType<typeof createLogger>;
@@ -35,6 +50,13 @@ async function main(): Promise<void> {
     if (config.workers > 1 && cluster.isPrimary) return runPrimary(config.workers, config.shutdownDrainMs + config.shutdownGraceMs, log);
     // every line a worker logs names it
     if (cluster.worker) log = log.child({ worker: cluster.worker.id });
+    if (config.redisUrl) {
+      const unreachable = await probeRedis(config.redisUrl, STORE_PROBE_MS);
+      if (unreachable) {
+        process.stderr.write(`store error: REDIS_URL: ${unreachable}; start Redis, or set REDIS_URL to where it runs\n`);
+        process.exit(3);
+      }
+    }
     // composing checks what needs the core's parts, such as every account's connector
     deps = composeCore(config, coreLogger(log));
   } catch (err) {
@@ -44,11 +66,6 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  if (!config.redisUrl) log.warn({}, 'no REDIS_URL: using the embedded in-memory store (state is lost on exit)');
-  if (config.vaultKeyGenerated)
-    log.warn({}, 'no VAULT_KEY or VAULT_KEYS: made a key for this run; stored cards are unreadable after a restart');
-  printDemoMerchant(config);
-
   let shuttingDown = false;
   const app = createApp(deps, {
     trustProxy: config.trustProxy,
@@ -63,10 +80,16 @@ async function main(): Promise<void> {
   // the start naming the settings, as a bad setting does
   server.once('error', (err: NodeJS.ErrnoException) => {
     if (server.listening) throw err;
-    process.stderr.write(`configuration error: HOST, PORT: cannot listen on ${config.host}:${config.port}: ${err.message}\n`);
+    process.stderr.write(`configuration error: ${listenFailure(err, config.host, config.port)}\n`);
     process.exit(2);
   });
+  // the demo merchant's password and the notes about this run are printed once the address is ours, so a start
+  // that cannot listen prints no address it does not own
   server.listen(config.port, config.host, () => {
+    if (!config.redisUrl) log.warn({}, 'no REDIS_URL: using the embedded in-memory store (state is lost on exit)');
+    if (config.vaultKeyGenerated)
+      log.warn({}, 'no VAULT_KEY or VAULT_KEYS: made a key for this run; stored cards are unreadable after a restart');
+    printDemoMerchant(config);
     log.info(
       { port: config.port, host: config.host, store: config.redisUrl ? 'redis' : 'memory', base_url: config.baseUrl },
       'gateway listening',

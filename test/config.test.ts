@@ -1,3 +1,4 @@
+import { returnUrlAllowed } from '../src/core/merchants/return-origins.js';
 import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,6 +48,18 @@ describe('configuration (DESIGN section 1)', () => {
       expect(() => loadConfig({ RECONCILE_DAYS: bad })).toThrowError(
         'RECONCILE_DAYS: must be a whole number of days from 0 (reconciliation off) to 90',
       );
+  });
+
+  it('when the demo merchant runs on another port, then its return URLs are the gateway itself on that port under any loopback name', () => {
+    const account = loadConfig({ PORT: '9123' }).merchants.all()[0]!;
+    for (const url of ['http://localhost:9123/', 'http://127.0.0.1:9123/shop/return', 'http://[::1]:9123/'])
+      expect(returnUrlAllowed(account, url), url).toBe(true);
+    for (const url of ['http://localhost:8080/', 'http://127.0.0.2:9123/', 'https://localhost:9123/'])
+      expect(returnUrlAllowed(account, url), url).toBe(false);
+    // a public BASE_URL is its own origin only
+    const hosted = loadConfig({ BASE_URL: 'https://pay.example.com' }).merchants.all()[0]!;
+    expect(returnUrlAllowed(hosted, 'https://pay.example.com/r')).toBe(true);
+    expect(returnUrlAllowed(hosted, 'http://localhost:8080/')).toBe(false);
   });
 
   it('when nothing is set, then the gateway runs on the embedded store with the demo merchant on port 8080', () => {

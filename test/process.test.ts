@@ -74,7 +74,7 @@ describe('the gateway process', () => {
     try {
       const busy = await startGateway({ PORT: String(taken), HOST: '127.0.0.1' }, 'process-port-taken');
       expect((await once(busy.child, 'exit'))[0]).toBe(2);
-      expect(busy.output()).toContain(`configuration error: HOST, PORT: cannot listen on 127.0.0.1:${taken}: listen EADDRINUSE`);
+      expect(busy.output()).toContain(`configuration error: PORT: port ${taken} on 127.0.0.1 is already in use`);
     } finally {
       holder.close();
     }

@@ -136,6 +136,118 @@ describe('when the shopper types a card number', () => {
   });
 });
 
+describe('when the result page opens at the top level', () => {
+  it('then its outcome has the focus, and the shopper has time to read it before being sent on', async () => {
+    const page = await w.newPage();
+    await page.goto(await w.checkoutUrl());
+    await fillCard(page, CARDS.approved);
+    await page.locator('#pay-button').click();
+    await page.waitForURL(/\/result$/);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('result-heading');
+    const arrived = Date.now();
+    await page.waitForURL((url) => !url.pathname.endsWith('/result'), { timeout: 20_000 });
+    expect(Date.now() - arrived).toBeGreaterThanOrEqual(4000);
+    await page.context().close();
+  });
+});
+
+describe.each([
+  ['en', 1280],
+  ['en', 320],
+  ['ar', 375],
+])('when the card page in %s at %i px shows every error at once', (lang, width) => {
+  it('then month, year and security code stay on one line, and each summary bullet sits on its first line', async () => {
+    const page = await stillPage(lang);
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(await w.checkoutUrl({ default_lang: lang }));
+    await page.locator('#card').fill('4242 4242 4242 4241');
+    await page.locator('#pay-button').click();
+    await expect
+      .poll(() =>
+        page
+          .locator('#expiration_month[aria-invalid="true"], #expiration_year[aria-invalid="true"], #security_code[aria-invalid="true"]')
+          .count(),
+      )
+      .toBe(3);
+    expect(await page.locator('#error-summary li').count()).toBeGreaterThanOrEqual(4);
+    const tops = await page.evaluate(() =>
+      ['expiration_month', 'expiration_year', 'security_code'].map((id) =>
+        Math.round(document.getElementById(id)!.getBoundingClientRect().top),
+      ),
+    );
+    expect(new Set(tops).size, `input tops ${tops.join(', ')}`).toBe(1);
+    // a list's bullet is drawn on the first line of a block, but beside the last line of an inline-block that wraps
+    const displays = await page.locator('#error-summary li a').evaluateAll((links) => links.map((a) => getComputedStyle(a).display));
+    expect(new Set(displays)).toEqual(new Set(['block']));
+    await screenshots(page, `errors-${lang}-${width}`);
+    await page.context().close();
+  });
+});
+
+describe('when an order has no line items', () => {
+  it('then one rule separates the header from the total, where an order with items has its rule between items and total', async () => {
+    const page = await stillPage();
+    const rulesAboveTotal = () =>
+      page.evaluate(() => {
+        const width = (el: Element | null, side: 'borderTopWidth' | 'borderBottomWidth') =>
+          el ? Number.parseFloat(getComputedStyle(el)[side]) : 0;
+        const total = document.querySelector('.summary .total');
+        const items = document.querySelector('.summary .items');
+        return [
+          width(document.querySelector('.merchant'), 'borderBottomWidth'),
+          width(items, 'borderTopWidth'),
+          width(total, 'borderTopWidth'),
+        ].filter((w) => w > 0).length;
+      });
+    await page.goto(await w.checkoutUrl({ items: undefined, item_total: undefined }));
+    expect(await page.locator('.summary .items').count()).toBe(0);
+    expect(await rulesAboveTotal()).toBe(1);
+    await page.goto(await w.checkoutUrl());
+    expect(await page.locator('.summary .items li').count()).toBeGreaterThan(0);
+    // the header's rule, and the one between the items and their total
+    expect(await rulesAboveTotal()).toBe(2);
+    await page.context().close();
+  });
+});
+
+describe('when the shopper fixes what the page pointed out', () => {
+  it('then a field is judged as it is left, and a fixed field leaves both its own error and the summary', async () => {
+    const page = await stillPage();
+    await page.goto(await w.checkoutUrl());
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    const marked = () => page.locator('[aria-invalid="true"]').evaluateAll((els) => els.map((e) => e.id));
+    const summaryItems = () => page.locator('#error-summary:not([hidden]) li').allTextContents();
+
+    // left with a value it cannot be: marked at once, before any submit; an empty field passed by is not
+    await page.locator('#cardholder').focus();
+    await page.keyboard.press('Tab');
+    await page.locator('#card').fill('4242 4242 4242 4241');
+    await page.locator('#expiration_month').focus();
+    await expect.poll(marked).toEqual(['card']);
+    expect(await summaryItems()).toEqual([]);
+    await page.locator('#expiration_month').fill('13');
+    await page.locator('#expiration_year').focus();
+    await expect.poll(marked).toEqual(['card', 'expiration_month']);
+
+    // the submit lists every problem; each fix takes its line out of the summary as it is typed
+    await page.locator('#cardholder').fill('Ada Lovelace');
+    await page.locator('#expiration_year').fill('2034');
+    await page.locator('#security_code').fill(TEST_SECURITY_CODE);
+    await page.locator('#pay-button').click();
+    await expect.poll(async () => (await summaryItems()).length).toBe(2);
+    await page.locator('#card').fill(CARDS.approved);
+    await expect.poll(marked).toEqual(['expiration_month']);
+    expect((await summaryItems()).join(' ')).not.toMatch(/card number/i);
+    expect(await summaryItems()).toHaveLength(1);
+    await page.locator('#expiration_month').fill('12');
+    await expect.poll(marked).toEqual([]);
+    await expect(page.locator('#error-summary').isHidden()).resolves.toBe(true);
+    expect(pageErrors).toEqual([]);
+    await page.context().close();
+  });
+});
+
 describe('when a card is declined and the shopper tries another', () => {
   it('then the same session takes the second card and approves the one payment', async () => {
     const page = await stillPage();
@@ -163,7 +275,7 @@ describe('when a card is declined and the shopper tries another', () => {
 });
 
 describe('when the shopper is asked for a 3-D Secure code', () => {
-  it('then the page shows the card by its last 4 only, and cancel ends the challenge as failed', async () => {
+  it("then the page shows the card by its last 4 only, and cancel ends the challenge worded as the shopper's own cancel", async () => {
     const page = await stillPage();
     await page.goto(await w.checkoutUrl());
     await fillCard(page, CARDS.challenge);
@@ -176,7 +288,11 @@ describe('when the shopper is asked for a 3-D Secure code', () => {
     await screenshots(page, 'challenge');
     await page.locator('#cancel-challenge').click();
     await page.waitForURL(/\/result$/);
-    await expect(page.locator('#result-heading').textContent()).resolves.toBe('3-D Secure authentication failed');
+    await expect(page.locator('#result-heading').textContent()).resolves.toBe('Payment cancelled');
+    // the shopper cancelled: the bank is not blamed
+    const result = (await page.locator('main').textContent())!;
+    expect(result).toContain('You cancelled the payment, and nothing was charged.');
+    expect(result).not.toContain('could not confirm');
     await page.context().close();
   });
 });

@@ -143,7 +143,7 @@ describe('when an admin works in the portal with a real browser', () => {
 
     await page.getByLabel('Amount to capture').fill('15.00');
     await page.getByRole('button', { name: 'Capture', exact: true }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('Done: V0000:Success');
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Captured $15.00.');
     expect(await page.locator('#amount-captured').textContent()).toBe('$15.00');
     await page.getByLabel('Amount to refund').fill('4.00');
     await page.getByLabel('Reason (optional)').fill('damaged box');
@@ -156,7 +156,8 @@ describe('when an admin works in the portal with a real browser', () => {
 
     await page.goto(`${gateway}/portal/payments/${second.transaction_id}`);
     await page.getByRole('button', { name: 'Cancel the payment' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('Done: V0000:Success');
+    await page.getByRole('button', { name: 'Yes, cancel the payment' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Payment cancelled: the authorisation is released');
     expect(await page.locator('#headline').textContent()).toBe('Payment cancelled');
 
     // what the merchant's API sees
@@ -337,6 +338,103 @@ describe('when the list and a payment are looked at on every screen', () => {
       }
     }
   }, 180_000);
+});
+
+describe('when an admin meets the edges of the portal', () => {
+  /** The element that has the focus, by its id or first class. */
+  const focused = (page: Page) =>
+    page.evaluate(() => document.activeElement?.id || document.activeElement?.classList[0] || document.activeElement?.tagName);
+
+  it('then results are words with amounts in their currency, a bad amount is named by its label and focused, and the audit shows the currency', async () => {
+    const p = await pay(gw.app, { amount: '40.00' });
+    const page = await newPage();
+    await signIn(page, PORTAL.admin);
+    await page.waitForURL(`${gateway}/portal/payments`);
+    await page.goto(`${gateway}/portal/payments/${p.transaction_id}`);
+
+    await page.getByLabel('Amount to capture').fill('40.001');
+    await page.getByRole('button', { name: 'Capture', exact: true }).click();
+    await expect.poll(() => focused(page)).toBe('error-summary');
+    const summary = (await page.locator('.error-summary').textContent())!;
+    expect(summary).toContain('Amount to capture: must be an amount such as 10.00');
+    expect(summary).not.toMatch(/\bamount: must/);
+    await expectAccessible(page);
+
+    await page.getByLabel('Amount to capture').fill('40.00');
+    await page.getByRole('button', { name: 'Capture', exact: true }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Captured $40.00.');
+    expect(await focused(page)).toBe('notice');
+    await page.getByLabel('Amount to refund').fill('10.00');
+    await page.getByRole('button', { name: 'Refund', exact: true }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Refunded $10.00.');
+    await page.getByLabel('Amount to refund').fill('99.00');
+    await page.getByRole('button', { name: 'Refund', exact: true }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Not done: Refund amount exceeds the amount left to refund');
+    const audit = (await page.locator('#audit').textContent())!;
+    expect(audit).toContain('40.00 USD');
+    expect(audit).toContain('10.00 USD');
+    expect(audit).not.toMatch(/Refund 10\.00(?! USD)/i);
+    await expectAccessible(page);
+    await shot(page, 'worded-results');
+  });
+
+  it('then cancelling asks first, keeping the payment changes nothing, and the confirmation passes axe in English and Arabic', async () => {
+    const p = await pay(gw.app, { amount: '12.00' });
+    const page = await newPage();
+    await signIn(page, PORTAL.admin);
+    await page.waitForURL(`${gateway}/portal/payments`);
+    await page.goto(`${gateway}/portal/payments/${p.transaction_id}`);
+    await page.getByRole('button', { name: 'Cancel the payment' }).click();
+    await page.waitForURL(/confirm=cancel/);
+    await expect.poll(() => focused(page)).toBe('cancel-confirm');
+    expect(await page.locator('#cancel-confirm').textContent()).toContain('The authorisation of $12.00 is voided');
+    await expectAccessible(page);
+    await shot(page, 'cancel-confirm');
+    await page.getByRole('link', { name: 'Keep the payment' }).click();
+    await page.waitForURL(`${gateway}/portal/payments/${p.transaction_id}`);
+    expect(await apiStatus(p)).toBe('3000');
+
+    await page.goto(`${gateway}/portal/payments/${p.transaction_id}?confirm=cancel&lang=ar`);
+    expect(await page.locator('html').getAttribute('dir')).toBe('rtl');
+    await expectAccessible(page);
+    await page.locator('#cancel-confirm button[type="submit"]').click();
+    await expect.poll(() => apiStatus(p)).toBe('4100');
+  });
+
+  it('then an unknown payment says so in words with the way back, a failed sign-in is in the card and focused, and identifiers are whole at 1280 px', async () => {
+    const page = await newPage();
+    await page.goto(`${gateway}/portal/login`);
+    await page.locator('#email').fill(PORTAL.viewer.email);
+    await page.locator('#password').fill('not the password');
+    await page.locator('main button[type="submit"]').click();
+    await expect.poll(() => focused(page)).toBe('error-summary');
+    // inside the sign-in card, not across the page above it
+    expect(await page.locator('.panel.narrow .error-summary').count()).toBe(1);
+    const [card, summary] = await Promise.all([page.locator('.panel.narrow').boundingBox(), page.locator('.error-summary').boundingBox()]);
+    expect(summary!.width).toBeLessThanOrEqual(card!.width);
+    await expectAccessible(page);
+    await shot(page, 'login-failed');
+
+    await clearLoginFailures(gw.deps, PORTAL.viewer.email, '127.0.0.1');
+    await signIn(page, PORTAL.viewer);
+    await page.waitForURL(`${gateway}/portal/payments`);
+    const res = await page.goto(`${gateway}/portal/payments/T-NO-SUCH-PAYMENT`);
+    expect(res?.status()).toBe(404);
+    expect(await page.locator('h1').textContent()).toBe('No such payment');
+    const body = (await page.locator('main').textContent())!;
+    expect(body).toContain('There is no payment');
+    expect(body).not.toMatch(/NOT_FOUND|transaction_id:|Something is not right/);
+    await expectAccessible(page);
+    await page.getByRole('link', { name: 'Back to payments' }).click();
+    await page.waitForURL(`${gateway}/portal/payments`);
+
+    const p = await pay(gw.app, { order_no: `ORDER-WITH-A-LONG-NUMBER-${Date.now()}` });
+    await page.goto(`${gateway}/portal/payments/${p.transaction_id}`);
+    const cut = await page.evaluate(() =>
+      [...document.querySelectorAll('.ids .id-text')].filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent),
+    );
+    expect(cut).toEqual([]);
+  });
 });
 
 describe('when someone may not act', () => {

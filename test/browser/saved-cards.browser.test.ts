@@ -88,6 +88,8 @@ describe('when a returning shopper pays on the hosted card page', () => {
     await expect(page.locator(`label[for="${id}"]`).textContent()).resolves.toBe(
       t('en', 'saved.card', { brand: 'Visa', last4: '4242', expiry: '12/2034' }),
     );
+    // the card shows its brand's mark beside its label, as the card fields show the accepted brands'
+    await expect(page.locator('.saved-card').first().locator('.saved-mark svg').count()).resolves.toBe(1);
     // the saved card chosen: the new card's fields are hidden and only its security code is asked
     await expect(page.locator('#card').isVisible()).resolves.toBe(false);
     await expect(page.locator('#save_card').isVisible()).resolves.toBe(false);
@@ -123,6 +125,12 @@ describe('when a returning shopper pays on the hosted card page', () => {
     const other = await cardPage(proven('browser-shopper-3'));
     await expect(savedRadios(other).count()).resolves.toBe(0);
     await expect(other.locator('#save_card').isVisible()).resolves.toBe(true);
+    // the consent follows the card it is about (below its fields), as Stripe Checkout places it
+    const [code, consentBox] = await Promise.all([
+      other.locator('#security_code').boundingBox(),
+      other.locator('#save_card').boundingBox(),
+    ]);
+    expect(consentBox!.y).toBeGreaterThan(code!.y);
     await other.context().close();
     const unproven = await cardPage({ shopper_id: 'browser-shopper-2', shopper_signature: '0'.repeat(64) });
     await expect(savedRadios(unproven).count()).resolves.toBe(0);

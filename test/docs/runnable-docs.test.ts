@@ -11,7 +11,8 @@ import { startBuiltGateway, type StartedGateway } from '../support/started-gatew
  * Every shell example of README.md and docs/*.md runs as written against a gateway started as the README's
  * quick start says (`NOTIFY_ALLOW_PRIVATE=1 npm start`: built, the start script's command, the demo
  * merchant), one file's examples after another in one shell, so an example may use what an earlier one of
- * its file captured. The only change made to them is the port: `localhost:8080` becomes the test gateway's.
+ * its file captured. Nothing in them is changed: they reach the gateway through `$GATEWAY_URL`, which the test
+ * sets to its gateway on a port other than the default, so an example that names a fixed address fails.
  *
  * - An example is a ```sh block. A block preceded by `<!-- not run: <why> -->` is not run (it installs,
  *   starts or deploys something); the test lists them.
@@ -90,10 +91,8 @@ curl() {
 `;
 
 /** A block's text as it runs: the gateway's port, the status an example expects, and where it came from. */
-function runnable(block: Block, port: number): string {
-  const code = block.code
-    .replaceAll('localhost:8080', `localhost:${port}`)
-    .replace(/^(\s*)#.*\bexpect HTTP (\d{3})\b.*$/gm, '$1echo $2 > "$DOCS_EXPECT"');
+function runnable(block: Block): string {
+  const code = block.code.replace(/^(\s*)#.*\bexpect HTTP (\d{3})\b.*$/gm, '$1echo $2 > "$DOCS_EXPECT"');
   return `echo "::block ${block.file}:${block.line}" >&2\n${code}\n`;
 }
 
@@ -145,6 +144,22 @@ describe('the shell examples of the README and docs/', () => {
     expect(all.filter((b) => !b.skipped).length).toBeGreaterThan(20);
   });
 
+  it('when the documents name the gateway, then they say $GATEWAY_URL: the default address is written at most twice, and in no example run', () => {
+    expect(new URL(gateway.baseUrl).port).not.toBe('8080');
+    const fixed = /(localhost|127\.0\.0\.1):8080/g;
+    const places = FILES.flatMap((f) =>
+      readFileSync(join(ROOT, f), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => [...line.matchAll(fixed)].map(() => `${f}:${i + 1}: ${line.trim()}`)),
+    );
+    expect(places.length, places.join('\n')).toBeLessThanOrEqual(2);
+    // the one an example runs is the variable's default, which the test's own GATEWAY_URL overrides
+    const run = all.filter(
+      (b) => !b.skipped && /(localhost|127\.0\.0\.1):8080/.test(b.code.replaceAll('${GATEWAY_URL:-http://localhost:8080}', '')),
+    );
+    expect(run.map((b) => `${b.file}:${b.line}`)).toEqual([]);
+  });
+
   it('when the documents link to each other, then every file and heading linked exists, and none points outside the repository', () => {
     const broken: string[] = [];
     for (const file of FILES) {
@@ -169,10 +184,9 @@ describe('the shell examples of the README and docs/', () => {
     const blocks = all.filter((b) => b.file === file && !b.skipped);
     if (blocks.length === 0) continue;
     it(`when ${file}'s ${blocks.length} examples run against the started gateway, then each succeeds with the status it expects`, async () => {
-      const port = Number(new URL(gateway.baseUrl).port);
       const statuses = join(work, `${relative(ROOT, file).replaceAll('/', '_')}.statuses`);
       writeFileSync(statuses, '');
-      const script = PRELUDE + blocks.map((b) => runnable(b, port)).join('\n');
+      const script = PRELUDE + blocks.map((b) => runnable(b)).join('\n');
       const { code, output } = await bash(script, {
         DOCS_STATUSES: statuses,
         DOCS_EXPECT: join(work, 'expect'),

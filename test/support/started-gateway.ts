@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,43 +8,16 @@ import { LOG_DIR, ROOT } from './paths.js';
 
 const run = promisify(execFile);
 
-/** The newest modification time of the files under a directory (0 when it does not exist). */
-function newest(dir: string): number {
-  let latest = 0;
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return 0;
-  }
-  for (const name of names) {
-    const path = join(dir, name);
-    const s = statSync(path);
-    latest = Math.max(latest, s.isDirectory() ? newest(path) : s.mtimeMs);
-  }
-  return latest;
-}
-
-function builtAt(): number {
-  try {
-    return statSync(join(ROOT, 'dist', 'main.js')).mtimeMs;
-  } catch {
-    return 0;
-  }
-}
-
 /** One build at a time across the suite's processes: a lock directory beside the system's temporary files. */
 const LOCK = join(tmpdir(), `payment-gateway-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
 
 /**
- * `npm run build`, as `npm start` runs it first, unless dist/ is newer than every file of src/ and
- * package.json. Several test files may ask at once: one builds, the others wait for it.
+ * The build `npm start` runs first (scripts/build-if-changed.mjs: compiles only when src/ changed since the
+ * last build). Several test files may ask at once: one builds, the others wait for it.
  */
 export async function buildGateway(): Promise<void> {
-  const fresh = () => builtAt() > Math.max(newest(join(ROOT, 'src')), statSync(join(ROOT, 'package.json')).mtimeMs);
   const started = Date.now();
   for (;;) {
-    if (fresh()) return;
     try {
       mkdirSync(LOCK);
       break;
@@ -57,10 +30,10 @@ export async function buildGateway(): Promise<void> {
     }
   }
   try {
-    if (!fresh()) await run('npm', ['run', '--silent', 'build'], { cwd: ROOT, env: process.env, maxBuffer: 16 * 1024 * 1024 });
+    await run(process.execPath, ['scripts/build-if-changed.mjs'], { cwd: ROOT, env: process.env, maxBuffer: 16 * 1024 * 1024 });
   } catch (err) {
     const { stdout = '', stderr = '' } = err as { stdout?: string; stderr?: string };
-    throw new Error(`npm run build failed:\n${stdout}${stderr}`, { cause: err });
+    throw new Error(`the build failed:\n${stdout}${stderr}`, { cause: err });
   } finally {
     rmSync(LOCK, { recursive: true, force: true });
   }

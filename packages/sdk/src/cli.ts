@@ -267,6 +267,16 @@ main().then(
     process.exitCode = code;
   },
   (err: unknown) => {
+    // fetch says only "fetch failed": the address tried and the reason are what a reader needs
+    const cause = (err as { cause?: NodeJS.ErrnoException }).cause;
+    if (err instanceof TypeError && err.message === 'fetch failed') {
+      const why = cause?.code === 'ECONNREFUSED' ? 'connection refused' : (cause?.code ?? cause?.message ?? 'no answer');
+      process.stderr.write(
+        `gateway-sdk: cannot reach the gateway at ${settings.baseUrl} (${why}); start it, or set GATEWAY_URL or --url to where it runs\n`,
+      );
+      process.exitCode = 2;
+      return;
+    }
     process.stderr.write(`gateway-sdk: ${(err as Error).message}\n${err instanceof UsageError ? `\n${USAGE}` : ''}`);
     process.exitCode = 2;
   },

@@ -12,7 +12,7 @@ const failure = async (p: Promise<unknown>): Promise<Failed> => {
 };
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { redisWorld } from '../../../test/support/redis-world.js';
@@ -122,6 +122,23 @@ describe('gateway-sdk call, sign and verify', () => {
     const refused = await failure(run(process.execPath, [CLI, 'call', 'capture', '{"capture_orders":[]}', '--url', url, ...ACCOUNT_FLAGS]));
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stdout)).toMatchObject({ status: 400, field: 'capture_orders' });
+  });
+
+  it('when the gateway is not there, then the CLI names the address it tried and the setting that moves it', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as AddressInfo;
+        s.close(() => resolve(port));
+      });
+    });
+    const body = JSON.stringify({ request_id: randomUUID(), currency: 'USD', amount: '12.00', billing_country: 'GB' });
+    const failed = await failure(
+      run(process.execPath, [CLI, 'call', 'optimise', body, '--url', `http://127.0.0.1:${closed}`, ...ACCOUNT_FLAGS]),
+    );
+    expect(failed.code).toBe(2);
+    expect(failed.stderr.trim()).toBe(
+      `gateway-sdk: cannot reach the gateway at http://127.0.0.1:${closed} (connection refused); start it, or set GATEWAY_URL or --url to where it runs`,
+    );
   });
 
   it('when a body is signed and an answer verified, then sign prints encryption_data and verify says why a change fails', async () => {

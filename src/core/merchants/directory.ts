@@ -169,6 +169,15 @@ export function buildDirectory(file: MerchantsFile): MerchantDirectory {
   };
 }
 
+/** The other names of a loopback origin (localhost, 127.0.0.1, [::1]) on its port: the same gateway to a shopper. */
+function loopbackAliases(origin: string): string[] {
+  const url = new URL(origin);
+  if (!['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)) return [];
+  return ['localhost', '127.0.0.1', '[::1]']
+    .filter((h) => h !== url.hostname)
+    .map((h) => `${url.protocol}//${h}${url.port ? `:${url.port}` : ''}`);
+}
+
 /**
  * The single demo merchant used when no MERCHANTS_FILE is given; its key (and portal sign-in) is printed at
  * start. Its website and storefront are the gateway's own origin (BASE_URL), so the example shop and every
@@ -188,6 +197,8 @@ export function demoMerchants(baseUrl: string, portalUser?: { email: string; pas
             sign_key: 'demo-sign-key-change-me',
             website: origin,
             storefront_domains: [origin],
+            // the gateway's own origin under any loopback name, on whatever port it runs
+            return_domains: loopbackAliases(origin),
             allowed_ips: ['127.0.0.1', '::1', '::ffff:127.0.0.1'],
             capture_mode: 'manual',
             currencies: ['USD', 'EUR', 'GBP'],

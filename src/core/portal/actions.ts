@@ -20,6 +20,8 @@ export interface ActionResult {
   /** `V0000:Success`, or the API's per-order failure text */
   result: string;
   audit: AuditRecord;
+  /** for a capture, cancel or refund: what it was and what it moved (minor units), so the page can word it */
+  done?: { action: 'capture' | 'cancel' | 'refund'; amount: number; currency: string };
 }
 
 /** Only admins act; a viewer's forged POST ends here (the pages never show them a form). */
@@ -51,7 +53,7 @@ export async function captureByHand(deps: CoreDeps, session: PortalSession, tran
   const { p, account } = await ownPayment(deps, session, transactionId);
   wholeUnits(p, 'amount', amount);
   const [r] = await runBatch(deps, account, 'capture', [orderOf(p, amount)], captureOperation);
-  return done(deps, session, account, 'capture', transactionId, { amount: formatAmount(amount) }, r!);
+  return done(deps, session, account, 'capture', p, { amount: formatAmount(amount) }, r!, amount);
 }
 
 /** Cancel (void) by hand, as POST /v1/cancel. */
@@ -59,7 +61,7 @@ export async function cancelByHand(deps: CoreDeps, session: PortalSession, trans
   requireAdmin(session);
   const { p, account } = await ownPayment(deps, session, transactionId);
   const [r] = await runBatch(deps, account, 'cancel', [orderOf(p, p.amount)], cancelOperation);
-  return done(deps, session, account, 'cancel', transactionId, {}, r!);
+  return done(deps, session, account, 'cancel', p, {}, r!, p.amount);
 }
 
 /** Refund by hand, as POST /v1/refund: the claim serialises it with any API refund of the same payment. */
@@ -77,7 +79,7 @@ export async function refundByHand(
   const [r] = await runBatch(deps, account, 'refund', [order], refundOperation);
   const detail = { refund_amount: formatAmount(refundAmount), refund_reason: reason };
   if (r!.ok) Object.assign(detail, { refund_reference_id: r!.plan.refundReferenceId });
-  return done(deps, session, account, 'refund', transactionId, detail, r!);
+  return done(deps, session, account, 'refund', p, detail, r!, refundAmount);
 }
 
 async function done(
@@ -85,13 +87,15 @@ async function done(
   session: PortalSession,
   account: Account,
   action: 'capture' | 'cancel' | 'refund',
-  subject: string,
+  p: Payment,
   detail: Record<string, string>,
   r: OperationResult<unknown>,
+  amount: number,
 ): Promise<ActionResult> {
   const result = text(r);
+  const subject = p.transaction_id;
   const audit = await recordAction(deps, session, { account_id: account.account_id, action, subject, detail, ok: r.ok, result });
-  return { ok: r.ok, result, audit };
+  return { ok: r.ok, result, audit, done: { action, amount, currency: p.currency } };
 }
 
 /** Sends a payment's notification again, through the same requeue as POST /v1/notifications/resend. */

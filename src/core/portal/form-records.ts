@@ -7,6 +7,11 @@ export interface PortalNotice {
   result: string;
   /** the form had already been sent: this is the first submission's result, nothing more was done */
   repeated?: boolean;
+  /** what was done, so the page words it ("Captured $15.00") rather than showing the result code */
+  action?: 'capture' | 'cancel' | 'refund';
+  /** the amount it moved, in minor units of `currency` */
+  amount?: number;
+  currency?: string;
 }
 
 /** What a form's one-time token did, kept under the token so a second submit answers the first result. */

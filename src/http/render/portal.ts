@@ -116,6 +116,30 @@ function languageLinks(req: Request | undefined): { lang: string; name: string; 
 }
 
 /** Renders a portal page (views/portal/<view>.ejs) in the user's language (res.locals.portalLang), with the signed-in user and a maker of one-time form tokens. */
+/** Each form field's label, by which the error summary names it (a field's key is never shown to a user). */
+const FIELD_LABELS: Record<string, string> = {
+  amount: 'payment.capture_amount',
+  refund_amount: 'payment.refund_amount',
+  refund_reason: 'payment.refund_reason_label',
+  email: 'login.email',
+  password: 'login.password',
+  current_password: 'password.current',
+  new_password: 'password.new',
+  order_no: 'payments.order_no',
+  transaction_id: 'payments.transaction_id',
+  status: 'payments.status',
+  from: 'payments.from',
+  to: 'payments.to',
+  min_amount: 'payments.min_amount',
+  max_amount: 'payments.max_amount',
+  last4: 'payments.last4',
+  currency: 'payments.currency',
+  account: 'payments.account',
+  q: 'payouts.request_id',
+  recurring_id: 'subscriptions.recurring_id',
+  refund_reference_id: 'refunds.reference',
+};
+
 export function renderPortal(res: Response, timezone: string, view: string, locals: Record<string, unknown>, status = 200): void {
   const session = res.locals.portalSession as PortalSession | undefined;
   const lang = (res.locals.portalLang as string | undefined) ?? 'en';
@@ -127,6 +151,7 @@ export function renderPortal(res: Response, timezone: string, view: string, loca
     errors: {},
     values: {},
     notice: undefined,
+    fieldLabels: FIELD_LABELS,
     ...locals,
   });
 }

@@ -4,6 +4,7 @@ import type { Account } from '../../core/merchants/directory.js';
 import { PaymentStatus as S, type Payment } from '../../core/payments/payment.js';
 import { resultRedirect, type ShopperResult } from '../../core/checkout/result.js';
 import { parseAmount } from '../../core/kernel/money.js';
+import { CHALLENGE_ABANDONED } from '../../core/payments/challenge-expiry.js';
 import { formatAmount, t } from '../../i18n/index.js';
 import { displayName, preparePage } from './pages.js';
 
@@ -20,7 +21,8 @@ export function outcomeOf(p: Payment): Outcome {
     case S.HELD:
       return 'pending';
     case S.THREEDS_FAILED:
-      return 'threeds_failed';
+      // the shopper's own cancel is worded as theirs, never as the bank's failure to confirm
+      return p.threeds.result === CHALLENGE_ABANDONED.threedsResult ? 'cancelled' : 'threeds_failed';
     default:
       return 'declined';
   }

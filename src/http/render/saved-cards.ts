@@ -5,6 +5,7 @@ import { hostedUrls, type CheckoutSession } from '../../core/checkout/session.js
 import { offeredCards, type SavedCard } from '../../core/saved-cards/saved-cards.js';
 import { savedCardExpiry } from '../../core/saved-cards/saved-card-record.js';
 import { BRAND_NAMES, securityCodeLength, type CardBrandCode } from '../../core/merchants/branding.js';
+import { BRAND_MARKS } from './brand-marks.js';
 import { t } from '../../i18n/index.js';
 
 /** A saved card's label in the page's language: brand, last 4 and expiry (DESIGN 15). */
@@ -39,6 +40,8 @@ export async function prepareSavedCards(
       label: savedCardLabel(lang, c),
       checked: c === picked && chosen !== '',
       cscLength: securityCodeLength(c.brand),
+      // the brand's mark beside the label, as on the card fields (none for a brand without one)
+      mark: c.brand in BRAND_MARKS ? BRAND_MARKS[c.brand as CardBrandCode] : '',
     })),
     newChecked: cards.length === 0 || chosen === '',
   };

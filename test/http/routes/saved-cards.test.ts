@@ -141,7 +141,10 @@ describe('saved cards on the hosted card page', () => {
     const s = await openSession(gw, { id: SHOPPER });
     const page = await request(gw.app).get(s.card);
     // the consent box is there, unchecked, and nothing is offered yet
-    expect(page.text).toMatch(/<input type="checkbox" form="card-form" name="save_card" id="save_card" value="1">/);
+    // (inside the card form, after the card's fields)
+    expect(page.text).toMatch(
+      /<form id="card-form"[^]*id="security_code"[^]*<input type="checkbox" name="save_card" id="save_card" value="1">[^]*<\/form>/,
+    );
     expect(await offered(gw, s.card)).toEqual([]);
     const paid = await request(gw.app)
       .post(s.pay)

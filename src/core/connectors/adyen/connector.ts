@@ -1,4 +1,5 @@
-import adyen from '@adyen/api-library';
+import type adyen from '@adyen/api-library';
+import { adyenLibrary } from './library.js';
 import type { Types } from '@adyen/api-library';
 import type {
   AcquirerStatus,
@@ -51,14 +52,15 @@ export class AdyenConnector implements CardConnector {
     private readonly settings: AdyenSettings,
     readonly journal: AcquirerJournal,
   ) {
-    const client = new adyen.Client({
+    const adyenLib = adyenLibrary();
+    const client = new adyenLib.Client({
       apiKey: settings.apiKey,
-      environment: settings.environment === 'LIVE' ? adyen.EnvironmentEnum.LIVE : adyen.EnvironmentEnum.TEST,
+      environment: settings.environment === 'LIVE' ? adyenLib.EnvironmentEnum.LIVE : adyenLib.EnvironmentEnum.TEST,
       connectionTimeoutMillis: settings.timeoutMs ?? 20_000,
       ...(settings.environment === 'LIVE' && settings.apiBase ? { liveEndpointUrlPrefix: 'configured-by-api-base' } : {}),
     });
     if (settings.apiBase?.startsWith('http://')) client.httpClient = new PlainHttpAdyenClient(settings.timeoutMs ?? 20_000);
-    const checkout = new adyen.CheckoutAPI(client);
+    const checkout = new adyenLib.CheckoutAPI(client);
     this.payments = checkout.PaymentsApi;
     this.modifications = checkout.ModificationsApi;
     if (settings.apiBase) {
@@ -73,7 +75,7 @@ export class AdyenConnector implements CardConnector {
   verifyNotification(item: Types.notification.NotificationRequestItem): boolean {
     if (item.merchantAccountCode !== this.settings.merchantAccount) return false;
     try {
-      return new adyen.hmacValidator().validateHMAC(item, this.settings.hmacKey);
+      return new (adyenLibrary().hmacValidator)().validateHMAC(item, this.settings.hmacKey);
     } catch {
       return false;
     }

@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import adyen from '@adyen/api-library';
+import { adyenLibrary } from './library.js';
 import type { Config } from '@adyen/api-library';
 
 type Options = { headers?: Record<string, string>; idempotencyKey?: string; method?: string; params?: Record<string, string> };
@@ -26,7 +26,13 @@ export class PlainHttpAdyenClient {
           const body = Buffer.concat(chunks).toString('utf8');
           const status = res.statusCode ?? 0;
           if (status >= 200 && status < 300) return resolve(body);
-          reject(new adyen.HttpClientException({ message: `HTTP Exception: ${status}. ${body}`, statusCode: status, responseBody: body }));
+          reject(
+            new (adyenLibrary().HttpClientException)({
+              message: `HTTP Exception: ${status}. ${body}`,
+              statusCode: status,
+              responseBody: body,
+            }),
+          );
         });
       });
       req.on('timeout', () => req.destroy(new Error('timeout')));

@@ -16,7 +16,7 @@ async function actOnPayment(deps: CoreDeps, req: Request, res: Response, act: ()
   const page = `/portal/payments/${encodeURIComponent(String(req.params.transactionId))}`;
   const outcome = await actOnce(deps, sessionOf(res), (req.body as Record<string, unknown>)._csrf, req.path, async () => {
     const r = await act();
-    return { location: page, notice: { ok: r.ok, result: r.result } };
+    return { location: page, notice: { ok: r.ok, result: r.result, ...(r.done ?? {}) } };
   });
   res.redirect(303, outcome.location);
 }

@@ -18,7 +18,7 @@ const t = (res: Response, key: PortalMessageKey, params?: Record<string, string 
 function showLogin(deps: CoreDeps, req: Request, res: Response, status: number, locals: Record<string, unknown>): void {
   const token = randomBytes(24).toString('base64url');
   setPortalCookie(deps, req, res, LOGIN_COOKIE, token);
-  renderPortal(res, deps.timezone, 'login', { loginToken: token, ...locals }, status);
+  renderPortal(res, deps.timezone, 'login', { loginToken: token, errorsInPanel: true, ...locals }, status);
 }
 
 function sameToken(a: string | undefined, b: unknown): boolean {

@@ -3,7 +3,6 @@ import type { CoreDeps } from '../../../core/ports/deps.js';
 import { paymentStory } from '../../../core/portal/story.js';
 import { orderStatusOf, PaymentStatus as S } from '../../../core/payments/payment.js';
 import { resultInfoOf } from '../../../core/kernel/result-codes.js';
-import { GatewayError } from '../../../core/kernel/errors.js';
 import { sessionOf } from '../../middleware/portal.js';
 import { renderPortal } from '../../render/portal.js';
 import { takeNotice, type PortalNotice } from '../../../core/portal/forms.js';
@@ -17,13 +16,16 @@ export interface PaymentPageForm {
   status?: number;
   /** the server's notice for this page (an action's result), never one from the address */
   notice?: PortalNotice | undefined;
+  /** the cancel button was pressed: the page asks to confirm it */
+  confirmCancel?: boolean;
 }
 
 /** Renders /portal/payments/<id>: the payment's whole story, and for admins the forms its status allows. */
 export async function showPaymentPage(deps: CoreDeps, res: Response, transactionId: string, form: PaymentPageForm = {}): Promise<void> {
   const session = sessionOf(res);
   const story = await paymentStory(deps, session.merchant_id, transactionId);
-  if (!story) throw new GatewayError('NOT_FOUND', 'transaction_id: no such payment');
+  // a page that says what is missing in words, with the way back (another merchant's payment is as unknown)
+  if (!story) return renderPortal(res, deps.timezone, 'notfound', { active: 'payments', id: transactionId.slice(0, 64) }, 404);
   const p = story.payment;
   const admin = session.role === 'admin';
   const capturable = p.status === S.AUTHORISED;
@@ -51,6 +53,7 @@ export async function showPaymentPage(deps: CoreDeps, res: Response, transaction
       errors: form.errors ?? {},
       values: form.values ?? {},
       notice: form.notice,
+      confirmCancel: form.confirmCancel === true,
     },
     form.status ?? 200,
   );
@@ -61,7 +64,7 @@ export function portalPaymentRouter(deps: CoreDeps): Router {
   const router = Router();
   router.get('/portal/payments/:transactionId', async (req, res) => {
     const notice = await takeNotice(deps, sessionOf(res), req.originalUrl);
-    await showPaymentPage(deps, res, req.params.transactionId, { notice });
+    await showPaymentPage(deps, res, req.params.transactionId, { notice, confirmCancel: req.query.confirm === 'cancel' });
   });
   return router;
 }

@@ -254,10 +254,10 @@ describe('when a user changes their own password', () => {
     const page = '/portal/account/password';
     const wrong = await postForm(agent, page, page, { current_password: 'not it', new_password: 'a brand new passphrase' });
     expect(wrong.status).toBe(400);
-    expect(wrong.text).toContain('current_password: is not your current password');
+    expect(wrong.text).toContain('Current password: is not your current password');
     const short = await postForm(agent, page, page, { current_password: PORTAL.viewer.password, new_password: 'short' });
     expect(short.status).toBe(400);
-    expect(short.text).toContain('new_password: must be at least 12 characters');
+    expect(short.text).toContain('New password (at least 12 characters): must be at least 12 characters');
     const ok = await postForm(agent, page, page, { current_password: PORTAL.viewer.password, new_password: 'a brand new passphrase' });
     expect(ok.status).toBe(303);
     expect((await agent.get(ok.headers.location!)).text).toContain('Your password has been changed.');

@@ -51,7 +51,7 @@ describe('when a portal form is sent more than once', () => {
       expect(answer.headers.location).toBe(page);
     }
     const shown = (await admin.get(page)).text;
-    expect(shown).toContain('Done: V0000:Success');
+    expect(shown).toContain('Refunded $3.00.');
     expect(shown).toContain('This form had already been sent: it acted once.');
     expect(shown).toMatch(/id="amount-refunded">\$3\.00</);
     const api = await postQuery(gw.app, '/v1/retrievalRefund', { transaction_id: p.transaction_id });
@@ -117,9 +117,9 @@ describe('when a notice is asked for in the address', () => {
       .post(`${page}/capture`)
       .type('form')
       .send({ _csrf: tokenOfForm((await admin.get(page)).text, `${page}/capture`), amount: '4.00' });
-    expect((await admin.get(done.headers.location!)).text).toContain('Done: V0000:Success');
-    expect((await admin.get(page)).text).not.toContain('Done: V0000:Success');
+    expect((await admin.get(done.headers.location!)).text).toContain('Captured $4.00.');
+    expect((await admin.get(page)).text).not.toContain('Captured $4.00.');
     const [audit] = await gw.deps.store.auditOf(MERCHANT_ID, p.transaction_id, 1);
-    expect((await admin.get(`${page}?done=${audit!.id}`)).text).not.toContain('Done: V0000:Success');
+    expect((await admin.get(`${page}?done=${audit!.id}`)).text).not.toContain('Captured $4.00.');
   });
 });

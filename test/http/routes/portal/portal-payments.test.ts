@@ -47,7 +47,9 @@ describe('when an admin searches the payments', () => {
 
     const bad = await agent.get('/portal/payments?min_amount=1e3&last4=12');
     expect(bad.status).toBe(400);
-    expect(bad.text).toContain('min_amount: must be an amount such as 10.00');
+    // the summary names the field by its label, never by its key
+    expect(bad.text).toContain('Amount at least: must be an amount such as 10.00');
+    expect(bad.text).not.toContain('min_amount: must');
     expect(bad.text).toContain('aria-invalid="true"');
   });
 
@@ -121,15 +123,16 @@ describe('when an admin acts on payments in the portal', () => {
 
     const over = await postForm(agent, pageOf(a.transaction_id), `/portal/payments/${a.transaction_id}/capture`, { amount: '10.01' });
     expect(over.status).toBe(303);
-    expect((await agent.get(over.headers.location!)).text).toContain('Refused: V3001:Capture amount exceeds the authorised amount');
+    expect((await agent.get(over.headers.location!)).text).toContain('Not done: Capture amount exceeds the authorised amount');
     const bad = await postForm(agent, pageOf(a.transaction_id), `/portal/payments/${a.transaction_id}/capture`, { amount: '-1' });
     expect(bad.status).toBe(400);
-    expect(bad.text).toContain('amount: must be an amount such as 10.00');
+    expect(bad.text).toContain('Amount to capture: must be an amount such as 10.00');
+    expect(bad.text).not.toMatch(/>amount: must/);
 
     const cap = await postForm(agent, pageOf(a.transaction_id), `/portal/payments/${a.transaction_id}/capture`, { amount: '6.00' });
     expect(cap.status).toBe(303);
     const afterCapture = await agent.get(cap.headers.location!);
-    expect(afterCapture.text).toContain('Done: V0000:Success');
+    expect(afterCapture.text).toContain('Captured $6.00.');
     expect(afterCapture.text).toMatch(/id="amount-captured">\$6\.00</);
     const refund = await postForm(agent, pageOf(a.transaction_id), `/portal/payments/${a.transaction_id}/refund`, {
       refund_amount: '2.5',
@@ -167,7 +170,7 @@ describe('when an admin acts on payments in the portal', () => {
     const story = (await agent.get(pageOf(a.transaction_id))).text;
     expect(story).toMatch(/Notification delivered: [^<]*\(HTTP 200; attempts: 2\)/);
     // every action is recorded with the user and shown; the history has the status moves in order
-    for (const what of ['capture 10.01', 'capture 6.00', 'refund 2.50 returned item', 'resend']) {
+    for (const what of ['capture 10.01 USD', 'capture 6.00 USD', 'refund 2.50 USD returned item', 'resend']) {
       expect(story.replace(/<\/?bdi[^>]*>/g, '')).toContain(`${PORTAL.admin.email} · ${what}`);
     }
     const history = /<ol class="log" id="history">([\s\S]*?)<\/ol>/.exec(story)![1]!;
@@ -200,7 +203,7 @@ describe('when a portal refund and an API refund of one payment race', () => {
       expect(stored.refunds).toHaveLength(1);
       const apiWon = api.body.refund_orders[0].refund_status === '1';
       const portalText = (await agent.get(portal.headers.location!)).text;
-      expect(portalText).toContain(apiWon ? 'Refused: V3002' : 'Done: V0000:Success');
+      expect(portalText).toContain(apiWon ? 'Not done: Refund amount exceeds' : 'Refunded $5.00.');
       expect(stored.refunds[0]!.refund_reason).toBe(apiWon ? 'api' : 'portal');
     }
   });

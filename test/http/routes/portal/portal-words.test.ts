@@ -131,7 +131,8 @@ describe('when a user reads the portal in another language', () => {
     expect(login.text).toContain('<h1>Connexion</h1>');
     const missing = await agent.get('/portal/payments/NOPE?lang=es');
     expect(missing.status).toBe(404);
-    expect(missing.text).toContain('Algo no está bien');
+    expect(missing.text).toContain('No existe ese pago');
+    expect(missing.text).toContain('Volver a los pagos');
   });
 });
 
