@@ -47,6 +47,13 @@ async function main(): Promise<void> {
   if (!config.redisUrl) log.warn({}, 'no REDIS_URL: using the embedded in-memory store (state is lost on exit)');
   if (config.vaultKeyGenerated)
     log.warn({}, 'no VAULT_KEY or VAULT_KEYS: made a key for this run; stored cards are unreadable after a restart');
+  // the store's merchants, seeded from the file where it lacks them; a store not answering yet is read later
+  await deps
+    .operators!.ready()
+    .catch((err: unknown) =>
+      log.warn({ err: (err as Error).message }, 'merchant registry not read at start: serving the merchants file until it answers'),
+    );
+  deps.operators!.follow();
   printDemoMerchant(config);
 
   let shuttingDown = false;
@@ -87,6 +94,7 @@ async function main(): Promise<void> {
       }, config.shutdownGraceMs);
       force.unref();
       server.close(() => {
+        deps.operators?.stop();
         void jobs
           .stop()
           .then(() => deps.store.close())
