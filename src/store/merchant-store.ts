@@ -46,8 +46,9 @@ export class KvMerchantStore implements MerchantStore {
           { op: 'put', key: keys.merchantRecord(next.merchant_id), data: JSON.stringify(data) },
           { op: 'put', key: keys.registryVersion(), data: String(audit.at) },
           { op: 'zadd', key: keys.merchantIndex(), score: next.created_at, member: next.merchant_id },
-          { op: 'zadd', key: keys.operatorAudit(undefined), score: audit.at, member: entry },
-          { op: 'zadd', key: keys.operatorAudit(next.merchant_id), score: audit.at, member: entry },
+          // scored by the registry's version this change makes: in order of the changes, whatever the clocks say
+          { op: 'zadd', key: keys.operatorAudit(undefined), score: registry + 1, member: entry },
+          { op: 'zadd', key: keys.operatorAudit(next.merchant_id), score: registry + 1, member: entry },
         ],
       );
       if (result.ok) {

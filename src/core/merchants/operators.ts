@@ -51,6 +51,12 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** The account settings as checked for the merchants file, every default filled in. */
 function settingsOf(input: Record<string, unknown>, field: string): Omit<AccountSettings, 'sign_key'> {
+  const prefix = field ? `${field}.` : '';
+  const known = Object.keys(accountSchema.shape);
+  for (const name of Object.keys(input)) {
+    if (name === 'sign_key') throw invalidField(`${prefix}sign_key`, 'is made by the gateway (rotate it with sign-keys)');
+    if (!known.includes(name)) throw invalidField(`${prefix}${name}`, 'is not an account setting');
+  }
   // checked with a placeholder key: the gateway makes the real one
   const parsed = accountSchema.safeParse({ ...input, sign_key: 'x'.repeat(32) });
   if (!parsed.success) {

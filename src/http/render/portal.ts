@@ -127,6 +127,7 @@ export function renderPortal(res: Response, timezone: string, view: string, loca
     errors: {},
     values: {},
     notice: undefined,
+    merchantSuspended: res.locals.merchantSuspended === true,
     ...locals,
   });
 }
