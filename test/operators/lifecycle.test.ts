@@ -102,16 +102,13 @@ describe('when a merchant is suspended while a shopper has its card page open', 
     expect((await request(gw.app).patch(`/admin/v1/merchants/${MERCHANT_ID}`).set(auth).send({ status: 'suspended' })).status).toBe(200);
     const shown = await request(gw.app).get(card);
     expect(shown.status).toBe(403);
-    const paid = await request(gw.app)
-      .post(`${card}/pay`)
-      .type('form')
-      .send({
-        cardholder: 'Ada Lovelace',
-        card: '4242424242424242',
-        expiration_month: '12',
-        expiration_year: '2034',
-        security_code: '123',
-      });
+    const paid = await request(gw.app).post(`${card}/pay`).type('form').send({
+      cardholder: 'Ada Lovelace',
+      card: '4242424242424242',
+      expiration_month: '12',
+      expiration_year: '2034',
+      security_code: '123',
+    });
     expect(paid.status).toBe(403);
     expect(
       (
