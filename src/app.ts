@@ -38,6 +38,7 @@ import { connectorWebhooksRouter } from './http/routes/connector-webhooks.js';
 import { testClocksRouter } from './http/routes/test-clocks.js';
 import { savedCardsRouter } from './http/routes/saved-cards.js';
 import { disputesRouter } from './http/routes/disputes.js';
+import { adminRouter } from './http/routes/admin.js';
 
 /** EJS pages and the pages' own scripts and styles (next to src/ and dist/ alike). */
 const VIEWS_DIR = fileURLToPath(new URL('../views', import.meta.url));
@@ -200,6 +201,7 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(hostedPagesRouter(deps));
   app.use(threedsRouter(deps));
   app.use(portalRouter(deps));
+  app.use(adminRouter(deps));
   if (options.development) app.use(exampleShopRouter(deps));
   app.use(notFound);
   app.use(countAuthFailures(deps));

@@ -26,6 +26,8 @@ import { recoveryJob } from './core/jobs/recovery.js';
 import { testClockJob } from './core/jobs/test-clocks.js';
 import { disputeStepsJob } from './core/disputes/steps.js';
 import { reconcileJob } from './core/reconcile/job.js';
+import { LiveDirectory, recordsOfFile } from './core/merchants/live-directory.js';
+import { RegistrySync } from './core/merchants/registry.js';
 
 /**
  * The store the configuration asks for: Redis when REDIS_URL is set, else the embedded in-memory store.
@@ -108,6 +110,12 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     if (!overrides.store) void store.close();
     throw err instanceof AcquirerSettingsError ? new ConfigError(`MERCHANTS_FILE: ${err.message}`) : err;
   }
+  // every request reads the directory in memory; the registry keeps it in step with the store
+  const merchants = new LiveDirectory(config.merchants);
+  const sync = new RegistrySync(
+    { registry: store.registry(), merchants, clock, ids, log },
+    recordsOfFile(config.merchantsSeed, clock.now()),
+  );
   return {
     store,
     clock,
@@ -116,7 +124,15 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     connectors,
     payoutConnector: new SandboxPayoutConnector(),
     fxRates: config.fxRates,
-    merchants: config.merchants,
+    merchants,
+    operators: {
+      keys: config.operatorKeys,
+      ready: () => sync.ready(),
+      refresh: () => sync.refresh(),
+      records: () => merchants.allRecords(),
+      follow: () => sync.follow(),
+      stop: () => sync.stop(),
+    },
     baseUrl: config.baseUrl,
     timezone: config.timezone,
     log,
@@ -125,7 +141,7 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     pendingResolveMs: config.pendingResolveMs,
     reconcileWindowMs: config.reconcileWindowMs,
     transport: overrides.transport ?? httpNotificationTransport,
-    metrics: config.metricsAllow ? new PrometheusMetrics({ store, merchants: config.merchants, clock, storeHealth }) : noMetrics,
+    metrics: config.metricsAllow ? new PrometheusMetrics({ store, merchants, clock, storeHealth }) : noMetrics,
   };
 }
 

@@ -110,6 +110,8 @@ const envSchema = z.object({
       .max(MAX_RECONCILE_DAYS, { error: RECONCILE_DAYS_RULE })
       .default(7),
   ),
+  /** `id:secret,id:secret`: who may call /admin (unset: /admin is not served) */
+  OPERATOR_KEYS: z.string().optional(),
   WORKERS: z
     .string()
     .default('1')
@@ -166,7 +168,11 @@ export interface Config {
   /** WORKERS: gateway processes under one node:cluster primary (`auto`: one per available core) */
   workers: number;
   merchants: MerchantDirectory;
+  /** the merchants file (or the demo merchant) as read: what the store is seeded with */
+  merchantsSeed: MerchantsFile;
   merchantsFromFile: boolean;
+  /** OPERATOR_KEYS; empty: /admin is not served */
+  operatorKeys: { id: string; secret: string }[];
   /** the demo merchant's portal admin (no MERCHANTS_FILE): a password made at start and printed */
   demoPortal?: { email: string; password: string };
   fxRates: RateTable;
@@ -249,14 +255,15 @@ function loadMerchants(
   baseUrl: string,
 ): {
   directory: MerchantDirectory;
+  seed: MerchantsFile;
   fromFile: boolean;
   demoPortal?: { email: string; password: string };
 } {
   if (!path) {
     const password = randomBytes(12).toString('base64url');
     const demoPortal = { email: DEMO_PORTAL_EMAIL, password };
-    const directory = buildDirectory(demoMerchants(baseUrl, { email: DEMO_PORTAL_EMAIL, password_hash: hashPasswordSync(password) }));
-    return { directory, fromFile: false, demoPortal };
+    const seed = demoMerchants(baseUrl, { email: DEMO_PORTAL_EMAIL, password_hash: hashPasswordSync(password) });
+    return { directory: buildDirectory(seed), seed, fromFile: false, demoPortal };
   }
   let text: string;
   try {
@@ -277,10 +284,31 @@ function loadMerchants(
   }
   try {
     resolveLogos(parsed.data, dirname(resolve(path)));
-    return { directory: buildDirectory(parsed.data), fromFile: true };
+    return { directory: buildDirectory(parsed.data), seed: parsed.data, fromFile: true };
   } catch (err) {
     throw new ConfigError(`MERCHANTS_FILE: ${(err as Error).message}`);
   }
+}
+
+export const OPERATOR_KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
+
+/** OPERATOR_KEYS: `id:secret,id:secret`, each secret at least 32 characters (docs/operators.md). */
+function parseOperatorKeys(raw: string | undefined): { id: string; secret: string }[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  const out: { id: string; secret: string }[] = [];
+  for (const [i, entry] of raw.split(',').entries()) {
+    const colon = entry.indexOf(':');
+    const id = entry.slice(0, Math.max(colon, 0)).trim();
+    const secret = entry.slice(colon + 1).trim();
+    if (colon < 0 || !OPERATOR_KEY_ID.test(id))
+      throw new ConfigError(`OPERATOR_KEYS: entry ${i + 1} must be <key id>:<secret>, the id 1 to 32 letters, digits, - or _`);
+    if (secret.length < 32 || /\s/.test(secret))
+      throw new ConfigError(`OPERATOR_KEYS: key ${id}: the secret must be at least 32 characters, no spaces`);
+    if (out.some((k) => k.id === id)) throw new ConfigError(`OPERATOR_KEYS: key id ${id} is listed twice`);
+    if (out.some((k) => k.secret === secret)) throw new ConfigError(`OPERATOR_KEYS: key ${id} has the secret of another key`);
+    out.push({ id, secret });
+  }
+  return out;
 }
 
 /** The payout rate table: FX_RATES_FILE ({"base": "USD", "rates": {"EUR": "0.92"}}) or the built-in one. */
@@ -336,7 +364,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const vaultKeys = configured.length > 0 ? configured : [{ id: DEFAULT_VAULT_KEY_ID, key: randomBytes(32) }];
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
-  const { directory, fromFile, demoPortal } = loadMerchants(e.MERCHANTS_FILE, baseUrl);
+  const { directory, seed, fromFile, demoPortal } = loadMerchants(e.MERCHANTS_FILE, baseUrl);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -366,7 +394,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reconcileWindowMs: e.RECONCILE_DAYS * 86_400_000,
     workers,
     merchants: directory,
+    merchantsSeed: seed,
     merchantsFromFile: fromFile,
+    operatorKeys: parseOperatorKeys(e.OPERATOR_KEYS),
     ...(demoPortal ? { demoPortal } : {}),
     fxRates: loadRates(e.FX_RATES_FILE),
     metricsAllow: parseMetricsAllow(e.METRICS_ALLOW),

@@ -66,6 +66,14 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // the store's merchants, seeded from the file where it lacks them; a store not answering yet is read later
+  await deps
+    .operators!.ready()
+    .catch((err: unknown) =>
+      log.warn({ err: (err as Error).message }, 'merchant registry not read at start: serving the merchants file until it answers'),
+    );
+  deps.operators!.follow();
+
   let shuttingDown = false;
   const app = createApp(deps, {
     trustProxy: config.trustProxy,
@@ -110,6 +118,7 @@ async function main(): Promise<void> {
       }, config.shutdownGraceMs);
       force.unref();
       server.close(() => {
+        deps.operators?.stop();
         void jobs
           .stop()
           .then(() => deps.store.close())

@@ -152,6 +152,7 @@ const PAGE_FORMS: Readonly<Record<string, Readonly<Record<string, number>>>> = {
   challengeReturnPost: { redirectResult: 16_384, payload: 16_384, MD: 1024, PaRes: 16_384, payment_intent: 255 },
   portalPostPortalLogin: { email: 254, password: 200, _csrf: CSRF },
   portalPostPortalLogout: { _csrf: CSRF },
+  portalPostPortalInviteMerchantIdToken: { username: 254, new_password: 200 },
   portalPostPortalPaymentsTransactionIdCapture: { amount: 32, _csrf: CSRF },
   portalPostPortalPaymentsTransactionIdCancel: { _csrf: CSRF },
   portalPostPortalPaymentsTransactionIdRefund: { refund_amount: 32, refund_reason: 255, _csrf: CSRF },

@@ -58,6 +58,10 @@ export interface KvStore {
   getOnce(key: string, formerKey?: string): Promise<string | undefined>;
   /** Every field of a hash of counters. */
   counters(key: string): Promise<Record<string, number>>;
+  /** Sends a message to every process listening on the channel (absent: the store serves one process). */
+  publish?(channel: string, message: string): Promise<void>;
+  /** Listens on a channel on a connection of its own; answers how to stop. */
+  subscribe?(channel: string, onMessage: (message: string) => void): () => void;
   /** Fails unless the store answers and takes a write (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -456,6 +456,8 @@ export class RedisKv implements KvStore {
   private readonly cluster: boolean;
   /** commits waiting for the next flush, by hash slot tag (one script's keys must share a slot in a cluster) */
   private waiting = new Map<string, WaitingCommit[]>();
+  /** connections listening on a channel (subscribe) */
+  private readonly subscribers = new Set<Client>();
   private flushing = false;
   private readonly confirmMs: number;
   /** REDIS_MIN_REPLICAS as configured (undefined: found at start) */
@@ -792,7 +794,34 @@ export class RedisKv implements KvStore {
     }
   }
 
+  async publish(channel: string, message: string): Promise<void> {
+    try {
+      await this.client.publish(channel, message);
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+
+  subscribe(channel: string, onMessage: (message: string) => void): () => void {
+    // a subscribed connection takes no other command: a connection of its own, closed with the store
+    const sub: Client = this.client instanceof Cluster ? this.client.duplicate() : (this.client as Redis).duplicate();
+    this.subscribers.add(sub);
+    sub.on('message', (ch: string, message: string) => {
+      if (ch === channel) onMessage(message);
+    });
+    sub.on('error', () => {
+      // reconnects by itself; the version check on a timer covers what it misses meanwhile
+    });
+    void sub.subscribe(channel).catch(() => undefined);
+    return () => {
+      this.subscribers.delete(sub);
+      sub.disconnect();
+    };
+  }
+
   async close(): Promise<void> {
+    for (const sub of this.subscribers) sub.disconnect();
+    this.subscribers.clear();
     // commits still waiting for their turn go out before QUIT, not after it
     if (this.waiting.size > 0) this.flush();
     await Promise.allSettled([...this.sending]);

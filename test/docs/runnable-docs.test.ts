@@ -102,7 +102,16 @@ const ran: { file: string; blocks: number; calls: number }[] = [];
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'gw-docs-'));
-  gateway = await startBuiltGateway({ PORT: String(await freePort()), HOST: '127.0.0.1', NOTIFY_ALLOW_PRIVATE: '1' }, 'runnable-docs');
+  gateway = await startBuiltGateway(
+    // the README's start line: with an operator key, so the operators' examples (docs/operators.md) run too
+    {
+      PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      NOTIFY_ALLOW_PRIVATE: '1',
+      OPERATOR_KEYS: 'docs:docs-operator-secret-0123456789abcdef',
+    },
+    'runnable-docs',
+  );
 }, 120_000);
 afterAll(async () => {
   await gateway?.stop();

@@ -7,17 +7,25 @@ export const ERROR_CODES = {
   INVALID_FIELD: 400,
   MISSING_FIELD: 400,
   AUTHENTICATION_FAILED: 401,
+  /** /admin: a missing or wrong operator key (one answer for both) */
+  OPERATOR_KEY_INVALID: 401,
   IP_NOT_ALLOWED: 403,
   /** a portal user may not do this (a viewer acting, another merchant's record) */
   PORTAL_FORBIDDEN: 403,
   /** a portal form without its session's CSRF token */
   CSRF_FAILED: 403,
+  /** the merchant is suspended by its operator: no new payment, payout or checkout starts */
+  MERCHANT_SUSPENDED: 403,
   NOT_FOUND: 404,
   NOTIFICATION_NOT_FOUND: 404,
   ORDER_CONFLICT: 409,
   IDEMPOTENCY_CONFLICT: 409,
   IDEMPOTENCY_IN_PROGRESS: 409,
   PAYOUT_CONFLICT: 409,
+  /** /admin: the merchant, account or portal user to create exists already */
+  ALREADY_EXISTS: 409,
+  /** /admin: the merchant changed at the same moment in another call; nothing was written */
+  MERCHANT_CHANGED: 409,
   BODY_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   INSUFFICIENT_BALANCE: 422,

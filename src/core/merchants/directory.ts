@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isCurrency } from '../kernel/money.js';
+import { GatewayError } from '../kernel/errors.js';
 import { brandingSchema, CARD_BRANDS } from './branding.js';
 
 const ipOrCidr = z.string().regex(/^[0-9a-fA-F:.]+(\/\d{1,3})?$/, 'must be an IP address or CIDR block');
@@ -54,7 +55,7 @@ const paymentMethodSchema = z.object({
 });
 export type PaymentMethodSettings = z.infer<typeof paymentMethodSchema>;
 
-const accountSchema = z.object({
+export const accountSchema = z.object({
   account_id: z.string().min(1).max(10),
   sign_key: z.string().min(8, 'must be at least 8 characters'),
   website: z.string().default(''),
@@ -119,12 +120,46 @@ export interface PortalUser {
   email: string;
   password_hash: string;
   role: PortalRole;
+  /** when an operator's invitation set this hash (absent: the merchants file's); an own password older than it is void */
+  password_set_at?: number;
 }
 
 /** One account as the core sees it: its settings plus the merchant it belongs to. */
 export interface Account extends AccountSettings {
   merchant_id: string;
   merchant_name: string;
+  /** suspended: no new payment or checkout starts (docs/operators.md); absent: active */
+  merchant_status?: 'active' | 'suspended';
+  /** the id of `sign_key`, the newest key (absent: the merchants file's key before it reached the store) */
+  sign_key_id?: string;
+  /** older keys still in their overlap: they verify until expires_at, never sign */
+  former_sign_keys?: readonly { key_id: string; sign_key: string; expires_at: number }[];
+}
+
+/**
+ * Whether some older key of the account, still in its overlap at `now`, passes `check`. Only tried when the
+ * newest key failed, so a call signed with the newest key costs nothing more.
+ */
+export function formerKeyPasses(account: Account, now: number, check: (key: string) => boolean): boolean {
+  const former = account.former_sign_keys;
+  if (!former || former.length === 0) return false;
+  for (const k of former) if (k.expires_at > now && check(k.sign_key)) return true;
+  return false;
+}
+
+/** A suspended merchant starts no new payment, payout or checkout; what is already moving goes on (docs/operators.md). */
+export function assertActive(account: Account): void {
+  if (account.merchant_status === 'suspended')
+    throw new GatewayError(
+      'MERCHANT_SUSPENDED',
+      'merchant_id: this merchant is suspended; no new payment or checkout starts',
+      'merchant_id',
+    );
+}
+
+/** Every key that verifies the account's calls at `now`, newest first. */
+export function verifyingKeys(account: Account, now: number): string[] {
+  return [account.sign_key, ...(account.former_sign_keys ?? []).filter((k) => k.expires_at > now).map((k) => k.sign_key)];
 }
 
 export interface MerchantDirectory {
@@ -141,21 +176,30 @@ export interface MerchantDirectory {
 }
 
 export function buildDirectory(file: MerchantsFile): MerchantDirectory {
+  const accounts = file.merchants.flatMap((m) => m.accounts.map((a) => ({ ...a, merchant_id: m.merchant_id, merchant_name: m.name })));
+  const users = file.merchants.flatMap((m) =>
+    (m.portal_users ?? []).map((u) => ({
+      merchant_id: m.merchant_id,
+      email: u.email.toLowerCase(),
+      password_hash: u.password_hash,
+      role: u.role,
+    })),
+  );
+  return directoryOf(accounts, users);
+}
+
+/** A directory over these accounts and users; an account or an e-mail listed twice is an error naming it. */
+export function directoryOf(list: readonly Account[], userList: readonly PortalUser[]): MerchantDirectory {
   const byKey = new Map<string, Account>();
-  for (const m of file.merchants) {
-    for (const a of m.accounts) {
-      const key = `${m.merchant_id}\u0000${a.account_id}`;
-      if (byKey.has(key)) throw new Error(`account ${m.merchant_id}/${a.account_id} is listed twice`);
-      byKey.set(key, { ...a, merchant_id: m.merchant_id, merchant_name: m.name });
-    }
+  for (const a of list) {
+    const key = `${a.merchant_id}\u0000${a.account_id}`;
+    if (byKey.has(key)) throw new Error(`account ${a.merchant_id}/${a.account_id} is listed twice`);
+    byKey.set(key, a);
   }
   const users = new Map<string, PortalUser>();
-  for (const m of file.merchants) {
-    for (const u of m.portal_users ?? []) {
-      const email = u.email.toLowerCase();
-      if (users.has(email)) throw new Error(`portal user ${email} is listed twice (an e-mail signs in to one merchant)`);
-      users.set(email, { merchant_id: m.merchant_id, email, password_hash: u.password_hash, role: u.role });
-    }
+  for (const u of userList) {
+    if (users.has(u.email)) throw new Error(`portal user ${u.email} is listed twice (an e-mail signs in to one merchant)`);
+    users.set(u.email, u);
   }
   const accounts = [...byKey.values()];
   const merchantIds = [...new Set(accounts.map((a) => a.merchant_id))];

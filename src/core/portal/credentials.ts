@@ -3,10 +3,14 @@ import type { CoreDeps } from '../ports/deps.js';
 import type { MerchantDirectory, PortalUser } from '../merchants/directory.js';
 import { DEFAULT_COST, costOf, decoyHash, type HashCost } from './password.js';
 
-/** The hash that counts for a user now: their own new password, else the merchants file's. */
+/**
+ * The hash that counts for a user now: their own new password, else the directory's. An own password older
+ * than the directory's (set by an invitation after the user was removed and invited again) no longer counts.
+ */
 export async function currentHash(deps: CoreDeps, user: PortalUser): Promise<{ hash: string; version: number }> {
   const own = await deps.store.getPortalPassword(user.merchant_id, user.email);
-  return own ? { hash: own.password_hash, version: own.version } : { hash: user.password_hash, version: 0 };
+  if (own && own.changed_at >= (user.password_set_at ?? 0)) return { hash: own.password_hash, version: own.version };
+  return { hash: user.password_hash, version: own?.version ?? 0 };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { ConnectorRegistry } from './card-connector.js';
 import type { PayoutConnector } from './payout-connector.js';
 import type { RateTable } from '../payouts/fx.js';
 import type { MerchantDirectory } from '../merchants/directory.js';
+import type { MerchantRecord } from '../merchants/merchant-record.js';
 import type { GatewayStore } from './store.js';
 import type { CardVault } from '../payments/vault.js';
 import type { NotificationTransport } from './transport.js';
@@ -14,6 +15,27 @@ export interface Logger {
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
   debug(obj: object, msg?: string): void;
+}
+
+/** An operator's key: its id (named in the audit) and its secret (the bearer token). */
+export interface OperatorKey {
+  id: string;
+  secret: string;
+}
+
+/** What the operators' calls need of the live merchant directory (core/merchants/registry.ts). */
+export interface OperatorsPort {
+  /** OPERATOR_KEYS: who may call /admin (empty: /admin is not served) */
+  keys: readonly OperatorKey[];
+  /** the store's registry was seeded from the merchants file and read (once; later calls wait for the same) */
+  ready(): Promise<void>;
+  /** reads the directory again now, as after this process's own change */
+  refresh(): Promise<void>;
+  /** every merchant's record as last read */
+  records(): MerchantRecord[];
+  /** follows other processes' changes (announcements and a version check on a timer) */
+  follow(): void;
+  stop(): void;
 }
 
 /** Everything the core needs, passed in: no module reaches for a global. */
@@ -33,6 +55,8 @@ export interface CoreDeps {
   /** exchange rates for payouts (FX_RATES_FILE or the built-in table) */
   fxRates: RateTable;
   merchants: MerchantDirectory;
+  /** the operators' side of the merchant directory (docs/operators.md); absent where a test builds the core without it */
+  operators?: OperatorsPort;
   baseUrl: string;
   timezone: string;
   log: Logger;

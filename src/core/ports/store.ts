@@ -12,6 +12,7 @@ import type { TestClock } from '../clocks/clock-record.js';
 import type { SavedCard, ShopperScope } from '../saved-cards/saved-card-record.js';
 import type { DisputeRecord } from '../disputes/dispute-record.js';
 import type { DiscrepancyRecord, ReconcilePass } from '../reconcile/reconcile-records.js';
+import type { MerchantStore } from './merchant-store.js';
 
 /** Queues of work due at a time, per merchant: the sweeps and schedulers read them (`reconcile`: accounts, by account id). */
 export type DueQueue =
@@ -191,6 +192,8 @@ export interface GatewayStore extends AcquirerLedger {
    * (their orders, indexes and refunds), contracts, notifications and its queues.
    */
   deleteTestClock(merchantId: string, clock: TestClock): Promise<boolean>;
+  /** merchants, accounts and the operators' audit (docs/operators.md) */
+  registry(): MerchantStore;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { authenticationFailed, GatewayError, invalidField, missingField } from '../../core/kernel/errors.js';
-import type { Account } from '../../core/merchants/directory.js';
+import { formerKeyPasses, type Account } from '../../core/merchants/directory.js';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { REQUEST_SIGNATURE_FIELDS, requestSignatureMatches, type SignedValue } from '../../core/kernel/signing.js';
 
@@ -72,7 +72,11 @@ export async function authenticate(
   if (typeof sig !== 'string' || !/^[0-9a-fA-F]{64}$/.test(sig)) throw invalidField('encryption_data', 'must be 64 hexadecimal characters');
   const account = deps.merchants.find(m, a);
   if (!account) throw authenticationFailed();
-  if (!requestSignatureMatches(sig, signed, account.sign_key)) throw authenticationFailed();
+  if (
+    !requestSignatureMatches(sig, signed, account.sign_key) &&
+    !formerKeyPasses(account, deps.clock.now(), (key) => requestSignatureMatches(sig, signed, key))
+  )
+    throw authenticationFailed();
   await enforceRateLimit(deps, account);
   return account;
 }

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
-import type { Account } from '../../core/merchants/directory.js';
+import { formerKeyPasses, type Account } from '../../core/merchants/directory.js';
 import { invalidField } from '../../core/kernel/errors.js';
 import { requestSignatureMatches } from '../../core/kernel/signing.js';
 import { signedValuesFor } from './authenticate.js';
@@ -12,7 +12,9 @@ function signedAccount(deps: CoreDeps, path: string, body: Record<string, unknow
   const values = signedValuesFor(path, body);
   if (!values || typeof body.merchant_id !== 'string' || typeof body.account_id !== 'string') return undefined;
   const account = deps.merchants.find(body.merchant_id, body.account_id);
-  if (!account || !requestSignatureMatches(body.encryption_data, values, account.sign_key)) return undefined;
+  if (!account) return undefined;
+  const signedBy = (key: string) => requestSignatureMatches(body.encryption_data, values, key);
+  if (!signedBy(account.sign_key) && !formerKeyPasses(account, deps.clock.now(), signedBy)) return undefined;
   return account;
 }
 

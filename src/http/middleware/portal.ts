@@ -65,6 +65,8 @@ export function requirePortalSession(deps: CoreDeps) {
       throw new GatewayError('PORTAL_FORBIDDEN', 'not signed in, or the session has ended; sign in again');
     }
     res.locals.portalSession = session;
+    // every page says so while the merchant is suspended (docs/operators.md)
+    res.locals.merchantSuspended = deps.merchants.accountsOf(session.merchant_id)[0]?.merchant_status === 'suspended';
     res.locals.formToken = formTokenFactory(deps, session);
     if (req.method === 'POST' && !readFormToken(session, (req.body as Record<string, unknown>)._csrf, deps.clock.now())) {
       deps.log.warn({ merchant_id: session.merchant_id, user: session.email, path: req.path }, 'portal form without a valid CSRF token');

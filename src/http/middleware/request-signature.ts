@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
-import type { Account } from '../../core/merchants/directory.js';
+import { verifyingKeys, type Account } from '../../core/merchants/directory.js';
 import { authenticationFailed } from '../../core/kernel/errors.js';
 import { strictSignatureExpiry, verifyRequestSignature } from '../../core/kernel/signing.js';
 import { isSignedPath } from './authenticate.js';
@@ -30,7 +30,15 @@ export function strictSignature(deps: CoreDeps) {
 async function checkStrict(deps: CoreDeps, req: Request, res: Response, next: NextFunction, account: Account): Promise<void> {
   const now = deps.clock.now();
   const nowSeconds = Math.floor(now / 1000);
-  const check = verifyRequestSignature(req.get('x-signature'), account.sign_key, nowSeconds, req.method, req.path, rawBodyOf(res));
+  // the newest key first; an older one in its overlap only when the newest does not verify
+  let check = verifyRequestSignature(req.get('x-signature'), account.sign_key, nowSeconds, req.method, req.path, rawBodyOf(res));
+  for (const key of check.ok ? [] : verifyingKeys(account, now).slice(1)) {
+    const again = verifyRequestSignature(req.get('x-signature'), key, nowSeconds, req.method, req.path, rawBodyOf(res));
+    if (again.ok) {
+      check = again;
+      break;
+    }
+  }
   let reason = check.ok ? '' : check.reason;
   // remembered for as long as its t lets it pass: a signature dated ahead outlives a fixed span from first use
   const ttlMs = check.ok ? Math.max(1, strictSignatureExpiry(check.t) - now) : 0;

@@ -54,6 +54,8 @@ export const CALLS: CallSpec[] = [
     answer: answers.paymentAnswerSchema,
     answerSignature: RESPONSE_SIGNATURE_FIELDS.payment,
     answerType: 'application/xml',
+    // MERCHANT_SUSPENDED (docs/operators.md)
+    moreErrors: [403],
   },
   {
     path: '/v1/checkout',
@@ -68,6 +70,7 @@ export const CALLS: CallSpec[] = [
     answer: answers.checkoutJsonAnswerSchema,
     answerSignature: [],
     answerType: 'application/json',
+    moreErrors: [403],
     moreResponses: {
       303: seeOther('The loading page’s own form post (checkout_token): the shopper goes on to the hosted card page'),
       400: page('The loading page’s form post with values other than the stored order’s'),
@@ -186,7 +189,7 @@ export const CALLS: CallSpec[] = [
     answer: answers.payoutAnswerSchema,
     answerSignature: RESPONSE_SIGNATURE_FIELDS.payout,
     answerType: 'application/json',
-    moreErrors: [422],
+    moreErrors: [403, 422],
   },
   {
     path: '/v1/payout/query',

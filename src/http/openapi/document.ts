@@ -18,6 +18,7 @@ import {
   type Responses,
 } from './responses.js';
 import { formEncoding, jsonSchemaOf } from './json-schema.js';
+import { operatorPaths, operatorSchemas } from './operators.js';
 
 type Json = Record<string, unknown>;
 
@@ -132,6 +133,8 @@ export function openApiDocument(baseUrl: string, version: string): Json {
     const path = p.path.replace(/:(\w+)/g, '{$1}');
     paths[path] = { ...paths[path], [p.method]: pageOperation(p) };
   }
+  Object.assign(paths, operatorPaths());
+  Object.assign(schemas, operatorSchemas());
   return {
     openapi: '3.1.0',
     info: {
@@ -160,6 +163,11 @@ export function openApiDocument(baseUrl: string, version: string): Json {
         UnsupportedBody: errorResponse(415, ERROR_TEXT[415]!),
       },
       securitySchemes: {
+        operatorKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An operator key’s secret (OPERATOR_KEYS); /admin is not served at all while OPERATOR_KEYS is unset',
+        },
         portalSession: {
           type: 'apiKey',
           in: 'cookie',
@@ -184,4 +192,5 @@ const TAGS = [
   ['Hosted pages', 'Pages for shoppers: card form, 3-D Secure challenge, result, and their files'],
   ['Operating', 'Health, metrics and this document'],
   ['Merchant portal', 'Pages for the merchant’s people, behind a session cookie'],
+  ['Operators', 'Merchants, accounts, sign keys, suspension, portal users and the audit, for the gateway’s operators (docs/operators.md)'],
 ].map(([name, description]) => ({ name, description }));

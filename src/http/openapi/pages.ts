@@ -19,6 +19,7 @@ const stage: Responses = {
   404: merged(page('No such checkout session (a notice page)'), undecodable),
   409: page('Another payment took this order_no (a notice page)'),
   410: page('The session expired (a notice page)'),
+  403: page('The merchant was suspended while the page was open: the payment can no longer be made (a notice page)'),
   503: errorResponse(503, ERROR_TEXT[503]!),
 };
 

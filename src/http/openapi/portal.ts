@@ -80,6 +80,25 @@ const PORTAL: [PageSpec['method'], string, string, string, Responses][] = [
     'Ends the session; signing out twice answers what the first did.',
     { 303: seeOther('Signed out: the sign-in page'), ...errorPages([400, 403, 413, 415, 503]) },
   ],
+  [
+    'get',
+    '/portal/invite/:merchantId/:token',
+    'Invitation page',
+    'An invited user’s one-time link (docs/operators.md): the form that sets their password, valid 24 hours.',
+    { 200: page('The form'), 404: page('The link is not valid, already used, or lapsed'), ...errorPages([503]) },
+  ],
+  [
+    'post',
+    '/portal/invite/:merchantId/:token',
+    'Set the invited user’s password',
+    'new_password (at least 12 characters); spends the link.',
+    {
+      303: seeOther('Set: the sign-in page'),
+      400: page('The form again with its error'),
+      404: page('The link is not valid, already used, or lapsed'),
+      ...errorPages([413, 415, 503]),
+    },
+  ],
   ['get', '/portal', 'Portal home', 'Goes to the payment search.', { 303: seeOther('The payment search, or the sign-in page') }],
   ['get', '/portal/payments', 'Payment search', 'By order_no, transaction_id, status, dates and amounts; paged.', reading()],
   [
@@ -126,7 +145,7 @@ const PORTAL: [PageSpec['method'], string, string, string, Responses][] = [
 
 export const PORTAL_PAGES: PageSpec[] = PORTAL.map(([method, path, summary, description, responses]): PageSpec => {
   const id = `portal ${method} ${path}`.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''));
-  const open = path === '/portal/login' || path === '/portal/logout';
+  const open = path === '/portal/login' || path === '/portal/logout' || path.startsWith('/portal/invite/');
   return {
     method,
     path,

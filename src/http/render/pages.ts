@@ -108,4 +108,6 @@ export const NOTICES = {
   /** the stored order no longer passes today's checks (a rule became stricter after the session was opened) */
   outdated: { status: 422, key: 'notice.outdated' },
   changed: { status: 400, key: 'notice.changed' },
+  /** the merchant was suspended while the page was open: "this payment can no longer be made" */
+  suspended: { status: 403, key: 'notice.outdated' },
 } satisfies Record<string, NoticeOptions>;

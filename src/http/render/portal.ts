@@ -152,6 +152,7 @@ export function renderPortal(res: Response, timezone: string, view: string, loca
     values: {},
     notice: undefined,
     fieldLabels: FIELD_LABELS,
+    merchantSuspended: res.locals.merchantSuspended === true,
     ...locals,
   });
 }

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
-import type { Account } from '../../core/merchants/directory.js';
+import { assertActive, type Account } from '../../core/merchants/directory.js';
 import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
 import { authorisePayment, type AuthoriseCommand } from '../../core/payments/authorise.js';
 import { paymentAnswer } from '../../core/payments/answer.js';
@@ -18,6 +18,7 @@ export function authoriseRouter(deps: CoreDeps): Router {
   router.post('/v1/authorise', async (req, res) => {
     const body = req.body as Record<string, unknown>;
     const account: Account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.authorise));
+    assertActive(account);
     // an authenticated caller's refusals are signed (http/render/refusal.ts)
     res.locals.account = account;
     const input = parseOrThrow(authoriseSchema, body);

@@ -17,7 +17,7 @@ import { clientAddress } from '../client-address.js';
 import { paymentDepsOnClock } from '../../core/clocks/clocks.js';
 import { hiddenInputs } from '../render/hidden-fields.js';
 import { htmlText } from '../render/html-text.js';
-import type { Account } from '../../core/merchants/directory.js';
+import { assertActive, type Account } from '../../core/merchants/directory.js';
 import { provenShopper } from '../../core/saved-cards/saved-cards.js';
 import { SHOPPER_ID } from '../schemas/saved-cards.js';
 
@@ -28,6 +28,7 @@ const CARD_FIELDS = ['card', 'expiration_month', 'expiration_year', 'security_co
 async function createCheckout(deps: CoreDeps, req: Request, res: Response): Promise<void> {
   const body = req.body as Record<string, unknown>;
   const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.checkout));
+  assertActive(account);
   for (const f of CARD_FIELDS) {
     if (body[f] !== undefined && body[f] !== '')
       throw invalidField(f, 'is not accepted by /v1/checkout; the shopper enters the card on the hosted page');

@@ -57,6 +57,8 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     const stage = await checkoutStage(deps, found.session);
     // after a decline the card page takes another card while the session is open ("try another card")
     const retry = retryableAttempt(deps, found.session, stage);
+    if (found.account.merchant_status === 'suspended' && (stage.kind === 'open' || retry !== undefined))
+      return renderNotice(res, deps, found.account, shopperLang(req, found.session.request), NOTICES.suspended);
     if (stage.kind !== 'open' && retry === undefined) return followStage(deps, req, res, found.account, found.session, stage);
     const r = found.session.request;
     const lang = shopperLang(req, r);
@@ -86,6 +88,9 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     // submit of the first card's form, which carries none, answers the first payment)
     const open = retryableAttempt(deps, session, current);
     const retry = open !== undefined && s(body.attempt) === String(open) ? open : undefined;
+    // a merchant suspended while the page was open: a clear page, nothing charged
+    if (account.merchant_status === 'suspended' && (current.kind === 'open' || retry !== undefined))
+      return renderNotice(res, deps, account, lang, NOTICES.suspended);
     if (current.kind !== 'open' && retry === undefined) return followStage(deps, req, res, account, session, current);
     // the re-shown form keeps name and expiry; the security code never, and the number only while it is
     // itself at fault (not a valid card number), so a real card number never comes back in a page

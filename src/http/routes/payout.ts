@@ -1,3 +1,4 @@
+import { assertActive } from '../../core/merchants/directory.js';
 import { Router } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { parseAmount } from '../../core/kernel/money.js';
@@ -26,6 +27,7 @@ export function payoutRouter(deps: CoreDeps): Router {
   router.post('/v1/payout', async (req, res) => {
     const body = req.body as Record<string, unknown>;
     const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.payout));
+    assertActive(account);
     const input = parseOrThrow(payoutSchema, body);
     // a payout naming a test clock lives in the clock's time and queues, as a payment on it does (DESIGN 14)
     const result = await createPayout(input.test_clock_id ? await paymentDepsOnClock(deps, account, input.test_clock_id) : deps, {

@@ -9,12 +9,14 @@ import { portalActionsRouter } from './actions.js';
 import { portalExportRouter } from './export.js';
 import { portalOtherRouter } from './other.js';
 import { portalDisputesRouter } from './disputes.js';
+import { portalInviteRouter } from './invite.js';
 
 /** The merchant portal (DESIGN 11) at /portal: sign-in is open, every other page needs a session. */
 export function portalRouter(deps: CoreDeps): Router {
   const router = Router();
   router.use('/portal', portalHeaders, portalLanguage(deps));
   router.use(portalLoginRouter(deps));
+  router.use(portalInviteRouter(deps));
   router.use('/portal', requirePortalSession(deps));
   router.use(portalPaymentsRouter(deps));
   router.use(portalExportRouter(deps));

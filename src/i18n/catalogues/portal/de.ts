@@ -299,4 +299,10 @@ export const portalDe: PortalCatalogue = {
   'dcause.decided': 'von der Bank des Karteninhabers entschieden',
   'action.dispute_evidence': 'Nachweise zur Rückbuchung',
   'action.dispute_accept': 'Rückbuchung akzeptiert',
+  'invite.title': 'Passwort festlegen',
+  'invite.submit': 'Passwort festlegen',
+  'invite.lapsed': 'Dieser Einladungslink ist ungültig oder abgelaufen. Bitten Sie Ihren Betreiber um einen neuen.',
+  'invite.done': 'Ihr Passwort ist festgelegt. Melden Sie sich damit an.',
+  'status.suspended':
+    'Dieser Händler ist gesperrt: neue Zahlungen und Checkouts werden abgelehnt. Bereits getätigte Zahlungen können weiterhin erfasst, erstattet und abgefragt werden.',
 };

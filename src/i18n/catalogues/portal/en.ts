@@ -299,6 +299,12 @@ export const portalEn = {
   'dcause.decided': 'decided by the card holder’s bank',
   'action.dispute_evidence': 'dispute evidence',
   'action.dispute_accept': 'dispute accepted',
+  'invite.title': 'Set your password',
+  'invite.submit': 'Set password',
+  'invite.lapsed': 'This invitation link is not valid or has lapsed. Ask your operator for a new one.',
+  'invite.done': 'Your password is set. Sign in with it.',
+  'status.suspended':
+    'This merchant is suspended: new payments and checkouts are refused. Payments already made can still be captured, refunded and looked up.',
 } as const;
 
 export type PortalMessageKey = keyof typeof portalEn;

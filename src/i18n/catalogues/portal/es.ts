@@ -298,4 +298,10 @@ export const portalEs: PortalCatalogue = {
   'dcause.decided': 'resuelta por el banco del titular',
   'action.dispute_evidence': 'pruebas de la disputa',
   'action.dispute_accept': 'disputa aceptada',
+  'invite.title': 'Establezca su contraseña',
+  'invite.submit': 'Establecer contraseña',
+  'invite.lapsed': 'Este enlace de invitación no es válido o ha caducado. Pida uno nuevo a su operador.',
+  'invite.done': 'Su contraseña está establecida. Inicie sesión con ella.',
+  'status.suspended':
+    'Este comercio está suspendido: se rechazan los nuevos pagos y checkouts. Los pagos ya realizados aún pueden capturarse, reembolsarse y consultarse.',
 };

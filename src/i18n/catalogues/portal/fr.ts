@@ -298,4 +298,10 @@ export const portalFr: PortalCatalogue = {
   'dcause.decided': 'tranché par la banque du porteur',
   'action.dispute_evidence': 'preuves du litige',
   'action.dispute_accept': 'litige accepté',
+  'invite.title': 'Définissez votre mot de passe',
+  'invite.submit': 'Définir le mot de passe',
+  'invite.lapsed': 'Ce lien d’invitation n’est pas valide ou a expiré. Demandez-en un nouveau à votre opérateur.',
+  'invite.done': 'Votre mot de passe est défini. Connectez-vous avec celui-ci.',
+  'status.suspended':
+    'Ce marchand est suspendu : les nouveaux paiements et checkouts sont refusés. Les paiements déjà effectués peuvent toujours être capturés, remboursés et consultés.',
 };

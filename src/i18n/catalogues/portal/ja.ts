@@ -295,4 +295,10 @@ export const portalJa: PortalCatalogue = {
   'dcause.decided': 'カード会員の銀行が判断',
   'action.dispute_evidence': 'チャージバックの証拠',
   'action.dispute_accept': 'チャージバックの受け入れ',
+  'invite.title': 'パスワードを設定',
+  'invite.submit': 'パスワードを設定',
+  'invite.lapsed': 'この招待リンクは無効か、期限が切れています。運営者に新しいリンクを依頼してください。',
+  'invite.done': 'パスワードを設定しました。このパスワードでサインインしてください。',
+  'status.suspended':
+    'この加盟店は停止中です。新しい支払いとチェックアウトは拒否されます。既存の支払いは引き続き売上確定、返金、照会ができます。',
 };
