@@ -16,6 +16,7 @@ import { StripeStub } from '../../support/acquirers/stripe-stub.js';
 import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
 import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../support/acquirers/accounts.js';
 import { stripeDelivery } from '../../support/acquirers/deliveries.js';
+import { CHALLENGE_WINDOW_MS } from '../../../src/core/payments/settle.js';
 
 /**
  * Acquirers as they really behave: a request still running at Stripe when the gateway's connection to it drops
@@ -287,6 +288,48 @@ describe('an Adyen payment answered Received', () => {
       expect([...adyen.payments.values()].filter((x) => x.reference === transactionId)).toHaveLength(1);
     } finally {
       await gw.close();
+    }
+  });
+});
+
+describe('a Stripe request that Stripe carries out after the gateway settled without it', () => {
+  /** A Stripe stub of its own on the gateway's clock, whose search trails its intents by `searchLagMs`. */
+  async function onClock(name: string, searchLagMs = 0) {
+    const clock = new ManualClock();
+    const stub = await new StripeStub({ searchLagMs: () => searchLagMs }).start();
+    stub.useClock(() => clock.now());
+    const gw = makeGateway({
+      name: `stripe-acted-later-${name}`,
+      clock,
+      merchants: acquirerMerchants('stripe', stub.baseUrl),
+      env: STRIPE_ENV,
+    });
+    return { gw, clock, stub, close: () => Promise.all([gw.close(), stub.stop()]) };
+  }
+  const postAuthorise = (gw: TestGateway, body: Record<string, unknown>) =>
+    request(gw.app).post('/v1/authorise').set('Content-Type', 'application/x-www-form-urlencoded').send(JSON.stringify(body));
+
+  it('when the cancel that ends an expired challenge is still running at Stripe while the shopper passes there, then the gateway waits for the cancel’s own answer and records the challenge failed, never an approval Stripe voids', async () => {
+    const { gw, clock, stub, close } = await onClock('late-cancel');
+    try {
+      const res = await postAuthorise(gw, authoriseBody({ card: '4000002500003155', open3d: 'do3DS', ...NOTIFY }));
+      const transactionId = /<transaction_id>([^<]+)</.exec(res.text)![1]!;
+      const intent = stub.intentFor(transactionId)!;
+      // the expiry sweep cancels the intent at Stripe: the cancel's answer is lost, and Stripe makes it 90 s later
+      stub.server.fail('act-later', (r) => r.method === 'POST' && r.path.endsWith('/cancel'), 1, 90_000);
+      clock.advance(CHALLENGE_WINDOW_MS + 60_000);
+      await jobOf(gw, 'threeds-challenge-expiry').runOnce();
+      expect(await stored(gw, transactionId)).toMatchObject({ status: '1000' });
+      // meanwhile the shopper passes Stripe's challenge: Stripe authorises the intent, then carries out the cancel
+      stub.finishChallenge(intent.id, true);
+      await recover(gw, clock);
+      expect((await stored(gw, transactionId))?.status).not.toBe('3000');
+      clock.advance(90_000);
+      await recover(gw, clock);
+      expect(stub.intentFor(transactionId)?.status).toBe('canceled');
+      expect(await stored(gw, transactionId)).toMatchObject({ status: '4300', claim: undefined });
+    } finally {
+      await close();
     }
   });
 });
