@@ -309,6 +309,36 @@ describe('a Stripe request that Stripe carries out after the gateway settled wit
   const postAuthorise = (gw: TestGateway, body: Record<string, unknown>) =>
     request(gw.app).post('/v1/authorise').set('Content-Type', 'application/x-www-form-urlencoded').send(JSON.stringify(body));
 
+  it('when Stripe authorises an intent after recovery recorded the payment "never sent" (its search still empty), then Stripe’s approval event voids it, and the order sent again answers the decline', async () => {
+    const { gw, clock, stub, close } = await onClock('late-approval', 90_000);
+    try {
+      const body = authoriseBody(NOTIFY);
+      // Stripe takes the request, the answer is lost, and Stripe creates the intent 45 s later
+      stub.server.fail('act-later', (r) => r.method === 'POST' && r.path === '/v1/payment_intents', 1, 45_000);
+      const first = await postAuthorise(gw, body);
+      expect(first.text).not.toMatch(/<order_status>1<\/order_status>/);
+      const transactionId = (await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no)))!.transaction_id;
+      // recovery: Stripe's search, trailing by 90 s, shows nothing past the connector's lag: "no record"
+      await recover(gw, clock);
+      await recover(gw, clock);
+      expect(await stored(gw, transactionId)).toMatchObject({ status: '4000', result_code: '5001' });
+      const intent = stub.intentFor(transactionId)!;
+      expect(intent.status).toBe('requires_capture');
+
+      // Stripe's event of the authorisation it made arrives: the shopper, told "not charged", is not
+      for (const e of stub.pendingEvents()) await stripeDelivery(gw, e.type, e.data.object, e.id);
+      expect(stub.intentFor(transactionId)?.status).toBe('canceled');
+      expect(await stored(gw, transactionId)).toMatchObject({ status: '4000' });
+      // the merchant sends the order again: Stripe's first answer (the approval it has voided) records nothing
+      const again = await postAuthorise(gw, body);
+      expect(again.text).toMatch(/<order_status>0<\/order_status>/);
+      expect(await stored(gw, transactionId)).toMatchObject({ status: '4000' });
+      expect([...stub.intents.values()].filter((pi) => pi.metadata.gateway_reference === transactionId)).toHaveLength(1);
+    } finally {
+      await close();
+    }
+  });
+
   it('when the cancel that ends an expired challenge is still running at Stripe while the shopper passes there, then the gateway waits for the cancel’s own answer and records the challenge failed, never an approval Stripe voids', async () => {
     const { gw, clock, stub, close } = await onClock('late-cancel');
     try {
