@@ -9,7 +9,7 @@ import { isSettleable } from '../payments/claim.js';
 import { resolveStaleClaim } from '../operations/stale-claim.js';
 import { answerChallenge } from '../payments/authorise.js';
 import { depsOnClockOf } from '../clocks/clock-deps.js';
-import { releaseReportedApproval } from '../payments/late-approval.js';
+import { releaseReportedApproval } from '../payments/reported-approval.js';
 import { referenceKind, type AcquirerJournal } from './journal.js';
 
 /**

@@ -1,7 +1,5 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
-import { GatewayError } from '../kernel/errors.js';
-import { referenceKind } from '../connectors/journal.js';
 import { acquirerReference, commitMarked } from './claim.js';
 import { connectorFor } from './connector.js';
 import { PaymentStatus as S, type Payment, type PaymentStatus } from './payment.js';
@@ -45,25 +43,4 @@ async function sentAfterAll(deps: CoreDeps, p: Payment): Promise<void> {
   const { never_sent: _n, ...rest } = p;
   const next: Payment = { ...rest, written_by: `${p.transaction_id}:late-void:${p.version}` };
   await commitMarked(deps, { merchantId: p.merchant_id, payments: [{ next, expected: p.version }] }, p.transaction_id, next.written_by!);
-}
-
-/** Statuses in which the gateway told the merchant the shopper was not charged, and which nothing moves on. */
-const SETTLED_UNPAID: ReadonlySet<PaymentStatus> = new Set([S.DECLINED, S.THREEDS_FAILED, S.REJECTED, S.CANCELLED]);
-
-/**
- * The acquirer reports (by webhook) an authorisation of `reference`, which may be approved, for a payment the
- * gateway settled as unpaid: a request that ran on at the acquirer after recovery found no record of it. The
- * acquirer's own record decides (a direct read, or its answer under the reference): an approval is voided as
- * above. Unknown (the acquirer unreadable, the void's answer lost) is thrown, so the acquirer sends the event
- * again.
- */
-export async function releaseReportedApproval(deps: CoreDeps, account: Account, reference: string): Promise<void> {
-  const kind = referenceKind(reference);
-  if (kind.op !== 'authorise' && kind.op !== 'challenge') return;
-  const payment = await deps.store.getPayment(account.merchant_id, kind.transactionId);
-  if (!payment || payment.claim || payment.account_id !== account.account_id || !SETTLED_UNPAID.has(payment.status)) return;
-  const status = await connectorFor(deps, account).status(reference);
-  if (status?.op !== 'authorise' || status.outcome.kind !== 'approved') return;
-  if ((await releaseLateApproval(deps, account, payment, status.outcome.connectorRef)) === 'unknown')
-    throw new GatewayError('OUTCOME_UNKNOWN', 'the void of a late approval is still unknown at the acquirer; send the event again');
 }

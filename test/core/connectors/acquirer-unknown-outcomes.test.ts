@@ -339,6 +339,35 @@ describe('a Stripe request that Stripe carries out after the gateway settled wit
     }
   });
 
+  it('when Stripe charges an automatic-capture intent after recovery recorded the payment "never sent", then its void is refused and the charge the shopper paid is recorded (3100), with its notification', async () => {
+    const { gw, clock, stub, close } = await onClock('late-charge');
+    try {
+      const body = authoriseBody({ ...NOTIFY, account_id: AUTO_ACCOUNT_ID }, AUTO_SIGN_KEY);
+      // the answer is lost and Stripe charges 150 s later: after recovery gave up on it
+      stub.server.fail('act-later', (r) => r.method === 'POST' && r.path === '/v1/payment_intents', 1, 150_000);
+      await postAuthorise(gw, body);
+      const transactionId = (await gw.deps.store.findPaymentByOrder(MERCHANT_ID, AUTO_ACCOUNT_ID, String(body.order_no)))!.transaction_id;
+      await recover(gw, clock);
+      await recover(gw, clock);
+      expect(await stored(gw, transactionId)).toMatchObject({ status: '4000', never_sent: true });
+      clock.advance(30_000);
+      stub.settle();
+      expect(stub.intentFor(transactionId)?.status).toBe('succeeded');
+
+      for (const e of stub.pendingEvents()) await stripeDelivery(gw, e.type, e.data.object, e.id, undefined, AUTO_ACCOUNT_ID);
+      const p = await stored(gw, transactionId);
+      expect([p?.status, p?.captured, p?.claim, p?.never_sent]).toEqual(['3100', p?.amount, undefined, undefined]);
+      expect((await notes(gw, String(body.order_no), 'payment', AUTO_ACCOUNT_ID)).map((n) => n.fields.order_status).sort()).toEqual([
+        '0',
+        '1',
+      ]);
+      expect(stub.intentFor(transactionId)?.status).toBe('succeeded');
+      expect(stub.captures).toHaveLength(1);
+    } finally {
+      await close();
+    }
+  });
+
   it('when the cancel that ends an expired challenge is still running at Stripe while the shopper passes there, then the gateway waits for the cancel’s own answer and records the challenge failed, never an approval Stripe voids', async () => {
     const { gw, clock, stub, close } = await onClock('late-cancel');
     try {
