@@ -9,6 +9,7 @@ import { isSettleable } from '../payments/claim.js';
 import { resolveStaleClaim } from '../operations/stale-claim.js';
 import { answerChallenge } from '../payments/authorise.js';
 import { depsOnClockOf } from '../clocks/clock-deps.js';
+import { releaseReportedApproval } from '../payments/reported-approval.js';
 import { referenceKind, type AcquirerJournal } from './journal.js';
 
 /**
@@ -41,6 +42,11 @@ export interface AcquirerEvent {
    * failed there): a payment still waiting on that challenge is settled now, as the shopper's return would
    */
   challengeDone?: boolean;
+  /**
+   * the acquirer reports `object` authorised (a Stripe intent requires_capture or succeeded): a payment the
+   * gateway settled unpaid meanwhile has that late approval voided (payments/late-approval.ts)
+   */
+  approved?: boolean;
 }
 
 export type EventResult = 'applied' | 'duplicate' | 'ignored';
@@ -91,6 +97,8 @@ export async function applyAcquirerEvent(
   if (event.unhandled) deps.log.warn({ ...fields, reference }, `acquirer event not acted on: ${event.unhandled}`);
   await settleStaleClaim(deps, account, reference);
   if (event.challengeDone && event.object) await settleWaitingChallenge(deps, account, reference, event.object);
+  if (event.approved || (event.answer?.op === 'authorise' && event.answer.outcome.kind === 'approved'))
+    await releaseReportedApproval(deps, account, reference);
   await journal.markEvent(event.id);
   deps.log.info({ ...fields, reference }, 'acquirer event applied');
   return 'applied';

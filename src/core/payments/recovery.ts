@@ -51,9 +51,13 @@ export async function resolveAuthorisationClaim(deps: CoreDeps, account: Account
       break;
     }
     case 'challenge_expiry':
-      // ended at the acquirer too, where it would finish the challenge by itself; not known there, it throws as
-      // an unreadable status does: the claim stays, and the next recovery run asks again
-      outcome = known ?? (await endChallengeAtAcquirer(connector, p)) ?? { ...CHALLENGE_EXPIRED, connectorRef: p.connector_ref ?? '' };
+      // ended at the acquirer too, where it would finish the challenge by itself: that end answers, never the
+      // read above alone (a cancel sent before may still be running there, voiding an approval the read shows);
+      // not known there, it throws as an unreadable status does: the claim stays, and the next run asks again
+      outcome = (connector.endChallenge ? await endChallengeAtAcquirer(connector, p) : known) ?? {
+        ...CHALLENGE_EXPIRED,
+        connectorRef: p.connector_ref ?? '',
+      };
       break;
     default:
       return;

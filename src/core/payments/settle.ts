@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../kernel/errors.js';
 import { outcomeUnknown } from './ask.js';
-import { acquirerReference, awaitingClaim, commitMarked, outcomeMark, resolveDue, withoutClaim } from './claim.js';
-import { connectorFor } from './connector.js';
+import { awaitingClaim, commitMarked, outcomeMark, resolveDue, withoutClaim } from './claim.js';
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
 import type { Contract } from '../subscriptions/contract.js';
@@ -18,6 +17,7 @@ import { approvalCounters, recordSettled } from './measure.js';
 import { savedCardOf } from '../saved-cards/saved-card-record.js';
 import { disputeWatchOnCapture } from '../disputes/watch.js';
 import { openDisputesNow } from '../disputes/steps.js';
+import { releaseLateApproval } from './late-approval.js';
 
 export interface PaymentResult {
   payment: Payment;
@@ -239,24 +239,4 @@ function keepOrDropSavedCard(deps: CoreDeps, change: ChangeSet, p: Payment, appr
   change.dropCards = [...(change.dropCards ?? []), save.token];
   const { save_card: _s, ...rest } = p;
   return rest as Payment;
-}
-
-/** Statuses in which the payment holds its authorisation (or the money captured under it). */
-const HOLDS_AUTHORISATION: ReadonlySet<PaymentStatus> = new Set([S.HELD, S.AUTHORISED, S.CAPTURED, S.PARTLY_REFUNDED, S.REFUNDED]);
-
-/**
- * An approval that arrived after the payment was settled otherwise (its claim went stale, and recovery found
- * no record at the acquirer then, or a challenge expired meanwhile): the shopper was told "not charged", so
- * the authorisation the acquirer gave late is voided, under the payment's one void reference.
- */
-async function releaseLateApproval(deps: CoreDeps, account: Account, current: Payment, connectorRef: string): Promise<void> {
-  if (HOLDS_AUTHORISATION.has(current.status)) return;
-  const log = { transaction_id: current.transaction_id, merchant_id: current.merchant_id, status: current.status };
-  try {
-    const voided = await connectorFor(deps, account).void(connectorRef, acquirerReference.void(current.transaction_id));
-    if (voided.ok) deps.log.warn(log, 'late approval of a payment settled otherwise: voided');
-    else deps.log.error({ ...log, reason: voided.message }, 'late approval of a payment settled otherwise: the void was refused');
-  } catch (err) {
-    deps.log.error({ ...log, err: { message: (err as Error).message } }, 'late approval of a payment settled otherwise: void not sent');
-  }
 }

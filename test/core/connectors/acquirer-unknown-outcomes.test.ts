@@ -16,6 +16,7 @@ import { StripeStub } from '../../support/acquirers/stripe-stub.js';
 import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
 import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../support/acquirers/accounts.js';
 import { stripeDelivery } from '../../support/acquirers/deliveries.js';
+import { CHALLENGE_WINDOW_MS } from '../../../src/core/payments/settle.js';
 
 /**
  * Acquirers as they really behave: a request still running at Stripe when the gateway's connection to it drops
@@ -287,6 +288,107 @@ describe('an Adyen payment answered Received', () => {
       expect([...adyen.payments.values()].filter((x) => x.reference === transactionId)).toHaveLength(1);
     } finally {
       await gw.close();
+    }
+  });
+});
+
+describe('a Stripe request that Stripe carries out after the gateway settled without it', () => {
+  /** A Stripe stub of its own on the gateway's clock, whose search trails its intents by `searchLagMs`. */
+  async function onClock(name: string, searchLagMs = 0) {
+    const clock = new ManualClock();
+    const stub = await new StripeStub({ searchLagMs: () => searchLagMs }).start();
+    stub.useClock(() => clock.now());
+    const gw = makeGateway({
+      name: `stripe-acted-later-${name}`,
+      clock,
+      merchants: acquirerMerchants('stripe', stub.baseUrl),
+      env: STRIPE_ENV,
+    });
+    return { gw, clock, stub, close: () => Promise.all([gw.close(), stub.stop()]) };
+  }
+  const postAuthorise = (gw: TestGateway, body: Record<string, unknown>) =>
+    request(gw.app).post('/v1/authorise').set('Content-Type', 'application/x-www-form-urlencoded').send(JSON.stringify(body));
+
+  it('when Stripe authorises an intent after recovery recorded the payment "never sent" (its search still empty), then Stripe’s approval event voids it, and the order sent again answers the decline', async () => {
+    const { gw, clock, stub, close } = await onClock('late-approval', 90_000);
+    try {
+      const body = authoriseBody(NOTIFY);
+      // Stripe takes the request, the answer is lost, and Stripe creates the intent 45 s later
+      stub.server.fail('act-later', (r) => r.method === 'POST' && r.path === '/v1/payment_intents', 1, 45_000);
+      const first = await postAuthorise(gw, body);
+      expect(first.text).not.toMatch(/<order_status>1<\/order_status>/);
+      const transactionId = (await gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, String(body.order_no)))!.transaction_id;
+      // recovery: Stripe's search, trailing by 90 s, shows nothing past the connector's lag: "no record"
+      await recover(gw, clock);
+      await recover(gw, clock);
+      expect(await stored(gw, transactionId)).toMatchObject({ status: '4000', result_code: '5001' });
+      const intent = stub.intentFor(transactionId)!;
+      expect(intent.status).toBe('requires_capture');
+
+      // Stripe's event of the authorisation it made arrives: the shopper, told "not charged", is not
+      for (const e of stub.pendingEvents()) await stripeDelivery(gw, e.type, e.data.object, e.id);
+      expect(stub.intentFor(transactionId)?.status).toBe('canceled');
+      expect(await stored(gw, transactionId)).toMatchObject({ status: '4000' });
+      // the merchant sends the order again: Stripe's first answer (the approval it has voided) records nothing
+      const again = await postAuthorise(gw, body);
+      expect(again.text).toMatch(/<order_status>0<\/order_status>/);
+      expect(await stored(gw, transactionId)).toMatchObject({ status: '4000' });
+      expect([...stub.intents.values()].filter((pi) => pi.metadata.gateway_reference === transactionId)).toHaveLength(1);
+    } finally {
+      await close();
+    }
+  });
+
+  it('when Stripe charges an automatic-capture intent after recovery recorded the payment "never sent", then its void is refused and the charge the shopper paid is recorded (3100), with its notification', async () => {
+    const { gw, clock, stub, close } = await onClock('late-charge');
+    try {
+      const body = authoriseBody({ ...NOTIFY, account_id: AUTO_ACCOUNT_ID }, AUTO_SIGN_KEY);
+      // the answer is lost and Stripe charges 150 s later: after recovery gave up on it
+      stub.server.fail('act-later', (r) => r.method === 'POST' && r.path === '/v1/payment_intents', 1, 150_000);
+      await postAuthorise(gw, body);
+      const transactionId = (await gw.deps.store.findPaymentByOrder(MERCHANT_ID, AUTO_ACCOUNT_ID, String(body.order_no)))!.transaction_id;
+      await recover(gw, clock);
+      await recover(gw, clock);
+      expect(await stored(gw, transactionId)).toMatchObject({ status: '4000', never_sent: true });
+      clock.advance(30_000);
+      stub.settle();
+      expect(stub.intentFor(transactionId)?.status).toBe('succeeded');
+
+      for (const e of stub.pendingEvents()) await stripeDelivery(gw, e.type, e.data.object, e.id, undefined, AUTO_ACCOUNT_ID);
+      const p = await stored(gw, transactionId);
+      expect([p?.status, p?.captured, p?.claim, p?.never_sent]).toEqual(['3100', p?.amount, undefined, undefined]);
+      expect((await notes(gw, String(body.order_no), 'payment', AUTO_ACCOUNT_ID)).map((n) => n.fields.order_status).sort()).toEqual([
+        '0',
+        '1',
+      ]);
+      expect(stub.intentFor(transactionId)?.status).toBe('succeeded');
+      expect(stub.captures).toHaveLength(1);
+    } finally {
+      await close();
+    }
+  });
+
+  it('when the cancel that ends an expired challenge is still running at Stripe while the shopper passes there, then the gateway waits for the cancel’s own answer and records the challenge failed, never an approval Stripe voids', async () => {
+    const { gw, clock, stub, close } = await onClock('late-cancel');
+    try {
+      const res = await postAuthorise(gw, authoriseBody({ card: '4000002500003155', open3d: 'do3DS', ...NOTIFY }));
+      const transactionId = /<transaction_id>([^<]+)</.exec(res.text)![1]!;
+      const intent = stub.intentFor(transactionId)!;
+      // the expiry sweep cancels the intent at Stripe: the cancel's answer is lost, and Stripe makes it 90 s later
+      stub.server.fail('act-later', (r) => r.method === 'POST' && r.path.endsWith('/cancel'), 1, 90_000);
+      clock.advance(CHALLENGE_WINDOW_MS + 60_000);
+      await jobOf(gw, 'threeds-challenge-expiry').runOnce();
+      expect(await stored(gw, transactionId)).toMatchObject({ status: '1000' });
+      // meanwhile the shopper passes Stripe's challenge: Stripe authorises the intent, then carries out the cancel
+      stub.finishChallenge(intent.id, true);
+      await recover(gw, clock);
+      expect((await stored(gw, transactionId))?.status).not.toBe('3000');
+      clock.advance(90_000);
+      await recover(gw, clock);
+      expect(stub.intentFor(transactionId)?.status).toBe('canceled');
+      expect(await stored(gw, transactionId)).toMatchObject({ status: '4300', claim: undefined });
+    } finally {
+      await close();
     }
   });
 });

@@ -215,8 +215,9 @@ export class StubServer {
     const first = this.idempotent.get(key);
     if (first) return first.fingerprint === fingerprint ? first.answer : this.conflict(key);
     const answer = this.handle(request);
-    // as the real APIs: a 5xx is not kept under the key (the request may be tried again)
-    if (answer.status < 500) this.idempotent.set(key, { fingerprint, answer });
+    // as the real APIs: a 5xx is not kept under the key (the request may be tried again); what is kept is the
+    // answer as it was given, not the object as it stands later (a replay names the first state, not a void since)
+    if (answer.status < 500) this.idempotent.set(key, { fingerprint, answer: structuredClone(answer) });
     return answer;
   }
 

@@ -159,7 +159,9 @@ export class StripeConnector implements CardConnector {
    * a challenge the gateway ends is read first (an answer given meanwhile is the outcome), and an intent still
    * waiting is cancelled, so a late answer on Stripe's page finds nothing to authorise. Cancelling races the
    * shopper: Stripe refuses to cancel an intent that has just succeeded, and that intent's answer is then the
-   * outcome. An intent already cancelled (an earlier call whose answer was lost) is ended.
+   * outcome. An intent already cancelled (an earlier call whose answer was lost) is ended. A cancel sent before
+   * whose answer was lost may still be running at Stripe, and cancels an intent the shopper authorises meanwhile:
+   * it is sent again under its key first, and its answer (409 while it runs: unknown) decides, never a read.
    */
   async endChallenge(connectorRef: string, reference: string): Promise<AuthorisationOutcome | undefined> {
     const answer = async (): Promise<AuthorisationOutcome | 'ended' | undefined> => {
@@ -168,7 +170,7 @@ export class StripeConnector implements CardConnector {
       const outcome = intentOutcome(pi, 'do3DS');
       return outcome?.kind === 'challenge' ? undefined : outcome;
     };
-    const before = await answer();
+    const before = (await this.journal.mayHaveReached(reference)) ? undefined : await answer();
     if (before !== undefined) return before === 'ended' ? undefined : before;
     const voided = await this.void(connectorRef, reference);
     if (voided.ok) return undefined;

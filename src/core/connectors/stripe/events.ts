@@ -19,8 +19,9 @@ export function stripeEvent(event: Stripe.Event): AcquirerEvent {
   switch (event.type) {
     case 'payment_intent.amount_capturable_updated':
     case 'payment_intent.succeeded':
+      // authorised: past a challenge on Stripe's page, if it had one
+      return reference && object.id ? { ...base, reference, object: object.id, challengeDone: true, approved: true } : base;
     case 'payment_intent.payment_failed':
-      // authorised or failed: past a challenge on Stripe's page, if it had one
       return reference && object.id ? { ...base, reference, object: object.id, challengeDone: true } : base;
     case 'payment_intent.canceled':
     case 'payment_intent.processing':
