@@ -102,6 +102,8 @@ async function main(): Promise<void> {
       { port: config.port, host: config.host, store: config.redisUrl ? 'redis' : 'memory', base_url: config.baseUrl },
       'gateway listening',
     );
+    // what the start had to say is out before the first request is answered, not at the next buffer flush
+    flushLogger(log);
   });
   const jobs = startJobs(backgroundJobs(deps, config), log);
 
