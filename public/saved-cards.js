@@ -1,4 +1,4 @@
-// Card page, saved cards (DESIGN 15): choosing a saved card hides and disables the new-card fields and asks only
+// Card page, saved cards (docs/checkout.md): choosing a saved card hides and disables the new-card fields and asks only
 // for that card's security code; choosing "a new card" brings them back. Its submit check runs before card.js's
 // (which checks a new card) and stops it when a saved card is chosen. Without this script the page still works
 // for a new card; the server checks everything again.

@@ -70,7 +70,7 @@ function requestLog(deps: CoreDeps, isShuttingDown: () => boolean, observe?: (re
     // connection is then cut under a request when the listener closes
     if (isShuttingDown()) res.setHeader('Connection', 'close');
     const header = req.get('x-request-id');
-    // a card number sent as the id is masked before it is echoed or logged (DESIGN 9)
+    // a card number sent as the id is masked before it is echoed or logged (docs/security.md#card-data)
     const id = header && /^[\w.-]{1,64}$/.test(header) ? maskIdentifier(header) : randomUUID();
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);

@@ -58,7 +58,7 @@ export interface ComposeOverrides {
   wrapConnector?: (sandbox: CardConnector) => CardConnector;
   /** wraps each account's acquirer connector (Stripe, Adyen), as wrapConnector the sandbox */
   wrapAcquirer?: (acquirer: CardConnector) => CardConnector;
-  /** where acquirer credentials are read (DESIGN 16: the merchants file names the variables); process.env */
+  /** where acquirer credentials are read (docs/connectors.md: the merchants file names the variables); process.env */
   env?: Readonly<Record<string, string | undefined>>;
 }
 

@@ -18,7 +18,7 @@ function merchantsFile(content: unknown): string {
   return path;
 }
 
-describe('configuration (DESIGN section 1)', () => {
+describe('configuration (docs/configuration.md)', () => {
   it('when a number setting is sent empty (an env file’s VAR=), then it takes its default: never 0, which would turn a limit off', () => {
     const blank = loadConfig({
       PORT: '',

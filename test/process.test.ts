@@ -140,7 +140,7 @@ describe('readiness', () => {
     expect((await supertest(gw.app).get('/healthz')).status).toBe(200);
     const pay = await supertest(gw.app).post('/v1/authorise').send(JSON.stringify(authoriseBody()));
     expect(pay.status).toBe(503);
-    // an XML client reads the refusal as a respon document (DESIGN 3)
+    // an XML client reads the refusal as a respon document (docs/api.md#bodies)
     expect(pay.headers['content-type']).toMatch(/^application\/xml/);
     expect(pay.text).toContain('<order_status>0</order_status>');
     expect(pay.text).toMatch(/<result_info>STORE_UNAVAILABLE:/);

@@ -89,7 +89,7 @@ export function valueDepthExceeds(value: unknown, max: number, depth = 0): boole
   return false;
 }
 
-/** Names that reach JavaScript's object machinery rather than a field (DESIGN 3): refused as member names. */
+/** Names that reach JavaScript's object machinery rather than a field (docs/api.md#bodies): refused as member names. */
 export const RESERVED_MEMBER_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 const reservedName = (path: string): GatewayError => invalidField(path, 'is a reserved name, not a field');
@@ -126,7 +126,7 @@ export function reservedMemberPath(value: unknown): string | undefined {
 /**
  * Merchants send a JSON text whatever the declared content type. The raw body is read and taken as JSON
  * when it starts with `{` or `[`, as an XML document when it starts with `<` (xml-body.ts), otherwise as
- * form fields, whatever it was declared as (DESIGN 3: form fields declared as XML are form fields). Errors
+ * form fields, whatever it was declared as (docs/api.md#bodies: form fields declared as XML are form fields). Errors
  * never quote the body: it may hold card data.
  */
 export function parseBodyText(text: string, bounds: BodyBounds = DEFAULT_BOUNDS): Record<string, unknown> {

@@ -1,5 +1,5 @@
 /**
- * The shopper's language for the hosted pages (DESIGN 6.6): the catalogues, the negotiation of a language
+ * The shopper's language for the hosted pages (docs/checkout.md): the catalogues, the negotiation of a language
  * from the order and the browser, and Intl formatting of amounts and times. Pages, public/card.js (through
  * clientMessages) and the merchant portal all take their strings from here.
  */

@@ -76,7 +76,7 @@ class Backlog {
 }
 
 /**
- * The gateway's Prometheus series (DESIGN section 12), in a registry of its own (not prom-client's global
+ * The gateway's Prometheus series (docs/operations.md), in a registry of its own (not prom-client's global
  * one), so several gateways in one process (the tests) keep their counts apart. Counters are incremented
  * where things happen; the backlog gauges are read from the store only when /metrics is scraped (one ZCARD
  * per merchant and queue), so nothing is counted twice and a restart loses nothing.

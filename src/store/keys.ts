@@ -25,7 +25,7 @@ export const keys = {
   outboxPending: (m: string) => `gw:{${m}}:outbox-pending`,
   checkout: (m: string, sessionId: string) => `gw:{${m}}:checkout:${sessionId}`,
   due: (m: string, queue: DueQueue) => `gw:{${m}}:due:${queue}`,
-  /** a test clock's own due queue (and `outbox-pending` index): no live job reads it (DESIGN 14) */
+  /** a test clock's own due queue (and `outbox-pending` index): no live job reads it (docs/test-clocks.md) */
   clockDue: (m: string, clock: string, queue: DueQueue | 'outbox-pending') => `gw:{${m}}:clock:${clock}:due:${queue}`,
   testClock: (m: string, clock: string) => `gw:{${m}}:clock:${clock}`,
   /** the merchant's test clock ids, scored by creation (real time) */

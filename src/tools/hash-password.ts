@@ -1,5 +1,5 @@
 /**
- * Prints the portal password hash (DESIGN 11 PHC string) of a password read from standard input, for a
+ * Prints the portal password hash (docs/portal.md PHC string) of a password read from standard input, for a
  * merchants file's `portal_users[].password_hash`:  printf '%s' 'a long passphrase' | npm run --silent portal:hash-password
  * One trailing newline is dropped (so `echo` works too); `--ln 14..20` sets the cost (default 15).
  */

@@ -9,7 +9,7 @@ import { sign } from '../support/sign.js';
 import { axeViolations, severe, startHostedWorld, type HostedWorld } from '../support/hosted-world.js';
 import { t } from '../../src/i18n/index.js';
 
-// Issue 40 item 1 (DESIGN 15) in Chromium on a real Redis: a proven shopper saves a card with consent, pays
+// Issue 40 item 1 (docs/checkout.md#saved-cards-for-returning-shoppers) in Chromium on a real Redis: a proven shopper saves a card with consent, pays
 // again with it (its security code asked again), another shopper and an unproven shopper_id see nothing, the
 // card is removed on the page and through /v1/deleteCard; axe-core on the saved-cards page in en and ar.
 let w: HostedWorld;

@@ -3,7 +3,7 @@ import { testMerchants } from '../support/gateway.js';
 import { runCrashScenario, stopCrashScenarios } from './support/crash-scenario.js';
 
 /**
- * The crash test (DESIGN 10): the gateway process on real Redis (appendfsync always) under authorise and batch
+ * The crash test (docs/operations.md#money-moves-exactly-once-claims-acquirer-references-and-recovery): the gateway process on real Redis (appendfsync always) under authorise and batch
  * capture load is killed with SIGKILL, then started again. Every acknowledged payment must be stored, none may
  * stay pending past the recovery window, and the acquirer (the sandbox ledger) must have captured none twice.
  */

@@ -57,7 +57,7 @@ afterAll(async () => {
   await gw?.close();
 });
 
-/** Each merchant route with the fields its DESIGN 2 signature covers ('ids': the batch rule). */
+/** Each merchant route with the fields its docs/api.md#signatures signature covers ('ids': the batch rule). */
 const SIGNED_ROUTES: [string, readonly string[] | 'ids'][] = [
   ['/v1/authorise', FIELDS.authorise],
   ['/v1/checkout', FIELDS.checkout],

@@ -12,7 +12,7 @@ import { redisWorld } from '../support/redis-world.js';
 import { LOG_DIR } from '../support/paths.js';
 
 /**
- * DESIGN 9, issue 36 finding 8: a card number typed where no card belongs is masked (first 6, `***`, last 4)
+ * docs/security.md#card-data, issue 36 finding 8: a card number typed where no card belongs is masked (first 6, `***`, last 4)
  * before it is kept or logged: extra checkout fields, the X-Request-Id header, an Idempotency-Key (hashed in
  * Redis key names), a 3-D Secure challenge answer. Each case types its own card number (Luhn-valid, a card
  * network's prefix, digits only), so the scan of Redis files and logs after the suite (test/scan) would find
@@ -53,7 +53,7 @@ describe('when a card number is sent in an undocumented /v1/checkout field (find
   });
 });
 
-describe('when a card number is typed into a documented text field that is kept (DESIGN 9)', () => {
+describe('when a card number is typed into a documented text field that is kept (docs/security.md#card-data)', () => {
   it('then the checkout session and the payment store it masked', async () => {
     const gw = world.gateway('masking-documented-text', clock);
     const typed = {

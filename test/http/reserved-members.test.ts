@@ -10,7 +10,7 @@ import { payoutMerchants, samplePayout } from '../support/payout.js';
 import { FIELDS, sign, signBody } from '../support/sign.js';
 
 /**
- * DESIGN 3, issue 36 finding 4: a member named `__proto__`, `constructor` or `prototype`, at any depth of a
+ * docs/api.md#bodies, issue 36 finding 4: a member named `__proto__`, `constructor` or `prototype`, at any depth of a
  * JSON or form body, is refused with 400 naming it. What the signature covered is exactly what the gateway
  * reads: before, a JSON `"__proto__"` member became the prototype of the copy the schemas read, so signed
  * fields sent empty were read from it.
@@ -169,10 +169,10 @@ function nested(path: string, body: Record<string, unknown>, name: string): { bo
   return { body: { ...body, shipping: { lines: [withMember({}, name, { polluted: 'yes' })] } }, at: `shipping.lines.0.${name}` };
 }
 
-describe('when any signed call carries a reserved member name (DESIGN 3)', () => {
+describe('when any signed call carries a reserved member name (docs/api.md#bodies)', () => {
   it('then the call is served without it, and refused with 400 naming the member at the top level and nested, as JSON and as a form', async () => {
     const paid = await pay(gw.app);
-    // a test clock the clock calls name (one that does not exist is refused with 400, as DESIGN 14 says)
+    // a test clock the clock calls name (one that does not exist is refused with 400, as docs/test-clocks.md says)
     const made = await postJson(
       '/v1/testClock',
       JSON.stringify(

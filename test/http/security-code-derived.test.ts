@@ -7,7 +7,7 @@ import { KvGatewayStore } from '../../src/store/gateway-store.js';
 import { IDEMPOTENCY_TTL_MS } from '../../src/core/idempotency/idempotency-key.js';
 import { authoriseBody, makeGateway, MERCHANT_ID, type TestGateway } from '../support/gateway.js';
 
-// DESIGN 9 / issue 37 point 1: nothing kept derives from the security code or the expiry; request fingerprints
+// docs/security.md#card-data / issue 37 point 1: nothing kept derives from the security code or the expiry; request fingerprints
 // (of a payment, of an Idempotency-Key) see the card only as its masked number.
 
 const open: TestGateway[] = [];

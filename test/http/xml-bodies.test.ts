@@ -102,7 +102,7 @@ describe('when a /v1 call is sent as an XML document', () => {
 });
 
 describe('when form fields are declared as XML', () => {
-  it('then they are read as form fields (DESIGN 3): a signed cancelsubscription sent so is processed', async () => {
+  it('then they are read as form fields (docs/api.md#bodies): a signed cancelsubscription sent so is processed', async () => {
     const { rid, cancel } = await subscribedAndItsCancel('C-2');
     const res = await postXml('/v1/cancelsubscription', new URLSearchParams(cancel as Record<string, string>).toString());
     expect(res.status, res.text).toBe(200);

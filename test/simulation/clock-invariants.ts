@@ -7,7 +7,7 @@ import { clockOf } from '../../src/core/clocks/clock-deps.js';
 export const CLOCK_START = Date.UTC(2031, 0, 1);
 
 /**
- * Test clocks (DESIGN 14), after quiescence:
+ * Test clocks (docs/test-clocks.md), after quiescence:
  * 1. no clock is left advancing (an advance whose process died is resumed by another);
  * 2. a clock's payments live in its time: made at or after its start and never after its time; live payments in live time;
  * 3. each period of a clock's subscription is approved at most once (a charge and its retries together).

@@ -329,7 +329,7 @@ export async function randomStep(w: World, sent: Sent, trace: Trace): Promise<vo
 }
 
 /**
- * A test clock step (DESIGN 14): a clock made (at most two), a subscription paid on one, or one advanced, which
+ * A test clock step (docs/test-clocks.md): a clock made (at most two), a subscription paid on one, or one advanced, which
  * any process's test clock job then runs (a process that dies mid-advance leaves it to another after its lease).
  */
 async function clockStep(w: World, sent: Sent, trace: Trace): Promise<void> {

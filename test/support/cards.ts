@@ -1,6 +1,6 @@
 import { luhnValid } from '../../src/core/kernel/cards.js';
 
-/** DESIGN section 7's test cards, and the security code the tests use. */
+/** docs/api.md#test-cards-and-risk-triggers's test cards, and the security code the tests use. */
 export const CARDS = {
   approved: '4242424242424242',
   approvedVisa2: '4444333322221111',
@@ -10,7 +10,7 @@ export const CARDS = {
   expiredCard: '4000000000000069',
   processingError: '4000000000000119',
   challenge: '4000002500003155',
-  /** approved, then disputed when captured (DESIGN 13): fraudulent, product_not_received, general (an inquiry) */
+  /** approved, then disputed when captured (docs/disputes.md): fraudulent, product_not_received, general (an inquiry) */
   disputeFraud: '4000000000000259',
   disputeNotReceived: '4000000000002685',
   disputeInquiry: '4000000000001976',

@@ -6,7 +6,7 @@ import { testClockJob } from '../../src/core/jobs/test-clocks.js';
 import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, type TestGateway } from './gateway.js';
 import { sign, signBody } from './sign.js';
 
-/** DESIGN 2's field lists of the test clock calls, written from the document (not imported from src). */
+/** docs/api.md#signatures's field lists of the test clock calls, written from the document (not imported from src). */
 export const CLOCK_FIELDS = {
   testClock: ['merchant_id', 'account_id', 'request_id'],
   testClockAdvance: ['merchant_id', 'account_id', 'test_clock_id', 'frozen_time'],

@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY } from './gateway.js';
 import { sign } from './sign.js';
 
-/** The signed fields of the dispute calls (DESIGN 2), written from the contract. */
+/** The signed fields of the dispute calls (docs/api.md#signatures), written from the contract. */
 const SIGNED = {
   retrievalDispute: ['merchant_id', 'account_id'],
   disputeEvidence: ['merchant_id', 'account_id', 'dispute_id'],

@@ -39,7 +39,7 @@ export function testMerchants(): MerchantsFile {
             capture_mode: 'manual',
             currencies: ['USD', 'EUR', 'JPY'],
             routing: { connector_code: 'sandbox' },
-            // the card page offers proven shoppers their saved cards (DESIGN 15); nothing without a proven shopper_id
+            // the card page offers proven shoppers their saved cards (docs/checkout.md#saved-cards-for-returning-shoppers); nothing without a proven shopper_id
             saved_cards: true,
           },
           {

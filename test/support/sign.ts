@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The test's own implementation of the signature rule (DESIGN section 2), written from the documentation,
+ * The test's own implementation of the signature rule (docs/api.md#signatures), written from the documentation,
  * not imported from src, so known-answer tests check the product against the contract.
  */
 export function sign(values: unknown[], key: string): string {

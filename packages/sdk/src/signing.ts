@@ -58,7 +58,7 @@ export const BATCH_ARRAYS: Partial<Record<Endpoint, string>> = {
   refund: 'refund_orders',
 };
 
-/** Fields each request signs, in order, then sign_key (DESIGN section 2). */
+/** Fields each request signs, in order, then sign_key (docs/api.md#signatures). */
 export const REQUEST_FIELDS: Record<Endpoint, readonly string[]> = {
   authorise: [
     'merchant_id',
@@ -130,7 +130,7 @@ export const NOTIFICATION_FIELDS = ['merchant_id', 'account_id', 'notify_type', 
 export const RETURN_FIELDS = PAYMENT;
 
 /**
- * The two forms of DESIGN 2: the gateway's own (`spaces-removed`, every U+0020 dropped from each value) and
+ * The two forms of docs/api.md#signatures: the gateway's own (`spaces-removed`, every U+0020 dropped from each value) and
  * the one some existing integrations use (`as-sent`, values kept as they are). The gateway accepts both.
  */
 export type SignatureForm = 'spaces-removed' | 'as-sent';

@@ -8,7 +8,7 @@ import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY } from '../../../test/support/gateway
 import { CARDS, TEST_SECURITY_CODE } from '../../../test/support/cards.js';
 import { GatewayApiError, GatewayClient, shopperSignature, signRequest } from '../src/index.js';
 
-/** The SDK's saved-card calls (DESIGN 15) against a gateway on a real Redis, as a merchant's server makes them. */
+/** The SDK's saved-card calls (docs/checkout.md#saved-cards-for-returning-shoppers) against a gateway on a real Redis, as a merchant's server makes them. */
 const world = redisWorld('sdk-saved-cards');
 const servers: Server[] = [];
 afterEach(async () => {

@@ -4,7 +4,7 @@ import { signRequest, signSampleNotification, verifyNotification, verifyReturnQu
 
 const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
-describe('the SDK signature forms (DESIGN 2)', () => {
+describe('the SDK signature forms (docs/api.md#signatures)', () => {
   const body = {
     merchant_id: '1000001',
     account_id: '1000001001',

@@ -239,7 +239,7 @@ export async function payCheckout(
     if (!reread) return { kind: 'expired' };
     current = reread;
   }
-  // a session opened on a test clock pays in the clock's time and queues (DESIGN 14)
+  // a session opened on a test clock pays in the clock's time and queues (docs/test-clocks.md)
   const clockId = session.request.test_clock_id;
   const payDeps = typeof clockId === 'string' && clockId !== '' ? await paymentDepsOnClock(deps, account, clockId) : deps;
   const result: PaymentResult = await authorisePayment(payDeps, cmd);

@@ -65,7 +65,7 @@ export function originOf(url: string): string | undefined {
 }
 
 /**
- * DESIGN 6.3: postMessage goes to the origin of the merchant's return_url when it is one of the account's
+ * docs/checkout.md: postMessage goes to the origin of the merchant's return_url when it is one of the account's
  * storefront_domains, else to the first of them; none when the account has none (it cannot be framed).
  */
 export function parentOrigin(account: Account, returnUrl: string): string | undefined {

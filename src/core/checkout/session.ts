@@ -23,7 +23,7 @@ export interface CheckoutSession {
   return_url: string;
   cancel_url: string;
   /**
-   * the shopper the merchant proved (DESIGN 15: shopper_signature or strict signing) on an account that saves
+   * the shopper the merchant proved (docs/checkout.md#saved-cards-for-returning-shoppers: shopper_signature or strict signing) on an account that saves
    * cards: the card page offers this shopper's saved cards and saving one; absent otherwise
    */
   shopper_id?: string;

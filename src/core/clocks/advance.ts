@@ -19,7 +19,7 @@ import { clockDeps, type ClockDeps } from './clock-deps.js';
 import { assertSandbox, findClock } from './clocks.js';
 import { reconcileClockPayments } from '../reconcile/clock.js';
 
-/** An advance may cross at most this many due steps of one object (DESIGN 14); more is refused before anything moves. */
+/** An advance may cross at most this many due steps of one object (docs/test-clocks.md); more is refused before anything moves. */
 export const MAX_STEPS_PER_OBJECT = 1_000;
 /** A process running an advance holds it this long (real time) and renews it as it goes; after, another resumes it. */
 export const ADVANCE_LEASE_MS = 30_000;

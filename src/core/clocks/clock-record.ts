@@ -1,4 +1,4 @@
-// A test clock's record (DESIGN 14): a leaf file (imports nothing of the core), so that ports/store.ts can name it.
+// A test clock's record (docs/test-clocks.md): a leaf file (imports nothing of the core), so that ports/store.ts can name it.
 
 export type ClockStatus = 'ready' | 'advancing';
 

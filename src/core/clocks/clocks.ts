@@ -11,7 +11,7 @@ export type { TestClock };
 /** Test clocks an account may hold at once (each is listed and read by the clocks' job). */
 export const MAX_CLOCKS = 100;
 
-/** Test clocks run on the sandbox only: a real acquirer's money moves in real time (DESIGN 14). */
+/** Test clocks run on the sandbox only: a real acquirer's money moves in real time (docs/test-clocks.md). */
 export function assertSandbox(account: Account, field = 'test_clock_id'): void {
   if (account.routing.connector_code !== 'sandbox') {
     throw invalidField(
@@ -89,7 +89,7 @@ export async function deleteClock(deps: CoreDeps, account: Account, id: string):
   throw new GatewayError('STORE_UNAVAILABLE', 'the test clock kept moving while it was deleted; try again');
 }
 
-/** A clock as the calls answer it (DESIGN 14). */
+/** A clock as the calls answer it (docs/test-clocks.md). */
 export function clockFields(clock: TestClock, timezone: string): Record<string, string> {
   return {
     test_clock_id: clock.test_clock_id,

@@ -33,7 +33,7 @@ export interface AcquirerEvent {
   refundFailed?: { reason: string };
   /** a capture the acquirer accepted failed later: `reference` is the capture's (or its payment's), this says why */
   captureFailed?: { reason: string };
-  /** a dispute the acquirer reports on the payment of `reference` (or of `paymentObject`): DESIGN 13 */
+  /** a dispute the acquirer reports on the payment of `reference` (or of `paymentObject`): docs/disputes.md */
   dispute?: AcquirerDispute;
   /** the acquirer's object of the payment when the event does not name the gateway's reference (a Stripe intent) */
   paymentObject?: string;
@@ -112,7 +112,7 @@ async function ownPayment(deps: CoreDeps, account: Account, reference: string): 
 
 /**
  * A later event at the acquirer about a payment the gateway settled: a dispute opened or moved (the disputes
- * core opens or moves the gateway's own, DESIGN 13), or a refund failed after it was accepted (recorded on the
+ * core opens or moves the gateway's own, docs/disputes.md), or a refund failed after it was accepted (recorded on the
  * payment, notified). One the store cannot take now is thrown (a 503: the acquirer sends it again).
  */
 async function laterEvent(

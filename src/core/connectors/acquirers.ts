@@ -6,7 +6,7 @@ import { AcquirerJournal } from './journal.js';
 import { StripeConnector } from './stripe/connector.js';
 import { AdyenConnector } from './adyen/connector.js';
 
-/** DESIGN 16: an account's acquirer settings in `routing`; credentials are named, never written, in the file. */
+/** docs/connectors.md: an account's acquirer settings in `routing`; credentials are named, never written, in the file. */
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must name an environment variable');
 const apiBase = z.union([z.literal(''), z.url()]).optional();
 
@@ -59,7 +59,7 @@ export function acquirerConnectors(accounts: Account[], ctx: AcquirerContext): M
     const parsed = (code === 'stripe' ? stripeRouting : adyenRouting).safeParse(account.routing);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new AcquirerSettingsError(`${name}: routing.${issue.path.join('.')} ${issue.message} (connector ${code}, DESIGN 16)`);
+      throw new AcquirerSettingsError(`${name}: routing.${issue.path.join('.')} ${issue.message} (connector ${code}, docs/connectors.md)`);
     }
     const journal = new AcquirerJournal(ctx.ledgerOf(account.merchant_id), code, ctx.now, account.account_id);
     if (parsed.data.connector_code === 'stripe') {

@@ -16,7 +16,7 @@ import { AcquirerUnreachable } from './journal.js';
 import { PROCESSING_MS, TIMED_CARDS, entryAt, timedFields, timedPlanOf, type TimedEntry } from './sandbox-cards.js';
 import { DISPUTE_CARDS, sandboxDisputeStanding, sandboxDisputes } from './sandbox-disputes.js';
 
-/** Test cards of DESIGN section 7. Any other valid number is approved. */
+/** Test cards of docs/api.md#test-cards-and-risk-triggers. Any other valid number is approved. */
 const DECLINES: Record<string, DeclineReason> = {
   '4000000000000002': 'DECLINED',
   '4000000000009995': 'INSUFFICIENT_FUNDS',

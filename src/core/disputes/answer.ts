@@ -3,7 +3,7 @@ import { compactDate } from '../kernel/dates.js';
 import { EVIDENCE_FIELDS, type DisputeRecord } from './dispute-record.js';
 
 /**
- * The dispute's fields as answers, notifications and the search write them (DESIGN 13): amounts with two
+ * The dispute's fields as answers, notifications and the search write them (docs/disputes.md): amounts with two
  * fraction digits, dates `YYYYMMDDhhmmss` in the gateway's zone, '' for a date not reached.
  */
 export function disputeFields(d: DisputeRecord, timezone: string): Record<string, string> {

@@ -1,8 +1,8 @@
-// The dispute record (DESIGN 13): a leaf file that imports only kernel/, so that ports/store.ts and the
+// The dispute record (docs/disputes.md): a leaf file that imports only kernel/, so that ports/store.ts and the
 // payment record can name it without an import circle (docs/architecture.md).
 import type { Minor } from '../kernel/money.js';
 
-/** dispute_reason values of DESIGN 13. */
+/** dispute_reason values of docs/disputes.md. */
 export const DISPUTE_REASONS = [
   'fraudulent',
   'product_not_received',
@@ -13,7 +13,7 @@ export const DISPUTE_REASONS = [
 ] as const;
 export type DisputeReason = (typeof DISPUTE_REASONS)[number];
 
-/** dispute_status values of DESIGN 13; `won` and `lost` are closed. */
+/** dispute_status values of docs/disputes.md; `won` and `lost` are closed. */
 export const DISPUTE_STATUSES = ['inquiry', 'needs_response', 'under_review', 'won', 'lost'] as const;
 export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
 

@@ -162,7 +162,7 @@ async function ownAnswerTaken(
 }
 
 /**
- * Opens or updates a dispute from a connector's report (DESIGN 13, the connector interface): the sandbox's
+ * Opens or updates a dispute from a connector's report (docs/disputes.md, the connector interface): the sandbox's
  * answer to `since`, or an acquirer's dispute webhook (Stripe, Adyen) mapped to an AcquirerDispute. A dispute
  * the payment does not have yet is opened (the balance debited with the fee, notified, its escalation and
  * deadline due); a known one is moved to the reported status through the transition table (a report that

@@ -41,7 +41,7 @@ function refusal(d: DisputeRecord, now: number, act: 'evidence' | 'accept'): str
   return undefined;
 }
 
-/** Card numbers typed into evidence are masked before it is kept, notified or sent (DESIGN 9). */
+/** Card numbers typed into evidence are masked before it is kept, notified or sent (docs/security.md#card-data). */
 function masked(evidence: DisputeEvidence): DisputeEvidence {
   const out = { ...evidence };
   for (const f of EVIDENCE_FIELDS) out[f] = maskCardNumbers(out[f]);
@@ -158,7 +158,7 @@ async function answerDispute(
     const payment = await deps.store.getPayment(account.merchant_id, d.transaction_id);
     if (!payment) return { ok: false, message: 'dispute_id: the disputed payment is not found', dispute: d };
     if (send && !sent) {
-      // what is sent is recorded first, as a claim is before a payment's acquirer is asked (DESIGN 10), and kept
+      // what is sent is recorded first, as a claim is before a payment's acquirer is asked (docs/operations.md#money-moves-exactly-once-claims-acquirer-references-and-recovery), and kept
       // until the dispute moves: the acquirer may have taken it even when its answer is lost. The same answer
       // again goes under the same reference; other evidence under one of its own (its number n)
       const earlier = answersSent(d);
@@ -238,7 +238,7 @@ async function answerDispute(
 }
 
 /**
- * /v1/disputeEvidence (DESIGN 13): `submit` false keeps a draft (no status change, nothing sent); true sends
+ * /v1/disputeEvidence (docs/disputes.md): `submit` false keeps a draft (no status change, nothing sent); true sends
  * the evidence to the acquirer and puts the dispute under review (an inquiry through needs_response), its
  * escalation and deadline dropped, and the acquirer's decision asked for a day later
  * (an acquirer that reports decisions by webhook answers nothing then). Refused after due_date, under review, and on a closed dispute.
@@ -251,7 +251,7 @@ export async function submitDisputeEvidence(
   submit: boolean,
   now: number,
 ): Promise<DisputeAnswer> {
-  // a dispute of a test clock's payment is answered in the clock's time and queues (DESIGN 14)
+  // a dispute of a test clock's payment is answered in the clock's time and queues (docs/test-clocks.md)
   const onClock = await depsOnClockOf(deps, account.merchant_id, await findDispute(deps, account, disputeId));
   if (onClock) return submitDisputeEvidence(onClock, account, disputeId, evidence, submit, onClock.clock.now());
   const kept = masked(evidence);
@@ -271,7 +271,7 @@ export async function submitDisputeEvidence(
   );
 }
 
-/** /v1/disputeAccept (DESIGN 13): the merchant gives the amount up; the dispute is lost at once. */
+/** /v1/disputeAccept (docs/disputes.md): the merchant gives the amount up; the dispute is lost at once. */
 export async function acceptDispute(deps: CoreDeps, account: Account, disputeId: string, now: number): Promise<DisputeAnswer> {
   const onClock = await depsOnClockOf(deps, account.merchant_id, await findDispute(deps, account, disputeId));
   if (onClock) return acceptDispute(onClock, account, disputeId, onClock.clock.now());

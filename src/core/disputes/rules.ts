@@ -1,6 +1,6 @@
 import type { Minor } from '../kernel/money.js';
 
-/** The last moment for evidence: 7 days after opening (the sandbox's window, DESIGN 13). */
+/** The last moment for evidence: 7 days after opening (the sandbox's window, docs/disputes.md). */
 export const RESPONSE_WINDOW_MS = 7 * 86_400_000;
 /** An inquiry escalates to needs_response this long after it opened, unless evidence arrived first. */
 export const INQUIRY_ESCALATION_MS = 86_400_000;
@@ -13,7 +13,7 @@ export const DECISION_DELAY_MS = 86_400_000;
 export const DISPUTE_FEE: Minor = 1500;
 
 /**
- * due_date is the last moment for evidence (DESIGN 13): it has passed once the clock is beyond it, so evidence
+ * due_date is the last moment for evidence (docs/disputes.md): it has passed once the clock is beyond it, so evidence
  * sent at due_date itself is taken, and the deadline step runs the moment after.
  */
 export const pastDue = (d: { due_at: number }, now: number): boolean => now > d.due_at;

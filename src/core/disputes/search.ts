@@ -31,7 +31,7 @@ async function named(deps: CoreDeps, account: Account, s: DisputeSearch): Promis
 }
 
 /**
- * /v1/retrievalDispute (DESIGN 13): the account's disputes named by the lists and/or opened within the dates,
+ * /v1/retrievalDispute (docs/disputes.md): the account's disputes named by the lists and/or opened within the dates,
  * newest first, at most 100, `has_more` `1` when more matched; no criterion: the newest disputes. Answered in
  * JSON like the refund search, signed over merchant_id, account_id, return_status.
  */

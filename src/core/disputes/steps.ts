@@ -24,7 +24,7 @@ function capturedAt(p: Payment): number {
 }
 
 /**
- * One time-driven step of the dispute lifecycle (DESIGN 13), a member of the due queue `dispute`, run at `now`
+ * One time-driven step of the dispute lifecycle (docs/disputes.md), a member of the due queue `dispute`, run at `now`
  * (the live job's clock, or a test clock's time: the same code either way). Returns true when it acted.
  * - `open:<transaction_id>`: a payment just captured whose connector watches it: its disputes are asked for
  *   and each one opened (reportAcquirerDispute);
@@ -93,7 +93,7 @@ export async function runDisputeStep(deps: CoreDeps, merchantId: string, member:
 
 /**
  * Runs at once the `open:` steps a capture's commit queued (disputeWatchOnCapture): a payment its connector
- * watches (the sandbox's dispute test cards) is disputed as soon as it is captured (DESIGN 13), so the capture
+ * watches (the sandbox's dispute test cards) is disputed as soon as it is captured (docs/disputes.md), so the capture
  * is answered once its dispute is open, and a refund sent after that answer finds the dispute. A step that
  * cannot run now (the store or the connector not answering) stays queued, and the job opens the dispute. True
  * when a dispute was opened (the payment was written again: its dispute summary).

@@ -32,7 +32,7 @@ export function balanceDebit(before: DisputeRecord | undefined, after: DisputeRe
 }
 
 /**
- * Writes a dispute change in one all-or-nothing commit with everything it moves (DESIGN 13): the record, its
+ * Writes a dispute change in one all-or-nothing commit with everything it moves (docs/disputes.md): the record, its
  * payment's summary (what refunds and the query read), the deposit balance (debited with the amount and the
  * fee when the dispute opens, the amount credited when it is won and debited again when a win is reversed:
  * balanceDebit), a `dispute` notification per status change and the

@@ -5,7 +5,7 @@ import { resolveStaleClaim } from '../operations/stale-claim.js';
 import { dueQueueJob, type BackgroundJob } from './due-queue.js';
 
 /**
- * The recovery job (DESIGN 10): every claim is entered in the 'pending_resolve' queue at its staleness time and
+ * The recovery job (docs/operations.md#money-moves-exactly-once-claims-acquirer-references-and-recovery): every claim is entered in the 'pending_resolve' queue at its staleness time and
  * removed by the commit that records its outcome, so what this job finds due is exactly the outcomes not
  * recorded in time. Each is resolved and notified; a payment still claimed live is looked at again later.
  */

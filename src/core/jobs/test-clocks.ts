@@ -6,7 +6,7 @@ import { MAX_CLOCKS } from '../clocks/clocks.js';
 import { deliveryJob } from '../notifications/delivery.js';
 
 /**
- * The test clocks' job (DESIGN 14), in every process:
+ * The test clocks' job (docs/test-clocks.md), in every process:
  * - runs advances: an advance is entered in the live `test_clock` queue when it starts (due at once) and at its
  *   lease's end while it runs; whoever finds it due takes the lease (a versioned write, one process wins) and runs
  *   it, so an advance whose process died is resumed from the time it recorded;

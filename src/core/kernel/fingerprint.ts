@@ -173,7 +173,7 @@ function deepCanonical(value: unknown, view?: CanonicalView): string {
   return out.join('');
 }
 
-/** Members of a payment request never kept, even as a hash: the security code and the expiry (DESIGN 9). */
+/** Members of a payment request never kept, even as a hash: the security code and the expiry (docs/security.md#card-data). */
 const CARD_SECRETS = ['security_code', 'expiration_month', 'expiration_year'] as const;
 
 /** The card as fingerprints see it: the masked number the payment keeps anyway (first 6, `***`, last 4). */

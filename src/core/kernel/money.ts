@@ -1,7 +1,7 @@
 /**
  * Money inside the gateway is an integer count of hundredths of the currency unit, because the interface
  * writes every amount as a decimal string with exactly two fraction digits. Requests may send fewer
- * fraction digits (`"10"`, `"10.5"`: DESIGN 3); answers always write two. Currencies whose minor unit has
+ * fraction digits (`"10"`, `"10.5"`: docs/api.md#bodies); answers always write two. Currencies whose minor unit has
  * no decimals (JPY, KRW, ...) take whole amounts only (`"1000"` or `"1000.00"`); three-decimal currencies
  * are carried at two decimals as the interface fixes. Connectors take the currency's own minor units
  * (acquirerAmount). Floating point never touches an amount.

@@ -1,7 +1,7 @@
 import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 
 /**
- * The signature rule of DESIGN section 2: SHA-256 over the listed values (spaces removed, no separator)
+ * The signature rule of docs/api.md#signatures: SHA-256 over the listed values (spaces removed, no separator)
  * followed by the account's sign_key, written as hex. Existing integrations of this API family also sign
  * the values as sent, spaces kept: a request signature may be in either form; ours are spaces-removed.
  */
@@ -33,15 +33,15 @@ export const REQUEST_SIGNATURE_FIELDS = {
   /** /v1/payout/query names the payout by request_id and/or transaction_id; the absent one signs as '' */
   payoutQuery: ['merchant_id', 'account_id', 'request_id', 'transaction_id'],
   optimise: ['merchant_id', 'account_id', 'request_id', 'currency', 'amount', 'shopper_email'],
-  /** test clocks (DESIGN 14) */
+  /** test clocks (docs/test-clocks.md) */
   testClock: ['merchant_id', 'account_id', 'request_id'],
   testClockAdvance: ['merchant_id', 'account_id', 'test_clock_id', 'frozen_time'],
   retrievalTestClock: ['merchant_id', 'account_id'],
   testClockDelete: ['merchant_id', 'account_id', 'test_clock_id'],
-  /** a shopper's saved cards (DESIGN 15) */
+  /** a shopper's saved cards (docs/checkout.md#saved-cards-for-returning-shoppers) */
   retrievalCards: ['merchant_id', 'account_id', 'shopper_id'],
   deleteCard: ['merchant_id', 'account_id', 'shopper_id', 'card_id'],
-  /** disputes (DESIGN 13): the search, then evidence and accept */
+  /** disputes (docs/disputes.md): the search, then evidence and accept */
   retrievalDispute: ['merchant_id', 'account_id'],
   dispute: ['merchant_id', 'account_id', 'dispute_id'],
 } as const;
@@ -54,7 +54,7 @@ export const RESPONSE_SIGNATURE_FIELDS = {
   payout: ['merchant_id', 'account_id', 'request_id', 'status'],
   notification: ['merchant_id', 'account_id', 'notify_type', 'notify_id', 'order_no'],
   optimise: ['merchant_id', 'account_id', 'return_status'],
-  /** a payout has no order_no: its request_id takes that place (DESIGN 2) */
+  /** a payout has no order_no: its request_id takes that place (docs/api.md#signatures) */
 } as const;
 
 function valueText(v: SignedValue): string {
@@ -96,7 +96,7 @@ export function signatureMatches(received: unknown, expected: string): boolean {
 }
 
 /**
- * A request's signature, accepted in either form (DESIGN 2). Both comparisons always run, so the time taken
+ * A request's signature, accepted in either form (docs/api.md#signatures). Both comparisons always run, so the time taken
  * says nothing about which form matched or how much of either did.
  */
 export function requestSignatureMatches(received: unknown, values: readonly SignedValue[], signKey: string): boolean {
@@ -123,7 +123,7 @@ export const STRICT_TOLERANCE_SECONDS = 300;
 /**
  * The MAC of a strict request signature: lower-case hex HMAC-SHA256, keyed by the account's sign_key, of
  * `<t>.<METHOD>.<path>.<raw body>`. Method and path bind it to one call; t bounds its life; the raw body
- * covers every field, not only the ones DESIGN 2 lists.
+ * covers every field, not only the ones docs/api.md#signatures lists.
  */
 export function requestMac(signKey: string, unixSeconds: number, method: string, path: string, rawBody: string): string {
   return createHmac('sha256', signKey).update(`${unixSeconds}.${method.toUpperCase()}.${path}.${rawBody}`, 'utf8').digest('hex');

@@ -73,7 +73,7 @@ export const accountSchema = z.object({
   auth_window_days: z.number().int().min(1).max(30).default(7),
   /** minutes a hosted checkout session waits for the shopper's card */
   checkout_ttl_minutes: z.number().int().min(1).max(1440).default(30),
-  /** seconds in which a refund identical to an applied one is refused as its duplicate (DESIGN 3a); 0 = off */
+  /** seconds in which a refund identical to an applied one is refused as its duplicate (docs/api.md#errors-and-idempotency); 0 = off */
   refund_duplicate_seconds: z.number().int().min(0).default(600),
   /** calls per second allowed for this account; 0 = unlimited */
   rate_limit_per_second: z.number().int().min(0).default(0),
@@ -87,11 +87,11 @@ export const accountSchema = z.object({
   card_brands: z.array(z.enum(CARD_BRANDS)).default([]),
   /** display name, accent colour and logo of the hosted pages */
   branding: brandingSchema.default({}),
-  /** the hosted card page offers proven returning shoppers their saved cards, and saving one (DESIGN 15) */
+  /** the hosted card page offers proven returning shoppers their saved cards, and saving one (docs/checkout.md#saved-cards-for-returning-shoppers) */
   saved_cards: z.boolean().default(false),
 });
 
-/** PHC string of DESIGN 11: scrypt, N = 2^ln (ln 14 to 20), salt and 32-byte hash in unpadded base64. */
+/** PHC string of docs/portal.md: scrypt, N = 2^ln (ln 14 to 20), salt and 32-byte hash in unpadded base64. */
 export const PORTAL_HASH = /^\$scrypt\$ln=(1[4-9]|20),r=([1-9]\d?),p=([1-9]\d?)\$([A-Za-z0-9+/]{11,})\$([A-Za-z0-9+/]{43})$/;
 
 const portalUserSchema = z.object({
@@ -104,7 +104,7 @@ const merchantSchema = z.object({
   merchant_id: z.string().min(1).max(7),
   name: z.string().min(1),
   accounts: z.array(accountSchema).min(1),
-  /** who may sign in to the merchant portal (DESIGN 11) */
+  /** who may sign in to the merchant portal (docs/portal.md) */
   portal_users: z.array(portalUserSchema).default([]),
 });
 

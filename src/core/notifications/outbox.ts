@@ -12,7 +12,7 @@ import type { NotifyType, OutboxRecord } from './outbox-record.js';
 export type { NotifyType, OutboxRecord };
 
 /**
- * encryption_data of a notification (DESIGN section 2): merchant_id, account_id, notify_type, notify_id and
+ * encryption_data of a notification (docs/api.md#signatures): merchant_id, account_id, notify_type, notify_id and
  * the order_no, or where there is no order a payout's request_id, a subscription's recurring_id or a test clock's
  * test_clock_id.
  */
@@ -57,7 +57,7 @@ export function outboxRecord(
   };
 }
 
-/** The fields that describe a payment in a notification: no card field, not even the masked number (DESIGN 9). */
+/** The fields that describe a payment in a notification: no card field, not even the masked number (docs/security.md#card-data). */
 export function paymentNotificationFields(p: Payment, timezone: string): Record<string, string> {
   return {
     order_no: p.order_no,

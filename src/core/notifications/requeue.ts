@@ -15,7 +15,7 @@ type Deps = Pick<CoreDeps, 'store' | 'clock' | 'merchants' | 'log'>;
 const reason = (err: unknown) => ({ message: err instanceof Error ? err.message : String(err) });
 
 /**
- * The safety net under the outbox queue (DESIGN 8, delivery at least once): a pending notification without a
+ * The safety net under the outbox queue (docs/notifications.md, delivery at least once): a pending notification without a
  * queue entry would never be sent. Every queue removal is conditional on the record's version now, but an
  * entry lost earlier (an unconditional removal that raced a resend) or deleted by hand is found here.
  *

@@ -45,7 +45,7 @@ export async function applyOperation<O, P>(
     transactionId,
     (p, now) => {
       if (p.account_id !== account.account_id) return 'missing';
-      // a payment of a test clock is moved in the clock's time and queues (DESIGN 14): nothing taken here
+      // a payment of a test clock is moved in the clock's time and queues (docs/test-clocks.md): nothing taken here
       const clock = clockOf(p);
       if (clock !== undefined && !runsOnClock(deps, clock)) {
         onClock = clock;

@@ -43,7 +43,7 @@ export async function runBatch<O extends OrderRef, P>(
         try {
           results[i] = await applyOperation(deps, account, order.transaction_id, op, order, order);
         } catch (err) {
-          // one order's failure is that order's result (DESIGN 10); a claim it left is finished by recovery
+          // one order's failure is that order's result (docs/operations.md#money-moves-exactly-once-claims-acquirer-references-and-recovery); a claim it left is finished by recovery
           deps.log.error(
             { transaction_id: order.transaction_id, merchant_id: account.merchant_id, call, err: { message: (err as Error).message } },
             'batch order failed',

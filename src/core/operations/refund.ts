@@ -11,7 +11,7 @@ import { isOpenDispute } from '../disputes/dispute-record.js';
 export interface RefundOrder extends OrderRef {
   refund_amount: number;
   refund_reason: string;
-  /** the call carries an Idempotency-Key: the key's rules apply instead of the duplicate window (DESIGN 3a) */
+  /** the call carries an Idempotency-Key: the key's rules apply instead of the duplicate window (docs/api.md#errors-and-idempotency) */
   underIdempotencyKey?: boolean;
 }
 
@@ -84,7 +84,7 @@ export const refundOperation: PaymentOperation<RefundOrder, RefundPlan> = {
     // first: a repeat answers which refund it repeats, even when that refund left nothing to refund
     const repeated = repeatedRefund(p, order, account, now);
     if (repeated) return { ok: false, failure: 'DUPLICATE_REFUND', detail: repeated.refund_reference_id };
-    // DESIGN 13: no refund while a dispute is open (the card holder's bank is taking the money back already)
+    // docs/disputes.md: no refund while a dispute is open (the card holder's bank is taking the money back already)
     const disputed = p.disputes?.find((d) => isOpenDispute(d.status));
     if (disputed) return { ok: false, failure: 'DISPUTED', detail: disputed.dispute_id };
     if (p.status === S.REFUNDED) return { ok: false, failure: 'FULLY_REFUNDED' };

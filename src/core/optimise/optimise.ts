@@ -58,7 +58,7 @@ function unavailable(account: Account, m: PaymentMethodSettings, order: Optimise
 }
 
 /**
- * /v1/optimise (DESIGN 5): the account's methods that fit the order, best first. A card method is scored
+ * /v1/optimise (docs/api.md): the account's methods that fit the order, best first. A card method is scored
  * with the approval rates the gateway measured for cards (by brand when card_bin names one, and by the
  * billing country); a method the gateway does not process itself has no measurements and keeps the prior.
  */

@@ -67,7 +67,7 @@ export interface AuthoriseCommand {
   browser?: BrowserInfo;
   /** the security code asked again for a saved card (a token payment); sent to the acquirer, never kept */
   tokenSecurityCode?: string;
-  /** the proven shopper who consented to save the card sent (hosted card page, DESIGN 15) */
+  /** the proven shopper who consented to save the card sent (hosted card page, docs/checkout.md#saved-cards-for-returning-shoppers) */
   saveCardFor?: string;
   /** the shopper's saved card paid (its token is order.token_id): the token is not the payment's token_id */
   savedCardId?: string;
@@ -237,7 +237,7 @@ export async function authorisePayment(deps: CoreDeps, cmd: AuthoriseCommand): P
   const risk = orderRisk(account, order, card);
   const transactionId = deps.ids.transactionId();
   // the authorisation's claim is written with the payment: if this process dies before the outcome is
-  // recorded, recovery asks the acquirer under the same reference (DESIGN 10)
+  // recorded, recovery asks the acquirer under the same reference (docs/operations.md#money-moves-exactly-once-claims-acquirer-references-and-recovery)
   const claim = newClaim(deps, { op: 'authorise', reference: acquirerReference.authorise(transactionId), amount: order.amount }, now);
   const pending: Payment = withLaterFields({
     version: 0,
@@ -451,7 +451,7 @@ async function takeOver(deps: CoreDeps, account: Account, stale: Payment, cmd: A
 /**
  * Answers the sandbox issuer's challenge for a payment waiting on 3-D Secure. The answer takes the payment's
  * claim first, so a cancel, the challenge-expiry sweep and a second answer each wait for it and then see its
- * outcome (DESIGN 10).
+ * outcome (docs/operations.md#money-moves-exactly-once-claims-acquirer-references-and-recovery).
  */
 export async function answerChallenge(deps: CoreDeps, account: Account, payment: Payment, code: string): Promise<PaymentResult> {
   const replay = async (p: Payment): Promise<PaymentResult> => {

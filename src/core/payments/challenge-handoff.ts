@@ -1,7 +1,7 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { Payment } from './payment.js';
 
-/** Addresses the merchant appended to issuer_url (DESIGN 5), already checked by the page. */
+/** Addresses the merchant appended to issuer_url (docs/api.md), already checked by the page. */
 export interface AppendedAddresses {
   return_url?: string;
   notify_url?: string;

@@ -5,7 +5,7 @@ import { GatewayError } from '../kernel/errors.js';
 import { pause } from '../kernel/clock.js';
 
 /**
- * The one claim rule (DESIGN 10). Every flow that moves a payment at the acquirer first writes a claim on the
+ * The one claim rule (docs/operations.md#money-moves-exactly-once-claims-acquirer-references-and-recovery). Every flow that moves a payment at the acquirer first writes a claim on the
  * payment (a versioned commit) recording its intent: the operation, the acquirer reference, the amount and the
  * plan. Only then is the connector asked, and the outcome is committed together with the claim's release.
  * Another flow that finds a live claim waits for it; one that finds a stale claim (its holder crashed or

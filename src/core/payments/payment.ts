@@ -7,7 +7,7 @@ import type { DisputeSummary } from '../disputes/dispute-record.js';
 
 export type { CardSummary };
 
-/** payment_status values of DESIGN section 4. */
+/** payment_status values of docs/api.md#statuses. */
 export const PaymentStatus = {
   PENDING: '1000',
   HELD: '2000',
@@ -99,7 +99,7 @@ export interface Payment {
   /** true when this payment put the card in the vault (dropped again if the payment fails) */
   vault_created?: boolean;
   /**
-   * the shopper asked on the hosted page to save this card (DESIGN 15): a vault token of its own, made with the
+   * the shopper asked on the hosted page to save this card (docs/checkout.md#saved-cards-for-returning-shoppers): a vault token of its own, made with the
    * payment; the saved card is recorded when the payment is approved, the token dropped when it fails
    */
   save_card?: { shopper_id: string; token: string; card_id?: string; card_hash?: string };
@@ -146,7 +146,7 @@ export interface Payment {
   written_by?: string;
   /** every status change made by the transition table, oldest first */
   history?: { at: number; from: PaymentStatus; to: PaymentStatus }[];
-  /** its disputes (DESIGN 13), oldest first, each with its status: refunds are refused while one is open */
+  /** its disputes (docs/disputes.md), oldest first, each with its status: refunds are refused while one is open */
   disputes?: DisputeSummary[];
   /** extra per-source data (checkout session id, contract charge number, ...) */
   meta?: Record<string, string>;

@@ -23,7 +23,7 @@ interface Rule {
 /** The first rule set. Each rule is reported with its own status so merchants see why. */
 const RULES: Rule[] = [
   {
-    // DESIGN section 7: the sandbox's risk triggers
+    // docs/api.md#test-cards-and-risk-triggers: the sandbox's risk triggers
     name: 'email_test_trigger',
     check: ({ shopper_email }) => {
       const local = shopper_email.split('@')[0] ?? '';

@@ -226,7 +226,7 @@ export async function settleAuthorisation(
 }
 
 /**
- * The card the shopper asked to save (DESIGN 15): recorded as a saved card when the payment is approved; with
+ * The card the shopper asked to save (docs/checkout.md#saved-cards-for-returning-shoppers): recorded as a saved card when the payment is approved; with
  * any other outcome (declined, failed, held for review) its vault token is dropped and nothing is saved.
  */
 function keepOrDropSavedCard(deps: CoreDeps, change: ChangeSet, p: Payment, approved: boolean, now: number): Payment {

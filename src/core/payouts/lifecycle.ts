@@ -53,7 +53,7 @@ export async function advancePayout(deps: CoreDeps, merchantId: string, transact
       const sent = await deps.payoutConnector.submit({
         reference: p.transaction_id,
         payment_method: p.request.payment_method,
-        // the provider's unit, as the card connector's (DESIGN 10): JPY 1000.00 -> 1000, KWD 1.50 -> 1500
+        // the provider's unit, as the card connector's (docs/operations.md#money-moves-exactly-once-claims-acquirer-references-and-recovery): JPY 1000.00 -> 1000, KWD 1.50 -> 1500
         amount: acquirerAmount(p.amount_beneficiary_receives, p.request.payment_currency),
         currency: p.request.payment_currency,
         account_number: String(bankDetail(p, 'account_number')),

@@ -22,7 +22,7 @@ function derive(password: string, salt: Buffer, cost: HashCost): Promise<Buffer>
 
 const b64 = (b: Buffer): string => b.toString('base64').replace(/=+$/, '');
 
-/** The PHC string of DESIGN 11 for a password: `$scrypt$ln=15,r=8,p=1$<salt>$<hash>`. */
+/** The PHC string of docs/portal.md for a password: `$scrypt$ln=15,r=8,p=1$<salt>$<hash>`. */
 export async function hashPassword(password: string, cost: HashCost = DEFAULT_COST): Promise<string> {
   const salt = randomBytes(16);
   const key = await derive(password, salt, cost);

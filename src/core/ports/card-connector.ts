@@ -90,7 +90,7 @@ export interface CardConnector {
   /**
    * An acquirer whose records live in the gateway's own store (the sandbox) may decide an authorisation
    * without writing anything: its record (what a call of `authorise` would have kept under the reference)
-   * is then written in the same commit as the payment's outcome (ChangeSet.acquirerRecords). DESIGN 10 holds:
+   * is then written in the same commit as the payment's outcome (ChangeSet.acquirerRecords). docs/operations.md#money-moves-exactly-once-claims-acquirer-references-and-recovery holds:
    * the claim is durable before it is asked, and the acquirer's record and the outcome become durable in one
    * step, so neither is ever kept without the other. undefined: this connector cannot; call `authorise`.
    */
@@ -140,7 +140,7 @@ export interface CardConnector {
    * gateway's details call), so nothing at the acquirer outlives a challenge the gateway ended.
    */
   endChallenge?(connectorRef: string, reference: string): Promise<AuthorisationOutcome | undefined>;
-  /** Disputes (DESIGN 13); absent where the connector does not offer them (the gateway then opens none itself). */
+  /** Disputes (docs/disputes.md); absent where the connector does not offer them (the gateway then opens none itself). */
   readonly disputes?: DisputeOperations;
   /**
    * The acquirer's own records of one payment's money, read by reconciliation (core/reconcile) to compare with
@@ -164,7 +164,7 @@ export interface AcquirerDispute {
   amount?: number;
   /**
    * The acquirer's last moment for the merchant's answer (ms), where it says one (Stripe's `due_by`, Adyen's
-   * `defensePeriodEndsAt`): the dispute's due_date. Absent: the gateway's own window (DESIGN 13's 7 days).
+   * `defensePeriodEndsAt`): the dispute's due_date. Absent: the gateway's own window (docs/disputes.md's 7 days).
    */
   dueAt?: number;
   /**
@@ -187,7 +187,7 @@ export interface AcquirerDispute {
 }
 
 /**
- * The dispute operations of DESIGN 13. A connector that learns of disputes by its acquirer's webhooks
+ * The dispute operations of docs/disputes.md. A connector that learns of disputes by its acquirer's webhooks
  * reports them to the core (disputes/report.ts, reportAcquirerDispute) and may answer `since` with nothing;
  * the sandbox, which has no webhooks, is asked.
  */

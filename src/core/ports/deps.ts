@@ -64,7 +64,7 @@ export interface CoreDeps {
   notifyAllowPrivate: boolean;
   /** AUTH_FAILURES_PER_MINUTE: failed authentications a client address may make a minute (0: no limit) */
   authFailuresPerMinute: number;
-  /** PENDING_RESOLVE_SECONDS: a claim older than this is resumed by recovery (DESIGN 10) */
+  /** PENDING_RESOLVE_SECONDS: a claim older than this is resumed by recovery (docs/operations.md#money-moves-exactly-once-claims-acquirer-references-and-recovery) */
   pendingResolveMs: number;
   /** RECONCILE_DAYS in ms: how far back reconciliation looks (0: off; absent: the default 7 days) */
   reconcileWindowMs?: number;

@@ -1,5 +1,5 @@
 /**
- * What the core reports to the operator's metrics (DESIGN section 12). The core only says what happened;
+ * What the core reports to the operator's metrics (docs/operations.md). The core only says what happened;
  * the Prometheus adapter (src/metrics/prometheus.ts) turns it into series. Labels stay bounded: a payment
  * source and a payment_status code, a delivery result, a job name.
  */
@@ -10,7 +10,7 @@ export interface GatewayMetrics {
   notificationAttempt(result: 'delivered' | 'failed' | 'gave_up'): void;
   /** one run of a background job ended: ok, partial (some items failed and were put back) or error */
   jobRun(job: string, result: 'ok' | 'partial' | 'error'): void;
-  /** a dispute reached a status (opened included): its dispute_reason and dispute_status (DESIGN 13) */
+  /** a dispute reached a status (opened included): its dispute_reason and dispute_status (docs/disputes.md) */
   disputeMoved(reason: string, status: string): void;
   /** reconciliation found a new discrepancy: the connector's code and its kind (reconcile/reconcile-records.ts) */
   reconciliationDiscrepancy(connector: string, kind: string): void;

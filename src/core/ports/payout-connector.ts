@@ -7,7 +7,7 @@ export interface PayoutSubmission {
   payment_method: 'SWIFT' | 'LOCAL';
   /**
    * what the beneficiary receives, in payment_currency's own minor units (ISO 4217 exponent) like every
-   * connector's amount (DESIGN 10): JPY 1000 is 1000, USD 10.00 is 1000, KWD 1.500 is 1500
+   * connector's amount (docs/operations.md#money-moves-exactly-once-claims-acquirer-references-and-recovery): JPY 1000 is 1000, USD 10.00 is 1000, KWD 1.500 is 1500
    */
   amount: number;
   currency: string;

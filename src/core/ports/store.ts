@@ -30,7 +30,7 @@ export type DueQueue =
 export interface ChangeSet {
   merchantId: string;
   /**
-   * the test clock whose objects this change writes (DESIGN 14): its due entries, and its notifications' queue
+   * the test clock whose objects this change writes (docs/test-clocks.md): its due entries, and its notifications' queue
    * and index, are the clock's own (no live job reads them), and the records it creates are listed under the clock
    */
   clock?: string;

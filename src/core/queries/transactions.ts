@@ -31,7 +31,7 @@ interface OrderLine {
   transaction_date: string;
   transaction_id: string;
   website: string;
-  /** the status of the payment's latest dispute (DESIGN 13), '' when it has none */
+  /** the status of the payment's latest dispute (docs/disputes.md), '' when it has none */
   dispute_status: string;
 }
 
@@ -92,7 +92,7 @@ export async function queryTransactions(deps: CoreDeps, account: Account, q: Tra
 }
 
 /**
- * DESIGN 5: a query that names no order (as the spec's sample sends it) answers the account's newest
+ * docs/api.md: a query that names no order (as the spec's sample sends it) answers the account's newest
  * payments, newest first, at most 100, from the per-account index the store keeps as payments are created
  * (never a scan of keys); has_more is 1 when more matched.
  */

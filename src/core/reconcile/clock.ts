@@ -6,7 +6,7 @@ import { DEFAULT_RECONCILE_WINDOW_MS } from './job.js';
 const MAX_PER_INDEX = 1_000;
 
 /**
- * Reconciles a test clock's payments with the sandbox's books, in the clock's time (DESIGN 14): what a live pass
+ * Reconciles a test clock's payments with the sandbox's books, in the clock's time (docs/test-clocks.md): what a live pass
  * does over the account's window, done at once when the clock's advance has made every step due up to its time
  * (clocks/advance.ts). Answers how many payments it compared. The clock's advance holds the clock, so no pass
  * record is kept.

@@ -2,7 +2,7 @@
 import { expiryPassed, type CardSummary } from '../kernel/cards.js';
 
 /**
- * A card a shopper saved on the hosted card page (DESIGN 15): the vault's token bound to (merchant, account,
+ * A card a shopper saved on the hosted card page (docs/checkout.md#saved-cards-for-returning-shoppers): the vault's token bound to (merchant, account,
  * shopper_id). It is stored under a key built from all three, so no other shopper, account or merchant can list
  * or charge it; the number stays in the vault (sealed), the security code is never kept.
  */

@@ -18,7 +18,7 @@ export const CARD_ID = /^card_[0-9A-Za-z_-]{8,64}$/;
 /**
  * The shopper a /v1/checkout names, when the account saves cards and the merchant proves the shopper_id: by strict
  * signing (the X-Signature over the whole raw body, checked before the route) or by shopper_signature = SHA-256 of
- * merchant_id + account_id + shopper_id + sign_key (DESIGN 15). Anything else is ignored, never refused: the page
+ * merchant_id + account_id + shopper_id + sign_key (docs/checkout.md#saved-cards-for-returning-shoppers). Anything else is ignored, never refused: the page
  * then offers and saves nothing.
  */
 export function provenShopper(account: Account, shopperId: string, shopperSignature: unknown): string | undefined {
@@ -32,7 +32,7 @@ export function provenShopper(account: Account, shopperId: string, shopperSignat
 
 /**
  * False for a shopper_id that holds a card-shaped number (a loyalty or account number that passes the Luhn check
- * in a card range). Such an id is kept only masked (first 6, ***, last 4: DESIGN 9), and two shoppers whose ids
+ * in a card range). Such an id is kept only masked (first 6, ***, last 4: docs/security.md#card-data), and two shoppers whose ids
  * share those digits would then share one list of saved cards: no card is saved or offered under it.
  */
 export function keepsCardsFor(shopperId: string): boolean {

@@ -43,7 +43,7 @@ export interface Contract extends SubscriptionTerms {
   charges_made: number;
   /** when the next charge is due (epoch ms); null when none is left */
   next_charge_at: number | null;
-  /** failed charges of the current period (retried on the schedule of DESIGN/docs, then Suspended) */
+  /** failed charges of the current period (retried on the schedule of docs/subscriptions.md, then Suspended) */
   failed_attempts: number;
   /** the charge created ahead of its due time for the current period (a pending recurring payment) */
   pending_charge?: ContractCharge;

@@ -36,12 +36,12 @@ const SIGNED: ReadonlyMap<string, readonly string[]> = new Map<string, readonly 
   ['/v1/disputeAccept', REQUEST_SIGNATURE_FIELDS.dispute],
 ]);
 
-/** True for a merchant call signed by DESIGN 2 (the paths signedValuesFor knows), without building its values. */
+/** True for a merchant call signed by docs/api.md#signatures (the paths signedValuesFor knows), without building its values. */
 export function isSignedPath(path: string): boolean {
   return BATCH_ARRAYS.has(path) || SIGNED.has(path);
 }
 
-/** The values the call's request signature covers (DESIGN section 2), or undefined for an unknown path. */
+/** The values the call's request signature covers (docs/api.md#signatures), or undefined for an unknown path. */
 export function signedValuesFor(path: string, body: Record<string, unknown>): SignedValue[] | undefined {
   const array = BATCH_ARRAYS.get(path);
   if (array) {
@@ -56,7 +56,7 @@ export function signedValuesFor(path: string, body: Record<string, unknown>): Si
 }
 
 /**
- * Finds the account and checks the request signature over `signed` (the call's values in DESIGN order; spaces
+ * Finds the account and checks the request signature over `signed` (the call's values in the order docs/api.md#signatures lists; spaces
  * removed or values as sent, either is accepted), before any other validation, so an unsigned caller learns nothing about the rest of its request.
  * One answer for an unknown merchant, an unknown account and a wrong signature.
  */

@@ -16,7 +16,7 @@ export function loggedPath(path: string): string {
 
 /**
  * The one place where an error becomes an HTTP status and a body: `{code, message, field?, request_id}`, or for
- * /v1/authorise a `respon` refusal document unless the caller prefers JSON (DESIGN 3), or for the portal a page.
+ * /v1/authorise a `respon` refusal document unless the caller prefers JSON (docs/api.md#bodies), or for the portal a page.
  */
 export function errorHandler(log: Logger, timezone = 'UTC') {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {

@@ -47,7 +47,7 @@ function keyedCall(deps: CoreDeps) {
     if (!account) return next();
     // a signed caller's refusals (409 here) are signed too (http/render/refusal.ts)
     res.locals.account = account;
-    // the card only as its masked number, never the security code or expiry (DESIGN 9)
+    // the card only as its masked number, never the security code or expiry (docs/security.md#card-data)
     const hash = keyedCallFingerprint(deps, path, body);
     const begun = await beginIdempotent(deps, account, key, hash, () => formerKeyedCallFingerprint(deps, path, body));
     if (begun.kind === 'replay') {

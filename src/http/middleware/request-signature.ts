@@ -10,7 +10,7 @@ import { keyedCallFingerprint } from '../../core/kernel/fingerprint.js';
 /**
  * Strict signing (signature_mode "strict", docs/security.md): every merchant call of the account must
  * also carry `X-Signature: t=,v1=`, an HMAC over method, path, time and raw body, within 300 s of the
- * gateway's clock and accepted once (remembered until its t + 300 s has passed). DESIGN 2's body signature is
+ * gateway's clock and accepted once (remembered until its t + 300 s has passed). docs/api.md#signatures's body signature is
  * still checked by the route.
  * The loading page's form post (checkout_token) and the hosted pages come from the shopper, not the merchant.
  */
@@ -44,7 +44,7 @@ async function checkStrict(deps: CoreDeps, req: Request, res: Response, next: Ne
   const ttlMs = check.ok ? Math.max(1, strictSignatureExpiry(check.t) - now) : 0;
   // the mark of an accepted signature names the request as the fingerprints see it (its time, method and path,
   // its fields without the security code or expiry), never the MAC: that covers the raw body, security code
-  // included, and nothing derived from the security code is written (DESIGN 9)
+  // included, and nothing derived from the security code is written (docs/security.md#card-data)
   const mark = check.ok ? keyedCallFingerprint(deps, `${check.t} ${req.method} ${req.path}`, req.body as Record<string, unknown>) : '';
   if (check.ok && !(await deps.store.acceptOnce(account.merchant_id, account.account_id, mark, ttlMs)))
     reason = 'X-Signature was already accepted once (a replay)';

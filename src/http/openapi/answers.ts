@@ -46,7 +46,7 @@ export const paymentAnswerSchema = z
   .meta({ description: 'The respon XML document (root element respon), shown here as its elements', xml: { name: 'respon' } });
 
 /**
- * DESIGN 3: a refusal of /v1/authorise as a respon document (http/render/refusal.ts): order_status 0,
+ * docs/api.md#bodies: a refusal of /v1/authorise as a respon document (http/render/refusal.ts): order_status 0,
  * result_info `<code>:<message>`, the request's identifiers as sent, and the request id.
  */
 export const refusalAnswerSchema = z
@@ -99,14 +99,14 @@ export const retrievalTransAnswerSchema = z.object({
   orders_list: z.array(
     z.object({
       ...orderRef,
-      payment_status: s('1000 pending … 4400 expired (DESIGN 4)'),
+      payment_status: s('1000 pending … 4400 expired (docs/api.md#statuses)'),
       query_result: status01,
       reference_no: z.string(),
       transaction_date: s('YYYYMMDDhhmmss'),
       website: z.string(),
       dispute_status: z
         .enum(['', 'inquiry', 'needs_response', 'under_review', 'won', 'lost'])
-        .meta({ description: 'the status of the payment’s latest dispute; empty when it has none (DESIGN 13)' }),
+        .meta({ description: 'the status of the payment’s latest dispute; empty when it has none (docs/disputes.md)' }),
     }),
   ),
   antifraud_provider: z.string(),
@@ -186,7 +186,7 @@ export const optimiseAnswerSchema = z.object({
   ),
 });
 
-/** A dispute's fields (DESIGN 13), as the dispute calls answer them and the `dispute` notification sends them. */
+/** A dispute's fields (docs/disputes.md), as the dispute calls answer them and the `dispute` notification sends them. */
 const disputeFields = {
   dispute_id: s('<transaction_id>-D<NN>'),
   transaction_id: z.string(),
@@ -214,7 +214,7 @@ export const disputeCallAnswerSchema = z.object({
   ...Object.fromEntries(Object.entries(disputeFields).map(([k, v]) => [k, k === 'dispute_id' ? v : v.optional()])),
 });
 
-/** /v1/retrievalCards (DESIGN 15): a shopper's saved cards, newest first (expired ones too). */
+/** /v1/retrievalCards (docs/checkout.md#saved-cards-for-returning-shoppers): a shopper's saved cards, newest first (expired ones too). */
 export const retrievalCardsAnswerSchema = z.object({
   ...head,
   return_status: z.literal('1'),
@@ -230,7 +230,7 @@ export const retrievalCardsAnswerSchema = z.object({
   ),
 });
 
-/** /v1/deleteCard (DESIGN 15): the card removed. */
+/** /v1/deleteCard (docs/checkout.md#saved-cards-for-returning-shoppers): the card removed. */
 export const deleteCardAnswerSchema = z.object({
   ...head,
   return_status: z.literal('1'),
@@ -283,7 +283,7 @@ export const openApiAnswerSchema = z
   })
   .loose();
 
-/** A test clock as the clock calls answer it (DESIGN 14). */
+/** A test clock as the clock calls answer it (docs/test-clocks.md). */
 const testClockFields = {
   test_clock_id: z.string(),
   name: z.string(),

@@ -41,7 +41,7 @@ function callResponses(call: CallSpec): Responses {
   const responses: Responses = {
     200: { description: call.answerType === 'application/xml' ? 'The respon XML document' : 'Processed', content: ok },
   };
-  // DESIGN 3: /v1/authorise answers its refusals as respon documents unless Accept prefers JSON
+  // docs/api.md#bodies: /v1/authorise answers its refusals as respon documents unless Accept prefers JSON
   const refusal: Record<string, { schema: Json }> =
     call.operationId === 'authorise' ? { 'application/xml': { schema: schemaRef('AuthoriseRefusal') } } : {};
   for (const status of [...new Set([...CALL_ERRORS, ...(call.moreErrors ?? [])])].sort()) {

@@ -20,7 +20,7 @@ const AMOUNT_FIELDS = new Set([
 /**
  * zod's JSON Schema of a request keeps types, lengths, patterns and enums; what only code can check (an
  * amount's fraction digits against its currency) is said in a description here. In a request, a member
- * sent empty counts as absent (DESIGN 3): a required text, object or array is therefore not empty.
+ * sent empty counts as absent (docs/api.md#bodies): a required text, object or array is therefore not empty.
  */
 function annotate(node: unknown, request: boolean): void {
   if (Array.isArray(node)) return node.forEach((n) => annotate(n, request));

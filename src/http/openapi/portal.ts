@@ -21,7 +21,7 @@ const LANGUAGE_PARAMETERS = [
 ];
 
 /**
- * The merchant portal (DESIGN 11) as the document describes it: pages for people, signed in with the
+ * The merchant portal (docs/portal.md) as the document describes it: pages for people, signed in with the
  * portal_session cookie, every changing form with a one-time token (`_csrf`). Its errors are pages too
  * (http/middleware/error-handler.ts renders them with the same message and request id).
  */

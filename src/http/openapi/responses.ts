@@ -34,7 +34,7 @@ export const NOT_FOUND = { $ref: '#/components/responses/NotFound' };
 export const schemaRef = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 const text = { type: 'string' };
 
-/** The statuses the gateway's error codes answer with; 500 is no answer a client may cause (DESIGN 3a). */
+/** The statuses the gateway's error codes answer with; 500 is no answer a client may cause (docs/api.md#errors-and-idempotency). */
 export const ERROR_STATUSES = [...new Set(Object.values(ERROR_CODES))].filter((s) => s < 500 || s === 503).sort();
 
 const codesOf = (status: number) => (Object.keys(ERROR_CODES) as ErrorCode[]).filter((c) => ERROR_CODES[c] === status);

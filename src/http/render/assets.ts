@@ -10,7 +10,7 @@ import { htmlText } from './html-text.js';
 export const PUBLIC_DIR = fileURLToPath(new URL('../../../public', import.meta.url));
 
 /**
- * Every file the hosted pages load (DESIGN 6.8, PCI DSS 4.0 6.4.3): what it is for. Nothing else is
+ * Every file the hosted pages load (docs/checkout.md, PCI DSS 4.0 6.4.3): what it is for. Nothing else is
  * referenced by a hosted page; test/browser/integrity.browser.test.ts fails when a page loads anything else.
  */
 const PUBLIC_FILES: Record<string, { type: 'script' | 'style'; purpose: string }> = {

@@ -37,7 +37,7 @@ export function hostedPageHeaders(res: Response, baseUrl: string, account: Accou
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
 
-/** DESIGN 6.6: the order's default_lang, else its browser_lang, else the browser's Accept-Language, else English. */
+/** docs/checkout.md: the order's default_lang, else its browser_lang, else the browser's Accept-Language, else English. */
 export function shopperLang(req: Request, order?: Record<string, unknown>): string {
   return negotiate(text(order?.default_lang), text(order?.browser_lang), req.get('accept-language'));
 }

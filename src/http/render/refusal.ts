@@ -7,7 +7,7 @@ import type { PaymentAnswer } from '../../core/payments/answer.js';
 import { xmlDocument } from './xml.js';
 
 /**
- * DESIGN 3: /v1/authorise answers a refusal as a `respon` document too, so a client that reads only XML can
+ * docs/api.md#bodies: /v1/authorise answers a refusal as a `respon` document too, so a client that reads only XML can
  * read why it was refused. A caller whose Accept header prefers JSON gets the JSON error body instead.
  */
 export function wantsXmlRefusal(req: Request): boolean {

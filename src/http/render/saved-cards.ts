@@ -8,7 +8,7 @@ import { BRAND_NAMES, securityCodeLength, type CardBrandCode } from '../../core/
 import { BRAND_MARKS } from './brand-marks.js';
 import { t } from '../../i18n/index.js';
 
-/** A saved card's label in the page's language: brand, last 4 and expiry (DESIGN 15). */
+/** A saved card's label in the page's language: brand, last 4 and expiry (docs/checkout.md#saved-cards-for-returning-shoppers). */
 export function savedCardLabel(lang: string, card: SavedCard): string {
   const brand = card.brand in BRAND_NAMES ? BRAND_NAMES[card.brand as CardBrandCode] : card.brand;
   return t(lang, 'saved.card', { brand, last4: card.card_last4, expiry: savedCardExpiry(card) });

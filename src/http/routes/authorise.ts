@@ -25,7 +25,7 @@ export function authoriseRouter(deps: CoreDeps): Router {
     // the shopper's return address (after a challenge) is checked like notify_url: NOTIFY_ALLOW_PRIVATE covers both
     await assertNotifyUrl(input.return_url, deps.notifyAllowPrivate, deps.transport.resolve, 'return_url');
     const order = paymentOrder(input);
-    // DESIGN 5: the body's return_url is kept; one appended to issuer_url counts only without it (set on
+    // docs/api.md: the body's return_url is kept; one appended to issuer_url counts only without it (set on
     // the fresh order: a spread copy that adds a field costs V8 a new hidden class)
     if (input.return_url) order.return_url = input.return_url;
     const prints = orderFingerprints(deps, body, order.amount);
@@ -46,7 +46,7 @@ export function authoriseRouter(deps: CoreDeps): Router {
           }
         : {}),
     };
-    // a payment on a test clock lives in the clock's time and queues (DESIGN 14); without one, nothing is read
+    // a payment on a test clock lives in the clock's time and queues (docs/test-clocks.md); without one, nothing is read
     const result = await authorisePayment(
       input.test_clock_id ? await paymentDepsOnClock(deps, account, input.test_clock_id) : deps,
       command,

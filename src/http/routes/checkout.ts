@@ -86,7 +86,7 @@ function withoutAccept(body: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * The shopper whose saved cards the page may offer (DESIGN 15): proven over the shopper_id as sent, kept as the
+ * The shopper whose saved cards the page may offer (docs/checkout.md#saved-cards-for-returning-shoppers): proven over the shopper_id as sent, kept as the
  * session keeps the request (card numbers in it masked). An unproven or unprintable shopper_id is ignored.
  */
 function shopperOf(account: Account, body: Record<string, unknown>, shopperId: string): string | undefined {

@@ -17,7 +17,7 @@ function dateBound(text: string | undefined, field: string, timezone: string, en
 }
 
 /**
- * POST /v1/retrievalDispute, /v1/disputeEvidence and /v1/disputeAccept (DESIGN 13), answered in JSON with
+ * POST /v1/retrievalDispute, /v1/disputeEvidence and /v1/disputeAccept (docs/disputes.md), answered in JSON with
  * return_status: a refusal (a closed dispute, evidence after due_date) is return_status 0 with a message.
  */
 export function disputesRouter(deps: CoreDeps): Router {

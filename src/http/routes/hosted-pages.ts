@@ -100,7 +100,7 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
       expiration_month: s(body.expiration_month),
       expiration_year: s(body.expiration_year),
     };
-    // a proven shopper's saved card (its security code asked again) or consent to save the card typed (DESIGN 15)
+    // a proven shopper's saved card (its security code asked again) or consent to save the card typed (docs/checkout.md#saved-cards-for-returning-shoppers)
     await prepareSavedCards(deps, res, account, session, lang, s(body.saved_card));
     const shopper = await readShopperChoice(deps, account, session, body);
     if (shopper.kind === 'refused') return renderCard(deps, res, account, session, lang, kept, shopper.errors, 422, retry);
@@ -169,7 +169,7 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     followStage(deps, req, res, account, session, stage);
   });
 
-  // the shopper removes one of its saved cards (DESIGN 15); the session's address is the form's capability, as
+  // the shopper removes one of its saved cards (docs/checkout.md#saved-cards-for-returning-shoppers); the session's address is the form's capability, as
   // for the card and cancel forms; a card_id that is not this shopper's removes nothing
   router.post(`${base}/saved-cards/remove`, async (req, res) => {
     const found = await sessionOf(deps, req, res);

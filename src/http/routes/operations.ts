@@ -80,7 +80,7 @@ export function operationsRouter(deps: CoreDeps): Router {
   router.post('/v1/refund', async (req, res) => {
     const account = await authenticateBatch(deps, req, 'refund');
     const input = parseOrThrow(refundSchema, req.body);
-    // with an Idempotency-Key the key's rules apply, not the duplicate window (DESIGN 3a; middleware/idempotency.ts)
+    // with an Idempotency-Key the key's rules apply, not the duplicate window (docs/api.md#errors-and-idempotency; middleware/idempotency.ts)
     const underIdempotencyKey = req.get('idempotency-key') !== undefined;
     const orders = input.refund_orders.map((o) => ({
       ...ref(o),

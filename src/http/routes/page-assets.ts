@@ -3,7 +3,7 @@ import type { CoreDeps } from '../../core/ports/deps.js';
 import { pageAssets } from '../render/assets.js';
 
 /**
- * The hosted pages' script inventory (DESIGN 6.8, PCI DSS 4.0 6.4.3): every script and stylesheet they load,
+ * The hosted pages' script inventory (docs/checkout.md, PCI DSS 4.0 6.4.3): every script and stylesheet they load,
  * with its SHA-384 (the integrity value the pages carry) and its purpose; and the generated branding files.
  */
 export function pageAssetsRouter(deps: CoreDeps): Router {

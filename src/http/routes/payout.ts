@@ -29,7 +29,7 @@ export function payoutRouter(deps: CoreDeps): Router {
     const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.payout));
     assertActive(account);
     const input = parseOrThrow(payoutSchema, body);
-    // a payout naming a test clock lives in the clock's time and queues, as a payment on it does (DESIGN 14)
+    // a payout naming a test clock lives in the clock's time and queues, as a payment on it does (docs/test-clocks.md)
     const result = await createPayout(input.test_clock_id ? await paymentDepsOnClock(deps, account, input.test_clock_id) : deps, {
       account,
       request: payoutEcho(input),

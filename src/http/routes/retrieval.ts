@@ -46,7 +46,7 @@ export function retrievalRouter(deps: CoreDeps): Router {
     const input = parseOrThrow(retrievalTransSchema, req.body);
     const named = input.order_no.length + input.transaction_id.length;
     if (named === 0) {
-      // the spec's own sample names no order: the account's newest payments (DESIGN 5)
+      // the spec's own sample names no order: the account's newest payments (docs/api.md)
       const from = dateBound(input.start_date, 'start_date', deps.timezone, false);
       const to = dateBound(input.end_date, 'end_date', deps.timezone, true);
       if (from !== undefined && to !== undefined && from > to) throw invalidField('end_date', 'must not be before start_date');

@@ -17,7 +17,7 @@ function timeOf(text: string, timezone: string): number {
   return at;
 }
 
-/** The test clock calls (DESIGN 14), answered in JSON with return_status. */
+/** The test clock calls (docs/test-clocks.md), answered in JSON with return_status. */
 export function testClocksRouter(deps: CoreDeps): Router {
   const router = Router();
   router.post('/v1/testClock', async (req, res) => {

@@ -36,7 +36,7 @@ async function challengedPayment(deps: CoreDeps, req: Request): Promise<{ paymen
   return account ? { payment, account } : undefined;
 }
 
-/** DESIGN 5: an address appended to issuer_url counts only where the signed request carried none. */
+/** docs/api.md: an address appended to issuer_url counts only where the signed request carried none. */
 function appended(current: string | undefined, offered: unknown): string {
   if (current) return '';
   const v = s(offered);
@@ -119,7 +119,7 @@ export function threedsRouter(deps: CoreDeps): Router {
       notify_url: payment.notify_url || (await appendedNotify(deps, payment.notify_url, body.notify_url)),
       ...(returnUrl ? { return_url: returnUrl } : {}),
     };
-    // a payment of a test clock is answered in the clock's time and queues (DESIGN 14)
+    // a payment of a test clock is answered in the clock's time and queues (docs/test-clocks.md)
     const on = (await depsOnClockOf(deps, account.merchant_id, payment)) ?? deps;
     const result = await answerChallenge(on, account, withAddresses, code);
     await finish(deps, req, res, account, result.payment);

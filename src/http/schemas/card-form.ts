@@ -53,7 +53,7 @@ export interface FormProblem {
   key: MessageKey;
   params?: Record<string, string | number>;
 }
-/** Problems by field: the card form's, and the saved-card part's (views/partials/saved-cards.ejs, DESIGN 15). */
+/** Problems by field: the card form's, and the saved-card part's (views/partials/saved-cards.ejs, docs/checkout.md#saved-cards-for-returning-shoppers). */
 export type CardFormErrors = Partial<Record<CardField | 'saved_card' | 'saved_security_code', FormProblem>>;
 
 const FIELDS: CardField[] = ['cardholder', 'card', 'expiration_month', 'expiration_year', 'security_code'];

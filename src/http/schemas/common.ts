@@ -115,7 +115,7 @@ export const optionalAddressText = (max: number) =>
   );
 
 /**
- * DESIGN 3: an optional field sent empty counts as absent. Empty is the empty string, and for an object or
+ * docs/api.md#bodies: an optional field sent empty counts as absent. Empty is the empty string, and for an object or
  * array field `{}`, `[]` or one whose every value is empty (at any depth), as form-built requests send them.
  */
 export function isEmptyValue(value: unknown): boolean {

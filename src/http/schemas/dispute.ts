@@ -28,7 +28,7 @@ const compactDate = z
   .regex(COMPACT_DATE, 'must be a real date written YYYYMMDDhhmmss')
   .optional();
 
-/** POST /v1/retrievalDispute (DESIGN 13): lists and/or an opening-date range. */
+/** POST /v1/retrievalDispute (docs/disputes.md): lists and/or an opening-date range. */
 export const retrievalDisputeSchema = z.object({
   ...head,
   transaction_id: nameList,
@@ -38,7 +38,7 @@ export const retrievalDisputeSchema = z.object({
   end_date: compactDate,
 });
 
-/** POST /v1/disputeEvidence (DESIGN 13): the four evidence fields; submit 1 sends them, 0 keeps a draft. */
+/** POST /v1/disputeEvidence (docs/disputes.md): the four evidence fields; submit 1 sends them, 0 keeps a draft. */
 export const disputeEvidenceSchema = z.object({
   ...head,
   dispute_id: disputeId,
@@ -49,5 +49,5 @@ export const disputeEvidenceSchema = z.object({
   submit: flag,
 });
 
-/** POST /v1/disputeAccept (DESIGN 13). */
+/** POST /v1/disputeAccept (docs/disputes.md). */
 export const disputeAcceptSchema = z.object({ ...head, dispute_id: disputeId });

@@ -4,7 +4,7 @@ type Fields = readonly string[];
 
 /**
  * A rule that a request names one thing in either of two ways (card data or token_id, notify_id or order_no):
- * at least one group of fields is given whole, a field sent empty counting as absent (DESIGN 3). The same
+ * at least one group of fields is given whole, a field sent empty counting as absent (docs/api.md#bodies). The same
  * declaration checks requests (`check`, in a schema's rules) and writes the rule into the schema's JSON Schema
  * (`describe`: anyOf, each group required and not empty), so the OpenAPI document says what the route refuses.
  */

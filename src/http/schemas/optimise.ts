@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isZeroDecimal } from '../../core/kernel/money.js';
 import { accountId, currencyCode, merchantId, positiveAmountText, signature } from './common.js';
 
-/** POST /v1/optimise (DESIGN 5): the order whose payment methods are ranked. */
+/** POST /v1/optimise (docs/api.md): the order whose payment methods are ranked. */
 export const optimiseSchema = z
   .object({
     merchant_id: merchantId,

@@ -12,7 +12,7 @@ export { requestFingerprint } from '../../core/kernel/fingerprint.js';
 
 /**
  * The fingerprint an order (a payment's order_no, a payout's request_id) is idempotent on, over the request as it
- * is read (DESIGN 3): an optional field sent empty counts as absent, and the amount as the amount it is (`10`
+ * is read (docs/api.md#bodies): an optional field sent empty counts as absent, and the amount as the amount it is (`10`
  * and `10.00` are one amount). The same order sent again in another of these forms is the same request, not a
  * conflict. `formerFingerprints` are the forms earlier versions kept (the body as sent; before that, with the
  * card data), worked out only when the kept one does not match.

@@ -302,7 +302,7 @@ export const orderFields = {
   open3d: withLane(z.enum(OPEN3D, { error: 'must be do3DS or no3DS' }).optional().default('do3DS'), oneOfLane(OPEN3D, 'do3DS')),
   token_flag: withLane(z.enum(TOKEN_FLAGS, { error: 'must be YES or NO' }).optional().default('NO'), oneOfLane(TOKEN_FLAGS, 'NO')),
   token_id: optionalText(64),
-  /** the test clock the payment belongs to (DESIGN 14): sandbox accounts only */
+  /** the test clock the payment belongs to (docs/test-clocks.md): sandbox accounts only */
   test_clock_id: withLane(
     optionalTestClockId,
     optionalTextLane((v) => TEST_CLOCK_ID.test(v)),
@@ -427,7 +427,7 @@ const cardFields = {
   expiration_year: optionalPattern(/^(\d{2}|\d{4})$/, 'must be a year written YY or YYYY'),
   security_code: optionalPattern(/^\d{3,4}$/, 'must be 3 or 4 digits'),
   accept: optionalText(255),
-  /** where the shopper goes after a 3-D Secure challenge (DESIGN 5); checked like notify_url */
+  /** where the shopper goes after a 3-D Secure challenge (docs/api.md); checked like notify_url */
   return_url: optionalUrl,
 };
 
@@ -455,7 +455,7 @@ export const checkoutSchema = requestObject(
     return_url: optionalUrl,
     cancel_url: optionalUrl,
     default_lang: optionalText(16),
-    /** proves shopper_id (DESIGN 15): SHA-256 of merchant_id + account_id + shopper_id + sign_key; never stored */
+    /** proves shopper_id (docs/checkout.md#saved-cards-for-returning-shoppers): SHA-256 of merchant_id + account_id + shopper_id + sign_key; never stored */
     shopper_signature: optionalText(64),
   },
   (o, ctx) => {

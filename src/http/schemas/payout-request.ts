@@ -240,7 +240,7 @@ export const payoutSchema = z
       .optional()
       .transform((v) => v || 'DepositAccount'),
     notify_url: blankOr(httpUrl),
-    /** a test clock of the account (DESIGN 14): the payout's lifecycle then runs in the clock's time */
+    /** a test clock of the account (docs/test-clocks.md): the payout's lifecycle then runs in the clock's time */
     test_clock_id: optionalTestClockId,
     encryption_data: signature,
   })

@@ -5,7 +5,7 @@ import { chosenCard, type ShopperChoice } from '../../core/saved-cards/saved-car
 import { acceptedBrands, securityCodeLength } from '../../core/merchants/branding.js';
 import type { CardFormErrors } from './card-form.js';
 
-/** What the card form says of saved cards (DESIGN 15). */
+/** What the card form says of saved cards (docs/checkout.md#saved-cards-for-returning-shoppers). */
 export type ShopperChoiceRead =
   /** no proven shopper, or a new card not to be saved: the card form alone decides */
   | { kind: 'none' }

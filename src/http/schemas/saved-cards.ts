@@ -13,10 +13,10 @@ const shopperId = z
 
 const head = { merchant_id: merchantId, account_id: accountId, shopper_id: shopperId, encryption_data: signature };
 
-/** POST /v1/retrievalCards (DESIGN 15): a shopper's saved cards. */
+/** POST /v1/retrievalCards (docs/checkout.md#saved-cards-for-returning-shoppers): a shopper's saved cards. */
 export const retrievalCardsSchema = z.object(head);
 
-/** POST /v1/deleteCard (DESIGN 15): removes one of a shopper's saved cards. */
+/** POST /v1/deleteCard (docs/checkout.md#saved-cards-for-returning-shoppers): removes one of a shopper's saved cards. */
 export const deleteCardSchema = z.object({
   ...head,
   card_id: z

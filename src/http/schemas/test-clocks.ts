@@ -23,7 +23,7 @@ export const optionalTestClockId = z
 
 const head = { merchant_id: merchantId, account_id: accountId, encryption_data: signature };
 
-/** POST /v1/testClock (DESIGN 14); notify_url (this project's addition) receives the clock's `test_clock` notifications. */
+/** POST /v1/testClock (docs/test-clocks.md); notify_url (this project's addition) receives the clock's `test_clock` notifications. */
 export const testClockSchema = z.object({
   ...head,
   request_id: z.string({ error: 'is required' }).min(1, 'is required').max(64, 'must be at most 64 characters'),

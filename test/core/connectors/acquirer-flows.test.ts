@@ -12,7 +12,7 @@ import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../supp
 import { stripeDelivery } from '../../support/acquirers/deliveries.js';
 
 /**
- * The /v1 money flows with the account routed to Stripe and to Adyen (DESIGN 16), each against its stub:
+ * The /v1 money flows with the account routed to Stripe and to Adyen (docs/connectors.md), each against its stub:
  * what the merchant sees, and what the acquirer's own records show (never two charges or captures).
  */
 const stripe = new StripeStub();
@@ -127,7 +127,7 @@ describe.each(['stripe', 'adyen'] as const)('the /v1 money flows routed to %s', 
     const { gw } = gateway(code, '3ds-handoff');
     try {
       const { res, issuer, transactionId } = await challenged(gw);
-      // DESIGN 5: pending (2) with issuer_url, the gateway's hosted challenge page (a GET address)
+      // docs/api.md: pending (2) with issuer_url, the gateway's hosted challenge page (a GET address)
       expect(res.text).toMatch(/<order_status>2<\/order_status>/);
       expect(issuer.origin).toBe('http://gateway.test');
       // the hosted challenge page hands the shopper to the acquirer's own page, keeping the addresses the
@@ -502,7 +502,7 @@ describe('an Adyen payment that never reached Adyen', () => {
   });
 });
 
-describe('acquirer settings at start (DESIGN 16)', () => {
+describe('acquirer settings at start (docs/connectors.md)', () => {
   it('when an environment variable an account names is missing, then the start is refused naming the account and the variable', () => {
     expect(() =>
       makeGateway({

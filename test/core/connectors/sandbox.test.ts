@@ -11,7 +11,7 @@ let n = 0;
 const auth = (pan: string, threeDS: 'do3DS' | 'no3DS' = 'no3DS', reference = `T${++n}-${pan}-${threeDS}`) =>
   sandbox.authorise({ reference, pan, expMonth: '12', expYear: '2034', securityCode: '737', amount: 1000, currency: 'USD', threeDS });
 
-describe('the sandbox connector (DESIGN section 7)', () => {
+describe('the sandbox connector (docs/api.md#test-cards-and-risk-triggers)', () => {
   it('when the test cards are authorised, then each gives its documented outcome', async () => {
     expect((await auth(CARDS.approved)).kind).toBe('approved');
     expect(await auth(CARDS.declined)).toMatchObject({ kind: 'declined', reason: 'DECLINED' });

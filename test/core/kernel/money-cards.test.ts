@@ -20,7 +20,7 @@ describe('money as integer minor units', () => {
     ['10.0', 1000],
     ['0', 0],
     ['0.5', 50],
-  ])('when %s (fewer fraction digits, DESIGN 3) is parsed, then it is %i minor units, written with two', (text, minor) => {
+  ])('when %s (fewer fraction digits, docs/api.md#bodies) is parsed, then it is %i minor units, written with two', (text, minor) => {
     expect(parseAmount(text)).toBe(minor);
     expect(formatAmount(minor)).toMatch(/^\d+\.\d{2}$/);
   });

@@ -13,7 +13,7 @@ import {
 const KEY = 'k3y-for-tests';
 const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
-describe('signatures (DESIGN section 2), expected values computed here from the documented order', () => {
+describe('signatures (docs/api.md#signatures), expected values computed here from the documented order', () => {
   const authorise = {
     merchant_id: '1000001',
     account_id: '1000001001',

@@ -29,7 +29,7 @@ describe('when a merchant checks X-Signature with the shipped helper', () => {
 });
 
 describe('when a merchant checks encryption_data with the shipped helper', () => {
-  it('then the DESIGN rule over merchant_id, account_id, notify_type, notify_id, order_no passes and a change fails', () => {
+  it('then the documented rule (docs/notifications.md) over merchant_id, account_id, notify_type, notify_id, order_no passes and a change fails', () => {
     const fields = { merchant_id: 'M1', account_id: 'A1', notify_type: 'payment', notify_id: 'ntf_9', order_no: 'ORDER 7', amount: '1.00' };
     const signed = {
       ...fields,

@@ -11,7 +11,7 @@ import { authorise, jobOf } from '../../support/jobs.js';
 import { signBody } from '../../support/sign.js';
 
 /**
- * A resent notification is never lost (DESIGN 8, at least once; issue 37, point 4). The delivery worker drops
+ * A resent notification is never lost (docs/notifications.md, at least once; issue 37, point 4). The delivery worker drops
  * the queue entry of a notification that is no longer pending; a resend that makes it pending again and
  * queues it between the worker's read and that drop must keep its entry.
  */

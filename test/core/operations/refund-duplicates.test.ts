@@ -5,7 +5,7 @@ import type { CardConnector } from '../../../src/core/ports/card-connector.js';
 import { makeGateway, MERCHANT_ID, testMerchants, type TestGateway } from '../../support/gateway.js';
 import { batchBody, pay, postBatch, ref, type Paid } from '../../support/operations.js';
 
-// DESIGN 3a: a refund identical to one applied within the account's refund_duplicate_seconds is a per-order
+// docs/api.md#errors-and-idempotency: a refund identical to one applied within the account's refund_duplicate_seconds is a per-order
 // failure naming the earlier refund; only applied refunds count; a call with an Idempotency-Key follows the key.
 
 const open: TestGateway[] = [];
@@ -63,7 +63,7 @@ describe('when a refund was refused, then the same refund sent again is tried ag
     expect(first.body.refund_orders[0]).toMatchObject({ refund_status: '0', refund_message: expect.stringMatching(/^V4001:/) });
     const again = await postBatch(gw.app, 'refund', [order]);
     expect(again.headers['idempotent-replayed']).toBeUndefined();
-    // (the refused refund's number may stay reserved: DESIGN 10 never reuses a reference once sent)
+    // (the refused refund's number may stay reserved: docs/operations.md#money-moves-exactly-once-claims-acquirer-references-and-recovery never reuses a reference once sent)
     expect(again.body.refund_orders[0]).toMatchObject({ refund_status: '1', refund_reference_id: expect.stringMatching(/-0[12]$/) });
     expect(await refunded(gw, p)).toBe(100);
   });

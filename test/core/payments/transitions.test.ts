@@ -10,7 +10,7 @@ import {
 
 const ALL = Object.values(S) as PaymentStatus[];
 
-/** The moves DESIGN section 4 and the follow-up calls allow; every other pair must be refused. */
+/** The moves docs/api.md#statuses and the follow-up calls allow; every other pair must be refused. */
 const ALLOWED: Record<PaymentStatus, PaymentStatus[]> = {
   [S.PENDING]: [S.HELD, S.AUTHORISED, S.CAPTURED, S.DECLINED, S.REJECTED, S.THREEDS_FAILED, S.CANCELLED, S.EXPIRED],
   [S.HELD]: [S.AUTHORISED, S.CAPTURED, S.REJECTED, S.CANCELLED, S.EXPIRED],

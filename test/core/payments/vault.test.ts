@@ -20,7 +20,7 @@ function legacySeal(key: Buffer, pan: string, tagBytes = 16): string {
   return Buffer.concat([iv, cipher.getAuthTag().subarray(0, tagBytes), ct]).toString('base64');
 }
 
-describe('the card vault (DESIGN section 9)', () => {
+describe('the card vault (docs/security.md#card-data)', () => {
   const vault = new CardVault(randomBytes(32));
 
   it('when a number is sealed, then the sealed text names its key, does not hold the number and opens back to it', () => {

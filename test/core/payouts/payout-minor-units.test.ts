@@ -10,7 +10,7 @@ import { redisWorld } from '../../support/redis-world.js';
 import { payoutBody, payoutMerchants } from '../../support/payout.js';
 
 /**
- * DESIGN 10: connectors take amounts in the currency's own minor units (ISO 4217 exponent), the payout
+ * docs/operations.md#money-moves-exactly-once-claims-acquirer-references-and-recovery: connectors take amounts in the currency's own minor units (ISO 4217 exponent), the payout
  * provider as the card acquirer (issue 37, point 5). It used to get hundredths for every currency: a JPY
  * 1,000 transfer went out as 100,000.
  */

@@ -6,7 +6,7 @@ import { testMerchants } from '../../support/gateway.js';
 const cost = { ln: 14, r: 8, p: 1 };
 
 describe('when a portal password is hashed', () => {
-  it('then it is the PHC string of DESIGN 11 and only the same password verifies', async () => {
+  it('then it is the PHC string of docs/portal.md and only the same password verifies', async () => {
     const phc = await hashPassword('a long passphrase', cost);
     expect(phc).toMatch(PORTAL_HASH);
     expect(phc).toMatch(/^\$scrypt\$ln=14,r=8,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
@@ -16,7 +16,7 @@ describe('when a portal password is hashed', () => {
     expect(await hashPassword('a long passphrase', cost)).not.toBe(phc);
   });
 
-  it('then a known answer from the DESIGN parameters verifies (scrypt N=2^14, r=8, p=1, 32 bytes)', async () => {
+  it('then a known answer from the documented parameters (docs/portal.md) verifies (scrypt N=2^14, r=8, p=1, 32 bytes)', async () => {
     const { scryptSync } = await import('node:crypto');
     const salt = Buffer.from('0123456789abcdef');
     const key = scryptSync('pw', salt, 32, { N: 2 ** 14, r: 8, p: 1 });

@@ -4,7 +4,7 @@ import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { ACCOUNT_ID, MERCHANT_ID } from '../../support/gateway.js';
 import { batchSignature, pay, postQuery } from '../../support/operations.js';
 
-/** DESIGN 5: /v1/retrievalTrans naming no order answers the account's newest payments, from a store index. */
+/** docs/api.md: /v1/retrievalTrans naming no order answers the account's newest payments, from a store index. */
 const world = redisWorld('recent-transactions');
 const MINUTE = 60_000;
 const compact = (ms: number) => new Date(ms).toISOString().replace(/\D/g, '').slice(0, 14);

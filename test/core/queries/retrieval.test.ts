@@ -206,7 +206,7 @@ describe('POST /v1/retrievalRefund', () => {
     const a = await pay(proxied.app, { amount: '100.00' });
     const b = await pay(proxied.app, { amount: '100.00' });
     await postBatch(proxied.app, 'capture', [ref(a), ref(b)]);
-    // each its own reason: identical refunds within refund_duplicate_seconds are duplicates (DESIGN 3a)
+    // each its own reason: identical refunds within refund_duplicate_seconds are duplicates (docs/api.md#errors-and-idempotency)
     let sent = 0;
     const cents = (p: typeof a, n: number) =>
       Array.from({ length: n }, () => ref(p, { refund_amount: '0.01', refund_reason: `cent ${sent++}` }));

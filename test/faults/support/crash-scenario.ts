@@ -13,7 +13,7 @@ import { signBatch } from '../../support/sign.js';
 import type { MerchantsFile } from '../../../src/core/merchants/directory.js';
 
 /**
- * The crash scenario of DESIGN 10, shared by the crash tests (the sandbox, and each acquirer connector against
+ * The crash scenario of docs/operations.md#money-moves-exactly-once-claims-acquirer-references-and-recovery, shared by the crash tests (the sandbox, and each acquirer connector against
  * its stub): a gateway process on real Redis (appendfsync always) under authorise and batch capture load is
  * killed with SIGKILL once enough is acknowledged, then started again; the scenario waits until recovery has
  * left nothing pending or claimed and answers what was acknowledged and what is stored. Each test asserts on it,

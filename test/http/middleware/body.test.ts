@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseBodyText } from '../../../src/http/middleware/body.js';
 import { GatewayError } from '../../../src/core/kernel/errors.js';
 
-describe('bodies (DESIGN section 3)', () => {
+describe('bodies (docs/api.md#bodies)', () => {
   it('when the body is a JSON text, then it is read as JSON whatever its declared type', () => {
     expect(parseBodyText('{"merchant_id":"1","n":{"a":[1]}}')).toEqual({ merchant_id: '1', n: { a: [1] } });
     expect(parseBodyText('\uFEFF  {"a":"b"}  ')).toEqual({ a: 'b' });
@@ -30,7 +30,7 @@ describe('bodies (DESIGN section 3)', () => {
     expect(parseBodyText('')).toEqual({});
   });
 
-  it('when a member is named __proto__, constructor or prototype at any depth, then the body is a 400 naming it (DESIGN 3)', () => {
+  it('when a member is named __proto__, constructor or prototype at any depth, then the body is a 400 naming it (docs/api.md#bodies)', () => {
     const refused = (text: string) => {
       try {
         parseBodyText(text);

@@ -37,7 +37,7 @@ async function strictPay(app: Express): Promise<Paid> {
 }
 
 describe('when an account signs strictly, the mark that makes a signature single-use', () => {
-  it('then is not derived from the security code: two calls that differ only in it leave the same mark (DESIGN 9)', async () => {
+  it('then is not derived from the security code: two calls that differ only in it leave the same mark (docs/security.md#card-data)', async () => {
     const marks: string[] = [];
     const gateways = [0, 1].map(() => {
       const gw = makeGateway({ name: 'strict-mark', clock, merchants: strictMerchants() });
@@ -76,7 +76,7 @@ describe('when an account signs strictly (finding 2)', () => {
     expect(first.body.capture_orders[0].capture_status).toBe('1');
     expect((await post(gw.app, '/v1/capture', capture, captureSig)).status).toBe(401);
 
-    // DESIGN 2 signs batch bodies over ids only: the refund body carries the very same encryption_data
+    // docs/api.md#signatures signs batch bodies over ids only: the refund body carries the very same encryption_data
     const refund = batchBody('refund', [ref(p, { refund_amount: '1.00', refund_reason: 'r' })]);
     expect(refund.encryption_data).toBe(JSON.parse(capture).encryption_data);
     const refundText = JSON.stringify(refund);
@@ -93,7 +93,7 @@ describe('when an account signs strictly (finding 2)', () => {
   });
 });
 
-describe('when an account signs as DESIGN 2 does (compat) and a refund body is replayed (finding 2)', () => {
+describe('when an account signs as docs/api.md#signatures does (compat) and a refund body is replayed (finding 2)', () => {
   it('then an identical refund body within 10 minutes refunds once, each replay failing as a duplicate of the first', async () => {
     const gw = world.gateway('compat-refund-replay', clock);
     const p = await pay(gw.app);

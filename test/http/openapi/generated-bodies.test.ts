@@ -136,7 +136,7 @@ describe('when bodies generated from the document’s request schemas are sent, 
         sent++;
         const tally = `${probe.path} ${res.status}`;
         statuses.set(tally, (statuses.get(tally) ?? 0) + 1);
-        // a test clock call naming a clock that does not exist is refused as a 400 naming the field (DESIGN 14)
+        // a test clock call naming a clock that does not exist is refused as a 400 naming the field (docs/test-clocks.md)
         if (res.status === 400 && body.toString().includes('names no test clock')) statuses.set(`${probe.path} unknown`, 1);
         expect(res.status, `${probe.path}: ${body.toString().slice(0, 300)}`).toBeLessThan(500);
         const problems = answerProblems(

@@ -7,7 +7,7 @@ import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, authoriseBody, makeGateway, testMerc
 import { FIELDS, sign } from '../../support/sign.js';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 
-/** DESIGN 3: /v1/authorise answers refusals as a respon document unless the caller prefers JSON. */
+/** docs/api.md#bodies: /v1/authorise answers refusals as a respon document unless the caller prefers JSON. */
 const xml = new XMLParser({ parseTagValue: false });
 let redis: RedisServer;
 let gw: TestGateway;

@@ -12,7 +12,7 @@ import { jobOf } from '../../support/jobs.js';
 /**
  * Later events at the acquirer (issue 38): a refund that fails after the acquirer accepted it is recorded on
  * the payment (refund_status 0, the amount no longer refunded) and notified as refunds are; a dispute opened
- * at the acquirer becomes the gateway's dispute (DESIGN 13) and follows the acquirer's decision. Each event is
+ * at the acquirer becomes the gateway's dispute (docs/disputes.md) and follows the acquirer's decision. Each event is
  * applied once, however often it is sent.
  */
 const stripe = new StripeStub();

@@ -7,7 +7,7 @@ import { FIELDS, sign } from '../../support/sign.js';
 import { createHash } from 'node:crypto';
 import { postBatch, ref } from '../../support/operations.js';
 
-/** DESIGN 3: liberal in what existing integrations send (empty optional fields, short amounts). */
+/** docs/api.md#bodies: liberal in what existing integrations send (empty optional fields, short amounts). */
 const xml = new XMLParser({ parseTagValue: false, isArray: (name) => name === 'risk_reasons' });
 let redis: RedisServer;
 let gw: TestGateway;
@@ -133,7 +133,7 @@ describe('POST /v1/authorise, amounts with fewer fraction digits', () => {
   });
 });
 
-/** The other form of DESIGN 2: the values exactly as sent, spaces kept. */
+/** The other form of docs/api.md#signatures: the values exactly as sent, spaces kept. */
 const signAsSent = (body: Record<string, unknown>, key = SIGN_KEY) =>
   createHash('sha256')
     .update(FIELDS.authorise.map((f) => (body[f] === undefined ? '' : String(body[f]))).join('') + key, 'utf8')

@@ -96,7 +96,7 @@ describe('when the loading page form is posted', () => {
     expect(unknown.text).toContain('Checkout not found');
 
     // a field the page never rendered is not compared, whatever its name (none inherits a value); a
-    // reserved member name is refused as in every body (DESIGN 3)
+    // reserved member name is refused as in every body (docs/api.md#bodies)
     for (const extra of ['toString', 'hasOwnProperty', 'valueOf']) {
       const added = await request(gw.app)
         .post('/v1/checkout')

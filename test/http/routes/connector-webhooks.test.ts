@@ -12,7 +12,7 @@ import type { AcquirerJournal } from '../../../src/core/connectors/journal.js';
 import type { StripeConnector } from '../../../src/core/connectors/stripe/connector.js';
 
 /**
- * POST /connectors/stripe/webhook and /connectors/adyen/webhook (DESIGN 16): verified by the SDKs' own
+ * POST /connectors/stripe/webhook and /connectors/adyen/webhook (docs/connectors.md): verified by the SDKs' own
  * checks, a forged signature refused with 400, an event applied once however often it is sent, an unknown
  * type acknowledged, and a late authorisation result settling the payment's claim.
  */

@@ -76,7 +76,7 @@ async function openedDispute(name: string, card: string) {
 const LIFECYCLE = ['inquiry', 'needs_response', 'under_review', 'won', 'lost'];
 
 /**
- * The dispute notifications received, each checked (encryption_data by DESIGN 2, X-Signature by DESIGN 8),
+ * The dispute notifications received, each checked (encryption_data by docs/api.md#signatures, X-Signature by docs/notifications.md),
  * in the lifecycle's order (each status is reached once).
  */
 function disputeNotes(r: NotificationReceiver): Record<string, string>[] {

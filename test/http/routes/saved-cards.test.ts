@@ -17,7 +17,7 @@ import { CARDS, TEST_SECURITY_CODE } from '../../support/cards.js';
 import { sign } from '../../support/sign.js';
 import { dailyPlan, jobOf } from '../../support/jobs.js';
 
-/** DESIGN 15: saved cards on the hosted card page, and the merchant's /v1/retrievalCards and /v1/deleteCard. */
+/** docs/checkout.md#saved-cards-for-returning-shoppers: saved cards on the hosted card page, and the merchant's /v1/retrievalCards and /v1/deleteCard. */
 const world = redisWorld('saved-cards');
 const SHOPPER = 'shopper-42';
 

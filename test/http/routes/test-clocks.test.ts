@@ -28,7 +28,7 @@ async function receiver(): Promise<NotificationReceiver> {
   return r;
 }
 
-/** A notification's encryption_data (DESIGN 2) and its X-Signature header, checked by the documented rules. */
+/** A notification's encryption_data (docs/api.md#signatures) and its X-Signature header, checked by the documented rules. */
 function expectSigned(n: ReceivedNotification, key = SIGN_KEY): void {
   const f = n.fields;
   const id = f.order_no ?? f.request_id ?? f.recurring_id ?? f.test_clock_id;
@@ -353,7 +353,7 @@ describe('a dispute on a clock', () => {
   });
 });
 
-describe('the other dispute paths on a clock (DESIGN 13 driven by DESIGN 14)', () => {
+describe('the other dispute paths on a clock (docs/disputes.md driven by docs/test-clocks.md)', () => {
   /** the account's opening deposit balance (hundredths of USD): what a dispute debits and a won one credits */
   const OPENING = 100_000;
 

@@ -7,7 +7,7 @@ import { CARDS, CHALLENGE_CODE } from '../../support/cards.js';
 import { attributeOf } from '../../support/checkout.js';
 import { FIELDS, sign } from '../../support/sign.js';
 
-/** DESIGN 5: /v1/authorise takes return_url from its signed body; an address appended to issuer_url counts only without it. */
+/** docs/api.md: /v1/authorise takes return_url from its signed body; an address appended to issuer_url counts only without it. */
 const xml = new XMLParser({ parseTagValue: false });
 let redis: RedisServer;
 let gw: TestGateway;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isEmptyValue, parseOrThrow, withoutEmptyFields } from '../../../src/http/schemas/common.js';
 import { captureSchema } from '../../../src/http/schemas/operations.js';
 
-describe('empty fields count as absent (DESIGN 3)', () => {
+describe('empty fields count as absent (docs/api.md#bodies)', () => {
   it('when a value is "", {}, [] or an object or array of empty values, then it is empty; anything else is not', () => {
     for (const v of ['', {}, [], { a: '' }, { a: { b: '', c: [] } }, [{ x: '' }], ['']])
       expect(isEmptyValue(v), JSON.stringify(v)).toBe(true);

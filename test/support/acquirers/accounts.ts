@@ -6,7 +6,7 @@ export const ADYEN_HMAC = '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48E
 export const ADYEN_ENV = { ADYEN_KEY_SHOP1: 'AQE_stub_key', ADYEN_HMAC_SHOP1: ADYEN_HMAC };
 
 /**
- * The test merchants with the main account and the auto-capture one routed to Stripe or Adyen (DESIGN 16's
+ * The test merchants with the main account and the auto-capture one routed to Stripe or Adyen (docs/connectors.md's
  * settings) at a stub.
  */
 export function acquirerMerchants(code: 'stripe' | 'adyen', apiBase: string): MerchantsFile {

@@ -295,7 +295,7 @@ export class StripeStub extends AcquirerStub {
   }
 
   /**
-   * What Stripe decided on the dispute of a gateway payment, in DESIGN 13's terms: `won`, or `lost` (a
+   * What Stripe decided on the dispute of a gateway payment, in docs/disputes.md's terms: `won`, or `lost` (a
    * chargeback lost, or a dispute the merchant closed: accepted); undefined while Stripe has not decided.
    */
   disputeDecision(reference: string): 'won' | 'lost' | undefined {

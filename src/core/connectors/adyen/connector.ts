@@ -20,7 +20,7 @@ export interface AdyenSettings {
   hmacKey: string;
   merchantAccount: string;
   environment: 'TEST' | 'LIVE';
-  /** a stub in tests, or the live prefix's URL (DESIGN 16 `api_base`); unset: Adyen's endpoint for the environment */
+  /** a stub in tests, or the live prefix's URL (docs/connectors.md `api_base`); unset: Adyen's endpoint for the environment */
   apiBase?: string;
   /** where Adyen sends a shopper back from its own challenge page (the gateway's BASE_URL) */
   returnUrl: string;

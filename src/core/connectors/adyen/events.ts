@@ -144,7 +144,7 @@ const DISPUTE_EVENTS: Readonly<Record<string, { status: AcquirerDispute['status'
   INFORMATION_SUPPLIED: { status: 'under_review' },
 };
 
-/** Adyen's reason text in DESIGN 13's reasons (its codes differ per scheme; the text names the kind). */
+/** Adyen's reason text in docs/disputes.md's reasons (its codes differ per scheme; the text names the kind). */
 function disputeReason(text: string): DisputeReason {
   if (/fraud/i.test(text)) return 'fraudulent';
   if (/not received|non[- ]?receipt/i.test(text)) return 'product_not_received';

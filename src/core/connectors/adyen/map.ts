@@ -7,7 +7,7 @@ type CardDetails = Types.checkout.CardDetails;
 const TEST_EXPIRY = { expiryMonth: '03', expiryYear: '2030', cvc: '737' };
 
 /**
- * DESIGN 7's sandbox cards as Adyen's own test instruments (in its TEST environment): approvals as its test
+ * docs/api.md#test-cards-and-risk-triggers's sandbox cards as Adyen's own test instruments (in its TEST environment): approvals as its test
  * cards, the 3-D Secure card as its 3-D Secure 2 test card, declines as its test card with the refusal
  * reason asked for in the holder name (Adyen's way of testing refusals).
  */

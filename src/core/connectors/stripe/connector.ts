@@ -19,7 +19,7 @@ export interface StripeSettings {
   secretKey: string;
   /** the endpoint's signing secret (whsec_...): Stripe's webhooks to this account are checked with it */
   webhookSecret: string;
-  /** a mock or stub in tests (DESIGN 16 `api_base`); unset: api.stripe.com */
+  /** a mock or stub in tests (docs/connectors.md `api_base`); unset: api.stripe.com */
   apiBase?: string;
   /** how long a request may take before its outcome counts as unknown */
   timeoutMs?: number;
@@ -180,7 +180,7 @@ export class StripeConnector implements CardConnector {
   }
 
   /**
-   * Stripe's disputes (DESIGN 13): Stripe reports them by webhook (charge.dispute.*, events.ts), so the gateway
+   * Stripe's disputes (docs/disputes.md): Stripe reports them by webhook (charge.dispute.*, events.ts), so the gateway
    * watches no payment and asks for none. The merchant's evidence is sent as the dispute's evidence and
    * submitted at once (Stripe takes one submission); an acceptance closes the dispute at Stripe, which then
    * counts it lost. Each call carries its reference as the Idempotency-Key, so a retry acts once; Stripe's

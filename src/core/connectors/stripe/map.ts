@@ -11,7 +11,7 @@ export const REFERENCE_METADATA = 'gateway_reference';
 
 /**
  * In test mode Stripe refuses raw card numbers (without the raw card data permission), so the sandbox test
- * cards of DESIGN 7 travel as Stripe's own test payment methods with the same behaviour. Any other number is
+ * cards of docs/api.md#test-cards-and-risk-triggers travel as Stripe's own test payment methods with the same behaviour. Any other number is
  * sent as it is (live mode, or a test account with raw card data enabled).
  */
 export const STRIPE_TEST_INSTRUMENTS: Record<string, string> = {

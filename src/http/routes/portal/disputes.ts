@@ -64,7 +64,7 @@ async function showDispute(deps: CoreDeps, res: Response, disputeId: string, for
 const pageOf = (req: Request): string => `/portal/disputes/${encodeURIComponent(String(req.params.disputeId))}`;
 
 /**
- * The portal's disputes (DESIGN 11 and 13): /portal/disputes lists the open ones by due date; a dispute's page
+ * The portal's disputes (docs/portal.md and 13): /portal/disputes lists the open ones by due date; a dispute's page
  * tells its story and lets an admin save or send evidence, or accept it, through the same core as the API.
  */
 export function portalDisputesRouter(deps: CoreDeps): Router {

@@ -11,7 +11,7 @@ import { portalOtherRouter } from './other.js';
 import { portalDisputesRouter } from './disputes.js';
 import { portalInviteRouter } from './invite.js';
 
-/** The merchant portal (DESIGN 11) at /portal: sign-in is open, every other page needs a session. */
+/** The merchant portal (docs/portal.md) at /portal: sign-in is open, every other page needs a session. */
 export function portalRouter(deps: CoreDeps): Router {
   const router = Router();
   router.use('/portal', portalHeaders, portalLanguage(deps));

@@ -8,7 +8,7 @@ import { portalMerchants, PORTAL, signedIn, tokenOfForm } from '../../../support
 
 const world = redisWorld('portal-forms');
 
-/** `duplicateRefundSeconds` 0: the account turned the API's identical-refund window off (DESIGN 3a), so only the form's token stops a repeat. */
+/** `duplicateRefundSeconds` 0: the account turned the API's identical-refund window off (docs/api.md#errors-and-idempotency), so only the form's token stops a repeat. */
 async function gateway(duplicateRefundSeconds?: number) {
   const clock = new ManualClock();
   const merchants = await portalMerchants();
