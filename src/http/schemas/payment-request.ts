@@ -173,9 +173,11 @@ const accountOwner = z.object({
   last_name: text(64).optional(),
   email: z.union([z.literal(''), z.email({ error: 'must be an email address' }).max(254, 'must be at most 254 characters')]).optional(),
   account_id: text(64).optional(),
-  created: num.int('must be a whole number').optional(),
-  past_orders_count: num.int('must be a whole number').min(0).optional(),
-  past_orders_sum: num.min(0).optional(),
+  // bounded so that no number kept as sent can be card-shaped (15 digits or more): a date in seconds or
+  // milliseconds, a count and a sum of past orders
+  created: num.int('must be a whole number').min(0).max(9_999_999_999_999).optional(),
+  past_orders_count: num.int('must be a whole number').min(0).max(999_999_999).optional(),
+  past_orders_sum: num.min(0).max(99_999_999_999_999).optional(),
   lastLogin_ip: text(45).optional(),
   registration_ip: text(45).optional(),
 });

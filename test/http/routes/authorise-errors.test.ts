@@ -76,6 +76,9 @@ describe('POST /v1/authorise, invalid fields get a 400 that names the field', ()
       },
     ],
     ['account_owner.0.past_orders_count', { account_owner: [{ first_name: 'a', past_orders_count: 1.5 }] }],
+    // a 16-digit number where a date is meant would be kept as sent: it may be a card number
+    ['account_owner.0.created', { account_owner: [{ first_name: 'a', created: -4057182473691699 }] }],
+    ['account_owner.0.past_orders_sum', { account_owner: [{ first_name: 'a', past_orders_sum: 4057182473691699 }] }],
     ['total_discount', { total_discount: { coupon_code_used: 'x' } }],
     ['additional_information.0.mpi_info', { additional_information: [{ mpi: 'x' }] }],
     [
