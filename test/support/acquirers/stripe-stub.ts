@@ -347,7 +347,12 @@ export class StripeStub extends AcquirerStub {
 
   /** A refund made in Stripe's Dashboard, not through the gateway: no gateway reference in its metadata. */
   refundInDashboard(intentId: string, amount: number): Refund {
-    const pi = this.intents.get(intentId)!;
+    const refund = this.newRefund(this.intents.get(intentId)!, amount, {}, this.now());
+    return structuredClone(refund);
+  }
+
+  /** A refund of `pi` kept as succeeded, listed from `listedAt` (Stripe's list may lag its creation). */
+  private newRefund(pi: { id: string; currency: string }, amount: number, metadata: Record<string, string>, listedAt: number): Refund {
     const refund: Refund = {
       id: this.id('re'),
       object: 'refund',
@@ -355,11 +360,11 @@ export class StripeStub extends AcquirerStub {
       currency: pi.currency,
       payment_intent: pi.id,
       status: 'succeeded',
-      metadata: {},
-      listedAt: this.now(),
+      metadata,
+      listedAt,
     };
     this.refunds.set(refund.id, refund);
-    return structuredClone(refund);
+    return refund;
   }
 
   /** The intent Stripe made for a gateway reference (its metadata). */
@@ -566,17 +571,12 @@ export class StripeStub extends AcquirerStub {
     const amount = form.amount === undefined ? pi.amount_received - refunded : Number(form.amount);
     if (amount + refunded > pi.amount_received)
       return error(400, 'invalid_request_error', 'Refund amount is greater than unrefunded amount on charge', { code: 'amount_too_large' });
-    const refund: Refund = {
-      id: this.id('re'),
-      object: 'refund',
+    const refund = this.newRefund(
+      pi,
       amount,
-      currency: pi.currency,
-      payment_intent: pi.id,
-      status: 'succeeded',
-      metadata: (form.metadata as Record<string, string>) ?? {},
-      listedAt: this.now() + (this.times.listLagMs?.(this.seq) ?? 0),
-    };
-    this.refunds.set(refund.id, refund);
+      (form.metadata as Record<string, string>) ?? {},
+      this.now() + (this.times.listLagMs?.(this.seq) ?? 0),
+    );
     const pending = this.times.refundPending?.(amount);
     if (pending) {
       // Stripe accepts it `pending` and decides later: refund.updated (succeeded) or refund.failed follows,
