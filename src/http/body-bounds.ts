@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { CALLS } from './openapi/calls.js';
+import { CALLS } from './calls/index.js';
 import { PAGES } from './openapi/pages.js';
 import { jsonSchemaOf } from './openapi/json-schema.js';
 import { checkoutFieldNames } from './schemas/payment-request.js';
@@ -170,7 +170,7 @@ const PAGE_FORMS: Readonly<Record<string, Readonly<Record<string, number>>>> = {
   portalPostPortalAccountPassword: { current_password: 200, new_password: 200, _csrf: CSRF },
 };
 
-/** Each call's bounds, by the path its declaration names (`/v1/capture`, `/portal/disputes/:disputeId/evidence`). */
+/** Each call's bounds, by the path its declaration names (a merchant call of http/calls, or a page post such as `/portal/disputes/:disputeId/evidence`). */
 export const BODY_BOUNDS: ReadonlyMap<string, BodyBounds> = new Map<string, BodyBounds>([
   ...CALLS.map((c): [string, BodyBounds] => [c.path, c.operationId === 'checkout' ? checkoutBounds(c.request) : boundsOfSchema(c.request)]),
   ...PAGES.filter((p) => p.method === 'post' && p.operationId in PAGE_FORMS).map((p): [string, BodyBounds] => [

@@ -14,7 +14,7 @@ const fixedUnder = (path: unknown, prefix: string): path is string =>
   typeof path === 'string' && path.startsWith(prefix) && FIXED_PATH.test(path);
 
 /**
- * The POST routes under `prefix` whose path is fixed text (`/v1/authorise`, `/v1/capture`, ...), read from the
+ * The POST routes under `prefix` whose path is fixed text (every merchant call of http/calls), read from the
  * routers as built: path -> the route's handlers. A router with a middleware of its own (`router.use`) is left
  * out whole, so that nothing it would run is skipped; a path that two routers declare goes to the first, as in
  * Express.

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { signedValuesFor } from '../http/middleware/authenticate.js';
+import { CALLS } from '../http/calls/index.js';
 import { signValues, type SignatureForm } from '../core/kernel/signing.js';
 
 /**
@@ -7,6 +8,20 @@ import { signValues, type SignatureForm } from '../core/kernel/signing.js';
  * by hand. Prints the body with encryption_data set; see USAGE. Every mistake is a one-line message and exit
  * code 2, never a stack trace.
  */
+/** The declared calls' paths, a few to a line. */
+function callList(): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const { path } of CALLS) {
+    if (line && line.length + path.length > 100) {
+      lines.push(line);
+      line = '';
+    }
+    line += (line ? ' ' : '') + path;
+  }
+  return [...lines, line].join('\n       ');
+}
+
 const USAGE = `usage: node dist/tools/sign-request.js [--keep-spaces] <path> [json body]
 
 Prints the JSON body with its encryption_data set, for the call at <path> (such as /v1/authorise). The body
@@ -16,11 +31,7 @@ is the second argument, or standard input. The key is SIGN_KEY, else the demo me
                   the gateway's own form; the gateway accepts both)
   -h, --help      print this help
 
-Calls: /v1/authorise /v1/checkout /v1/capture /v1/review /v1/cancel /v1/refund /v1/retrievalTrans
-       /v1/retrievalRefund /v1/cancelsubscription /v1/payout /v1/payout/query /v1/optimise
-       /v1/notifications/resend /v1/retrievalDispute /v1/disputeEvidence /v1/disputeAccept
-       /v1/retrievalCards /v1/deleteCard /v1/testClock /v1/testClockAdvance /v1/retrievalTestClock
-       /v1/testClockDelete
+Calls: ${callList()}
 `;
 
 function fail(message: string): never {

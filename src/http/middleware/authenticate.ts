@@ -1,58 +1,35 @@
 import { authenticationFailed, GatewayError, invalidField, missingField } from '../../core/kernel/errors.js';
 import { formerKeyPasses, type Account } from '../../core/merchants/directory.js';
 import type { CoreDeps } from '../../core/ports/deps.js';
-import { REQUEST_SIGNATURE_FIELDS, requestSignatureMatches, type SignedValue } from '../../core/kernel/signing.js';
+import { requestSignatureMatches, type SignedValue } from '../../core/kernel/signing.js';
+import { callAt, type CallSpec } from '../calls/index.js';
 
 /** The values of the named fields, in order, as the signature rule reads them. */
 export function fieldValues(body: Record<string, unknown>, fields: readonly string[]): SignedValue[] {
   return fields.map((f) => body[f] as SignedValue);
 }
 
-/** Looked up by the request's path: Maps, so no path names an inherited member. */
-const BATCH_ARRAYS: ReadonlyMap<string, string> = new Map([
-  ['/v1/capture', 'capture_orders'],
-  ['/v1/review', 'review_orders'],
-  ['/v1/cancel', 'cancel_orders'],
-  ['/v1/refund', 'refund_orders'],
-]);
-const SIGNED: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
-  ['/v1/authorise', REQUEST_SIGNATURE_FIELDS.authorise],
-  ['/v1/checkout', REQUEST_SIGNATURE_FIELDS.checkout],
-  ['/v1/cancelsubscription', REQUEST_SIGNATURE_FIELDS.cancelsubscription],
-  ['/v1/notifications/resend', REQUEST_SIGNATURE_FIELDS.resend],
-  ['/v1/retrievalTrans', REQUEST_SIGNATURE_FIELDS.retrieval],
-  ['/v1/retrievalRefund', REQUEST_SIGNATURE_FIELDS.retrieval],
-  ['/v1/payout', REQUEST_SIGNATURE_FIELDS.payout],
-  ['/v1/payout/query', REQUEST_SIGNATURE_FIELDS.payoutQuery],
-  ['/v1/optimise', REQUEST_SIGNATURE_FIELDS.optimise],
-  ['/v1/testClock', REQUEST_SIGNATURE_FIELDS.testClock],
-  ['/v1/testClockAdvance', REQUEST_SIGNATURE_FIELDS.testClockAdvance],
-  ['/v1/retrievalTestClock', REQUEST_SIGNATURE_FIELDS.retrievalTestClock],
-  ['/v1/testClockDelete', REQUEST_SIGNATURE_FIELDS.testClockDelete],
-  ['/v1/retrievalCards', REQUEST_SIGNATURE_FIELDS.retrievalCards],
-  ['/v1/deleteCard', REQUEST_SIGNATURE_FIELDS.deleteCard],
-  ['/v1/retrievalDispute', REQUEST_SIGNATURE_FIELDS.retrievalDispute],
-  ['/v1/disputeEvidence', REQUEST_SIGNATURE_FIELDS.dispute],
-  ['/v1/disputeAccept', REQUEST_SIGNATURE_FIELDS.dispute],
-]);
-
-/** True for a merchant call signed by docs/api.md#signatures (the paths signedValuesFor knows), without building its values. */
+/** True for a merchant call signed by docs/api.md#signatures (a declared call), without building its values. */
 export function isSignedPath(path: string): boolean {
-  return BATCH_ARRAYS.has(path) || SIGNED.has(path);
+  return callAt(path) !== undefined;
 }
 
-/** The values the call's request signature covers (docs/api.md#signatures), or undefined for an unknown path. */
-export function signedValuesFor(path: string, body: Record<string, unknown>): SignedValue[] | undefined {
-  const array = BATCH_ARRAYS.get(path);
-  if (array) {
-    const list = body[array];
+/** The values `call`'s request signature covers (docs/api.md#signatures), in order. */
+export function signedValues(call: CallSpec, body: Record<string, unknown>): SignedValue[] {
+  if (call.batchArray !== undefined) {
+    const list = body[call.batchArray];
     const ids = Array.isArray(list)
       ? list.map((o) => (o && typeof o === 'object' ? (o as Record<string, unknown>).transaction_id : undefined))
       : [];
     return [body.merchant_id, body.account_id, ...ids] as SignedValue[];
   }
-  const fields = SIGNED.get(path);
-  return fields && fields.map((f) => body[f] as SignedValue);
+  return fieldValues(body, call.requestSignature);
+}
+
+/** The values the call at `path` signs, or undefined for a path that declares no call. */
+export function signedValuesFor(path: string, body: Record<string, unknown>): SignedValue[] | undefined {
+  const call = callAt(path);
+  return call && signedValues(call, body);
 }
 
 /**

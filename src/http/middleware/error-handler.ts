@@ -4,10 +4,7 @@ import type { Logger } from '../../core/ports/deps.js';
 import { renderPortal } from '../render/portal.js';
 import type { Account } from '../../core/merchants/directory.js';
 import { refusalDocument, wantsXmlRefusal } from '../render/refusal.js';
-
-/** Calls whose answers carry return_status: their errors carry return_status "0" too. */
-const WITH_RETURN_STATUS =
-  /^\/v1\/(capture|review|cancel|refund|retrievalTrans|retrievalRefund|optimise|testClock|testClockAdvance|retrievalTestClock|testClockDelete|retrievalDispute|disputeEvidence|disputeAccept|retrievalCards|deleteCard)\b/;
+import { errorsCarryReturnStatus } from '../calls/index.js';
 
 /** The issuer_url's last segment is the challenge secret: never written to the logs. */
 export function loggedPath(path: string): string {
@@ -63,7 +60,7 @@ export function errorHandler(log: Logger, timezone = 'UTC') {
     }
     const body: Record<string, string> = { code: error.code, message: error.message };
     if (error.field) body.field = error.field;
-    if (WITH_RETURN_STATUS.test(req.path)) body.return_status = '0';
+    if (errorsCarryReturnStatus(req.path)) body.return_status = '0';
     body.request_id = requestId;
     res.status(error.status).json(body);
   };

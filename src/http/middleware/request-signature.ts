@@ -6,6 +6,7 @@ import { strictSignatureExpiry, verifyRequestSignature } from '../../core/kernel
 import { isSignedPath } from './authenticate.js';
 import { rawBodyOf } from './body.js';
 import { keyedCallFingerprint } from '../../core/kernel/fingerprint.js';
+import { checkoutCall } from '../calls/payments.js';
 
 /**
  * Strict signing (signature_mode "strict", docs/security.md): every merchant call of the account must
@@ -19,7 +20,7 @@ export function strictSignature(deps: CoreDeps) {
   return (req: Request, res: Response, next: NextFunction): void | Promise<void> => {
     const body = req.body as Record<string, unknown>;
     if (req.method !== 'POST' || !isSignedPath(req.path)) return next();
-    if (req.path === '/v1/checkout' && body.checkout_token !== undefined) return next();
+    if (req.path === checkoutCall.path && body.checkout_token !== undefined) return next();
     if (typeof body.merchant_id !== 'string' || typeof body.account_id !== 'string') return next();
     const account = deps.merchants.find(body.merchant_id, body.account_id);
     if (!account || account.signature_mode !== 'strict') return next();

@@ -3,7 +3,7 @@ import { ERROR_CODES } from '../../core/kernel/errors.js';
 import { bodyLimitFor } from '../middleware/body.js';
 import { IDEMPOTENCY_KEY } from '../middleware/idempotency.js';
 import { SESSION_COOKIE } from '../middleware/portal.js';
-import { CALL_ERRORS, CALLS, type CallSpec } from './calls.js';
+import { CALL_ERRORS, CALLS, type CallSpec } from '../calls/index.js';
 import { PAGES, type PageSpec } from './pages.js';
 import * as answers from './answers.js';
 import {
@@ -79,7 +79,7 @@ function operationOf(call: CallSpec, request: Json): Json {
     requestBody: {
       required: true,
       description:
-        'As the spec’s samples send it, a JSON text under either content type (or application/xml): under ' +
+        'As the interface’s examples in docs/api.md send it, a JSON text under either content type (or application/xml): under ' +
         'application/x-www-form-urlencoded too the body is read as JSON when it starts with `{`, nested objects and arrays ' +
         'included (the encoding marks them application/json). A body that does not start with `{` is read as real form fields, ' +
         'which carry flat fields only (the retrieval calls also take a list as a JSON array in a text).',

@@ -1,10 +1,11 @@
 import { body, errorResponse, ERROR_TEXT, json, merged, NOT_FOUND, page, seeOther, type PageSpec, type Responses } from './responses.js';
 import { PORTAL_PAGES } from './portal.js';
 import { CONNECTOR_PAGES } from './connectors.js';
+import { CHECKOUT_PAGES } from '../calls/payments.js';
 
 export type { PageSpec } from './responses.js';
 
-const session = '/v1/checkout/:merchantId/:sessionId';
+const session = CHECKOUT_PAGES;
 const challenge = '/v1/3ds/:merchantId/:transactionId/:secret';
 
 /** An address with a name in it that names nothing answers as any unknown address. */

@@ -5,14 +5,17 @@ import { formatAmount, parseAmount } from '../../core/kernel/money.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../../core/kernel/signing.js';
 import type { PaymentAnswer } from '../../core/payments/answer.js';
 import { xmlDocument } from './xml.js';
+import { callAt } from '../calls/index.js';
 
 /**
- * docs/api.md#bodies: /v1/authorise answers a refusal as a `respon` document too, so a client that reads only XML can
+ * docs/api.md#bodies: a call whose error body is `respon` (/v1/authorise) answers a refusal as a `respon` document too, so a client that reads only XML can
  * read why it was refused. A caller whose Accept header prefers JSON gets the JSON error body instead.
  */
 export function wantsXmlRefusal(req: Request): boolean {
   return (
-    req.method === 'POST' && req.path === '/v1/authorise' && req.accepts(['application/xml', 'application/json']) !== 'application/json'
+    req.method === 'POST' &&
+    callAt(req.path)?.errorBody === 'respon' &&
+    req.accepts(['application/xml', 'application/json']) !== 'application/json'
   );
 }
 
@@ -23,7 +26,7 @@ function identifier(body: Record<string, unknown>, field: string): string {
 }
 
 /**
- * The refusal: every element of the spec's `respon` document, `order_status` 0, `result_info`
+ * The refusal: every element of the `respon` document (docs/api.md), `order_status` 0, `result_info`
  * `<code>:<message naming the field>`, the request's identifiers (the amount normalised when it could be
  * read) and the request id. Signed like any payment answer when the caller was authenticated, else empty.
  */

@@ -1,27 +1,26 @@
 import { Router } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { assertActive, type Account } from '../../core/merchants/directory.js';
-import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
 import { authorisePayment, type AuthoriseCommand } from '../../core/payments/authorise.js';
 import { paymentAnswer } from '../../core/payments/answer.js';
 import { assertNotifyUrl } from '../../core/notifications/target.js';
-import { authenticate, fieldValues } from '../middleware/authenticate.js';
+import { authenticate, signedValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
-import { authoriseSchema } from '../schemas/payment-request.js';
 import { orderFingerprints, paymentOrder } from '../schemas/payment-order.js';
 import { xmlDocument } from '../render/xml.js';
 import { paymentDepsOnClock } from '../../core/clocks/clocks.js';
+import { authoriseCall } from '../calls/payments.js';
 
 /** POST /v1/authorise: the direct card payment, answered by the `respon` XML document. */
 export function authoriseRouter(deps: CoreDeps): Router {
   const router = Router();
-  router.post('/v1/authorise', async (req, res) => {
+  router.post(authoriseCall.path, async (req, res) => {
     const body = req.body as Record<string, unknown>;
-    const account: Account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.authorise));
+    const account: Account = await authenticate(deps, body, signedValues(authoriseCall, body));
     assertActive(account);
     // an authenticated caller's refusals are signed (http/render/refusal.ts)
     res.locals.account = account;
-    const input = parseOrThrow(authoriseSchema, body);
+    const input = parseOrThrow(authoriseCall.request, body);
     // the shopper's return address (after a challenge) is checked like notify_url: NOTIFY_ALLOW_PRIVATE covers both
     await assertNotifyUrl(input.return_url, deps.notifyAllowPrivate, deps.transport.resolve, 'return_url');
     const order = paymentOrder(input);

@@ -1,13 +1,12 @@
 import { Router, type Request, type Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { invalidField } from '../../core/kernel/errors.js';
-import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
 import { openCheckout, sessionForm } from '../../core/checkout/hosted.js';
 import { hostedUrls } from '../../core/checkout/session.js';
-import { authenticate, fieldValues } from '../middleware/authenticate.js';
+import { authenticate, signedValues } from '../middleware/authenticate.js';
 import { boundExtraFields, parseOrThrow } from '../schemas/common.js';
 import { maskExtraFields, maskFreeText } from '../schemas/free-text.js';
-import { checkoutFieldNames, checkoutSchema } from '../schemas/payment-request.js';
+import { checkoutFieldNames } from '../schemas/payment-request.js';
 import { orderFingerprints, paymentOrder } from '../schemas/payment-order.js';
 import { NOTICES, renderNotice, shopperLang } from '../render/pages.js';
 import { pageAssets, assetTag } from '../render/assets.js';
@@ -20,6 +19,7 @@ import { htmlText } from '../render/html-text.js';
 import { assertActive, type Account } from '../../core/merchants/directory.js';
 import { provenShopper } from '../../core/saved-cards/saved-cards.js';
 import { SHOPPER_ID } from '../schemas/saved-cards.js';
+import { checkoutCall } from '../calls/payments.js';
 
 /** Card data never travels through the merchant: the shopper types it on the hosted card page. */
 const CARD_FIELDS = ['card', 'expiration_month', 'expiration_year', 'security_code'] as const;
@@ -27,13 +27,13 @@ const CARD_FIELDS = ['card', 'expiration_month', 'expiration_year', 'security_co
 /** The merchant's signed checkout request: a stored session, answered by the loading page (or JSON). */
 async function createCheckout(deps: CoreDeps, req: Request, res: Response): Promise<void> {
   const body = req.body as Record<string, unknown>;
-  const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.checkout));
+  const account = await authenticate(deps, body, signedValues(checkoutCall, body));
   assertActive(account);
   for (const f of CARD_FIELDS) {
     if (body[f] !== undefined && body[f] !== '')
       throw invalidField(f, 'is not accepted by /v1/checkout; the shopper enters the card on the hosted page');
   }
-  const input = parseOrThrow(checkoutSchema, body);
+  const input = parseOrThrow(checkoutCall.request, body);
   boundExtraFields(body, checkoutFieldNames);
   // the clock must be the account's now; the card page pays in its time (core/checkout/hosted.ts)
   if (input.test_clock_id) await paymentDepsOnClock(deps, account, input.test_clock_id);
@@ -73,7 +73,7 @@ async function createCheckout(deps: CoreDeps, req: Request, res: Response): Prom
     // the page's texts as HTML, characters beyond Latin-1 as references: the page stays one byte a character
     text: (k: MessageKey) => htmlText(t(lang, k)),
     asset: (name: string) => assetTag(assets, deps.baseUrl, name),
-    action: `${deps.baseUrl}/v1/checkout`,
+    action: `${deps.baseUrl}${checkoutCall.path}`,
     hiddenInputs: hiddenInputs(sessionForm(deps, account, session)),
   });
 }
@@ -119,7 +119,7 @@ async function openFromForm(deps: CoreDeps, req: Request, res: Response): Promis
 /** POST /v1/checkout: the merchant's signed request, or the loading page's own form post (checkout_token). */
 export function checkoutRouter(deps: CoreDeps): Router {
   const router = Router();
-  router.post('/v1/checkout', async (req, res) => {
+  router.post(checkoutCall.path, async (req, res) => {
     const body = req.body as Record<string, unknown>;
     if (body.checkout_token !== undefined) return openFromForm(deps, req, res);
     return createCheckout(deps, req, res);

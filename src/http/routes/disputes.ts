@@ -2,12 +2,11 @@ import { Router } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { invalidField } from '../../core/kernel/errors.js';
 import { parseCompactDate } from '../../core/kernel/dates.js';
-import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
 import { DISPUTE_SEARCH_LIMIT, disputeCallAnswer, searchDisputes } from '../../core/disputes/search.js';
 import { acceptDispute, submitDisputeEvidence } from '../../core/disputes/respond.js';
-import { authenticate, fieldValues } from '../middleware/authenticate.js';
+import { authenticate, signedValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
-import { disputeAcceptSchema, disputeEvidenceSchema, retrievalDisputeSchema } from '../schemas/dispute.js';
+import { disputeAcceptCall, disputeEvidenceCall, retrievalDisputeCall } from '../calls/disputes.js';
 
 function dateBound(text: string | undefined, field: string, timezone: string, endOfSecond: boolean): number | undefined {
   if (text === undefined) return undefined;
@@ -23,10 +22,10 @@ function dateBound(text: string | undefined, field: string, timezone: string, en
 export function disputesRouter(deps: CoreDeps): Router {
   const router = Router();
 
-  router.post('/v1/retrievalDispute', async (req, res) => {
+  router.post(retrievalDisputeCall.path, async (req, res) => {
     const body = req.body as Record<string, unknown>;
-    const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.retrievalDispute));
-    const input = parseOrThrow(retrievalDisputeSchema, body);
+    const account = await authenticate(deps, body, signedValues(retrievalDisputeCall, body));
+    const input = parseOrThrow(retrievalDisputeCall.request, body);
     if (input.transaction_id.length + input.order_no.length + input.dispute_id.length > DISPUTE_SEARCH_LIMIT)
       throw invalidField('transaction_id', `the lists must name at most ${DISPUTE_SEARCH_LIMIT} items in all`);
     const from = dateBound(input.start_date, 'start_date', deps.timezone, false);
@@ -43,10 +42,10 @@ export function disputesRouter(deps: CoreDeps): Router {
     );
   });
 
-  router.post('/v1/disputeEvidence', async (req, res) => {
+  router.post(disputeEvidenceCall.path, async (req, res) => {
     const body = req.body as Record<string, unknown>;
-    const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.dispute));
-    const input = parseOrThrow(disputeEvidenceSchema, body);
+    const account = await authenticate(deps, body, signedValues(disputeEvidenceCall, body));
+    const input = parseOrThrow(disputeEvidenceCall.request, body);
     const { product_description, customer_communication, shipping_tracking, uncategorized_text } = input;
     const answer = await submitDisputeEvidence(
       deps,
@@ -60,10 +59,10 @@ export function disputesRouter(deps: CoreDeps): Router {
     res.json(disputeCallAnswer(deps, account, input.dispute_id, answer));
   });
 
-  router.post('/v1/disputeAccept', async (req, res) => {
+  router.post(disputeAcceptCall.path, async (req, res) => {
     const body = req.body as Record<string, unknown>;
-    const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.dispute));
-    const input = parseOrThrow(disputeAcceptSchema, body);
+    const account = await authenticate(deps, body, signedValues(disputeAcceptCall, body));
+    const input = parseOrThrow(disputeAcceptCall.request, body);
     const answer = await acceptDispute(deps, account, input.dispute_id, deps.clock.now());
     res.locals.outcome = { dispute_id: input.dispute_id, return_status: answer.ok ? '1' : '0' };
     res.json(disputeCallAnswer(deps, account, input.dispute_id, answer));

@@ -4,6 +4,7 @@ import { Router } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { REQUEST_SIGNATURE_FIELDS, RESPONSE_SIGNATURE_FIELDS, signFields, signatureMatches } from '../../core/kernel/signing.js';
+import { checkoutCall } from '../calls/payments.js';
 
 /**
  * Development only (NODE_ENV=development): a tiny merchant shop on the gateway's own origin, so a newcomer
@@ -34,7 +35,7 @@ export function exampleShopRouter(deps: CoreDeps): Router {
     return { ...body, encryption_data: signFields(body, REQUEST_SIGNATURE_FIELDS.checkout, account.sign_key) };
   };
   const checkout = (accept: string) =>
-    fetch(`${deps.baseUrl}/v1/checkout`, {
+    fetch(`${deps.baseUrl}${checkoutCall.path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept },
       body: JSON.stringify(order()),

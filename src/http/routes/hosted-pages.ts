@@ -18,6 +18,7 @@ import { findSession } from './hosted-session.js';
 import { prepareSavedCards } from '../render/saved-cards.js';
 import { readShopperChoice } from '../schemas/saved-card-form.js';
 import { deleteSavedCard, saveChoiceFor } from '../../core/saved-cards/saved-cards.js';
+import { CHECKOUT_PAGES } from '../calls/payments.js';
 
 const s = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -49,7 +50,7 @@ async function sessionOf(deps: CoreDeps, req: Request, res: Response) {
 /** The hosted card page, its card submit and cancel, and the result page of one checkout session. */
 export function hostedPagesRouter(deps: CoreDeps): Router {
   const router = Router();
-  const base = '/v1/checkout/:merchantId/:sessionId';
+  const base = CHECKOUT_PAGES;
 
   router.get(base, async (req, res) => {
     const found = await sessionOf(deps, req, res);

@@ -9,9 +9,11 @@ import { cancelOperation } from '../../core/operations/cancel.js';
 import { reviewOperation } from '../../core/operations/review.js';
 import { refundOperation } from '../../core/operations/refund.js';
 import type { Account } from '../../core/merchants/directory.js';
-import { authenticate, signedValuesFor } from '../middleware/authenticate.js';
+import { authenticate, signedValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
-import { cancelSchema, captureSchema, refundSchema, reviewSchema } from '../schemas/operations.js';
+import { cancelCall, captureCall, refundCall, reviewCall } from '../calls/operations.js';
+
+const BATCH_CALLS = { capture: captureCall, cancel: cancelCall, review: reviewCall, refund: refundCall } as const;
 
 interface WireRef {
   transaction_id: string;
@@ -32,16 +34,16 @@ const errorMessage = (r: OperationResult<unknown>) => (r.ok ? '' : outcomeText(r
 
 async function authenticateBatch(deps: CoreDeps, req: Request, call: BatchCall): Promise<Account> {
   const body = req.body as Record<string, unknown>;
-  return authenticate(deps, body, signedValuesFor(`/v1/${call}`, body)!);
+  return authenticate(deps, body, signedValues(BATCH_CALLS[call], body));
 }
 
 /** POST /v1/capture, /v1/review, /v1/cancel, /v1/refund: the follow-up operations, order by order. */
 export function operationsRouter(deps: CoreDeps): Router {
   const router = Router();
 
-  router.post('/v1/capture', async (req, res) => {
+  router.post(captureCall.path, async (req, res) => {
     const account = await authenticateBatch(deps, req, 'capture');
-    const input = parseOrThrow(captureSchema, req.body);
+    const input = parseOrThrow(captureCall.request, req.body);
     const results = await runBatch(deps, account, 'capture', input.capture_orders.map(ref), captureOperation);
     const rows = input.capture_orders.map((o, i) => ({
       ...echo(o),
@@ -51,9 +53,9 @@ export function operationsRouter(deps: CoreDeps): Router {
     res.json(batchAnswer(account, 'capture', rows));
   });
 
-  router.post('/v1/cancel', async (req, res) => {
+  router.post(cancelCall.path, async (req, res) => {
     const account = await authenticateBatch(deps, req, 'cancel');
-    const input = parseOrThrow(cancelSchema, req.body);
+    const input = parseOrThrow(cancelCall.request, req.body);
     const results = await runBatch(deps, account, 'cancel', input.cancel_orders.map(ref), cancelOperation);
     const rows = input.cancel_orders.map((o, i) => ({
       ...echo(o),
@@ -63,9 +65,9 @@ export function operationsRouter(deps: CoreDeps): Router {
     res.json(batchAnswer(account, 'cancel', rows));
   });
 
-  router.post('/v1/review', async (req, res) => {
+  router.post(reviewCall.path, async (req, res) => {
     const account = await authenticateBatch(deps, req, 'review');
-    const input = parseOrThrow(reviewSchema, req.body);
+    const input = parseOrThrow(reviewCall.request, req.body);
     const orders = input.review_orders.map((o) => ({ ...ref(o), review_flag: o.review_flag }));
     const results = await runBatch(deps, account, 'review', orders, reviewOperation);
     const rows = input.review_orders.map((o, i) => ({
@@ -77,9 +79,9 @@ export function operationsRouter(deps: CoreDeps): Router {
     res.json(batchAnswer(account, 'review', rows));
   });
 
-  router.post('/v1/refund', async (req, res) => {
+  router.post(refundCall.path, async (req, res) => {
     const account = await authenticateBatch(deps, req, 'refund');
-    const input = parseOrThrow(refundSchema, req.body);
+    const input = parseOrThrow(refundCall.request, req.body);
     // with an Idempotency-Key the key's rules apply, not the duplicate window (docs/api.md#errors-and-idempotency; middleware/idempotency.ts)
     const underIdempotencyKey = req.get('idempotency-key') !== undefined;
     const orders = input.refund_orders.map((o) => ({

@@ -1,19 +1,18 @@
 import { Router } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { parseAmount } from '../../core/kernel/money.js';
-import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
 import { optimisePaymentMethods } from '../../core/optimise/optimise.js';
-import { authenticate, fieldValues } from '../middleware/authenticate.js';
+import { authenticate, signedValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
-import { optimiseSchema } from '../schemas/optimise.js';
+import { optimiseCall } from '../calls/payments.js';
 
 /** POST /v1/optimise: the account's payment methods for an order, best first (JSON). */
 export function optimiseRouter(deps: CoreDeps): Router {
   const router = Router();
-  router.post('/v1/optimise', async (req, res) => {
+  router.post(optimiseCall.path, async (req, res) => {
     const body = req.body as Record<string, unknown>;
-    const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.optimise));
-    const input = parseOrThrow(optimiseSchema, body);
+    const account = await authenticate(deps, body, signedValues(optimiseCall, body));
+    const input = parseOrThrow(optimiseCall.request, body);
     const answer = await optimisePaymentMethods(deps, account, {
       request_id: input.request_id,
       currency: input.currency,

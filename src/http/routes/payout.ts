@@ -2,16 +2,16 @@ import { assertActive } from '../../core/merchants/directory.js';
 import { Router } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { parseAmount } from '../../core/kernel/money.js';
-import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
 import { orderFingerprints } from '../schemas/payment-order.js';
 import { createPayout } from '../../core/payouts/create.js';
 import { paymentDepsOnClock } from '../../core/clocks/clocks.js';
 import { payoutAnswer } from '../../core/payouts/answer.js';
 import { findPayout, localClearingSystem } from '../../core/payouts/query.js';
 import type { PayoutEcho } from '../../core/payouts/payout.js';
-import { authenticate, fieldValues } from '../middleware/authenticate.js';
+import { authenticate, signedValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
-import { payoutQuerySchema, payoutSchema, type PayoutRequest } from '../schemas/payout-request.js';
+import { type PayoutRequest } from '../schemas/payout-request.js';
+import { payoutCall, payoutQueryCall } from '../calls/payouts.js';
 
 /** The request as the answer echoes it: bank_details gain local_clearing_system and lose bank_code. */
 function payoutEcho(input: PayoutRequest): PayoutEcho {
@@ -24,11 +24,11 @@ function payoutEcho(input: PayoutRequest): PayoutEcho {
 /** POST /v1/payout (create) and POST /v1/payout/query (status), both answered in JSON. */
 export function payoutRouter(deps: CoreDeps): Router {
   const router = Router();
-  router.post('/v1/payout', async (req, res) => {
+  router.post(payoutCall.path, async (req, res) => {
     const body = req.body as Record<string, unknown>;
-    const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.payout));
+    const account = await authenticate(deps, body, signedValues(payoutCall, body));
     assertActive(account);
-    const input = parseOrThrow(payoutSchema, body);
+    const input = parseOrThrow(payoutCall.request, body);
     // a payout naming a test clock lives in the clock's time and queues, as a payment on it does (docs/test-clocks.md)
     const result = await createPayout(input.test_clock_id ? await paymentDepsOnClock(deps, account, input.test_clock_id) : deps, {
       account,
@@ -40,10 +40,10 @@ export function payoutRouter(deps: CoreDeps): Router {
     });
     res.json(payoutAnswer(account, result.payout, deps.timezone));
   });
-  router.post('/v1/payout/query', async (req, res) => {
+  router.post(payoutQueryCall.path, async (req, res) => {
     const body = req.body as Record<string, unknown>;
-    const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.payoutQuery));
-    const input = parseOrThrow(payoutQuerySchema, body);
+    const account = await authenticate(deps, body, signedValues(payoutQueryCall, body));
+    const input = parseOrThrow(payoutQueryCall.request, body);
     const payout = await findPayout(deps, account, input);
     res.json(payoutAnswer(account, payout, deps.timezone));
   });

@@ -4,21 +4,21 @@ import type { Account } from '../../core/merchants/directory.js';
 import { GatewayError, invalidField } from '../../core/kernel/errors.js';
 import { ipAllowed } from '../../core/merchants/ip-allow.js';
 import { parseCompactDate } from '../../core/kernel/dates.js';
-import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
 import { QUERY_LIMIT, queryRecentTransactions, queryTransactions } from '../../core/queries/transactions.js';
 import { REFUND_SEARCH_LIMIT, searchRefunds } from '../../core/queries/refunds.js';
-import { authenticate, fieldValues } from '../middleware/authenticate.js';
+import { authenticate, signedValues } from '../middleware/authenticate.js';
+import type { CallSpec } from '../calls/index.js';
 import { parseOrThrow } from '../schemas/common.js';
-import { retrievalRefundSchema, retrievalTransSchema } from '../schemas/retrieval.js';
 import { clientAddress } from '../client-address.js';
+import { retrievalRefundCall, retrievalTransCall } from '../calls/queries.js';
 
 /**
  * Authenticates, then checks the caller's address (clientAddress: X-Forwarded-For only counts with TRUST_PROXY)
  * against the account's allowed_ips. A refused caller learns nothing but the refusal.
  */
-async function authoriseQuery(deps: CoreDeps, req: Request): Promise<Account> {
+async function authoriseQuery(deps: CoreDeps, req: Request, call: CallSpec): Promise<Account> {
   const body = req.body as Record<string, unknown>;
-  const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.retrieval));
+  const account = await authenticate(deps, body, signedValues(call, body));
   const ip = clientAddress(req);
   if (!ipAllowed(ip, account.allowed_ips)) {
     deps.log.warn(
@@ -41,12 +41,12 @@ function dateBound(text: string | undefined, field: string, timezone: string, en
 export function retrievalRouter(deps: CoreDeps): Router {
   const router = Router();
 
-  router.post('/v1/retrievalTrans', async (req, res) => {
-    const account = await authoriseQuery(deps, req);
-    const input = parseOrThrow(retrievalTransSchema, req.body);
+  router.post(retrievalTransCall.path, async (req, res) => {
+    const account = await authoriseQuery(deps, req, retrievalTransCall);
+    const input = parseOrThrow(retrievalTransCall.request, req.body);
     const named = input.order_no.length + input.transaction_id.length;
     if (named === 0) {
-      // the spec's own sample names no order: the account's newest payments (docs/api.md)
+      // a query may name no order: the account's newest payments (docs/api.md)
       const from = dateBound(input.start_date, 'start_date', deps.timezone, false);
       const to = dateBound(input.end_date, 'end_date', deps.timezone, true);
       if (from !== undefined && to !== undefined && from > to) throw invalidField('end_date', 'must not be before start_date');
@@ -61,15 +61,15 @@ export function retrievalRouter(deps: CoreDeps): Router {
     res.json(await queryTransactions(deps, account, { orderNos: input.order_no, transactionIds: input.transaction_id }));
   });
 
-  router.post('/v1/retrievalRefund', async (req, res) => {
-    const account = await authoriseQuery(deps, req);
-    const input = parseOrThrow(retrievalRefundSchema, req.body);
+  router.post(retrievalRefundCall.path, async (req, res) => {
+    const account = await authoriseQuery(deps, req, retrievalRefundCall);
+    const input = parseOrThrow(retrievalRefundCall.request, req.body);
     const names = input.transaction_id.length + input.order_no.length + input.refund_reference_id.length;
     if (names > REFUND_SEARCH_LIMIT)
       throw invalidField('transaction_id', `the lists must name at most ${REFUND_SEARCH_LIMIT} items in all`);
     const from = dateBound(input.start_date, 'start_date', deps.timezone, false);
     const to = dateBound(input.end_date, 'end_date', deps.timezone, true);
-    // no criterion (as the spec's sample sends it): the account's newest refunds, like retrievalTrans
+    // no criterion (docs/api.md): the account's newest refunds, like retrievalTrans
     if (from !== undefined && to !== undefined && from > to) throw invalidField('end_date', 'must not be before start_date');
     res.json(
       await searchRefunds(deps, account, {

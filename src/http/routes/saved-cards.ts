@@ -1,6 +1,5 @@
 import { Router } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
-import { REQUEST_SIGNATURE_FIELDS } from '../../core/kernel/signing.js';
 import {
   assertKeepsCardsFor,
   assertSavedCards,
@@ -10,17 +9,17 @@ import {
   savedCardsAnswer,
   savedCardsOf,
 } from '../../core/saved-cards/saved-cards.js';
-import { authenticate, fieldValues } from '../middleware/authenticate.js';
+import { authenticate, signedValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
-import { deleteCardSchema, retrievalCardsSchema } from '../schemas/saved-cards.js';
+import { deleteCardCall, retrievalCardsCall } from '../calls/saved-cards.js';
 
 /** POST /v1/retrievalCards and /v1/deleteCard: the merchant lists and removes a shopper's saved cards (JSON). */
 export function savedCardsRouter(deps: CoreDeps): Router {
   const router = Router();
-  router.post('/v1/retrievalCards', async (req, res) => {
+  router.post(retrievalCardsCall.path, async (req, res) => {
     const body = req.body as Record<string, unknown>;
-    const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.retrievalCards));
-    const input = parseOrThrow(retrievalCardsSchema, body);
+    const account = await authenticate(deps, body, signedValues(retrievalCardsCall, body));
+    const input = parseOrThrow(retrievalCardsCall.request, body);
     assertSavedCards(account);
     // the shopper_id as sent: a card-shaped one reads masked, and names no shopper's cards
     assertKeepsCardsFor(body.shopper_id);
@@ -28,10 +27,10 @@ export function savedCardsRouter(deps: CoreDeps): Router {
     res.locals.outcome = { cards: cards.length };
     res.json(savedCardsAnswer(account, input.shopper_id, cards, deps.timezone));
   });
-  router.post('/v1/deleteCard', async (req, res) => {
+  router.post(deleteCardCall.path, async (req, res) => {
     const body = req.body as Record<string, unknown>;
-    const account = await authenticate(deps, body, fieldValues(body, REQUEST_SIGNATURE_FIELDS.deleteCard));
-    const input = parseOrThrow(deleteCardSchema, body);
+    const account = await authenticate(deps, body, signedValues(deleteCardCall, body));
+    const input = parseOrThrow(deleteCardCall.request, body);
     assertSavedCards(account);
     // the shopper_id as sent: a card-shaped one reads masked, and names no shopper's cards
     assertKeepsCardsFor(body.shopper_id);
