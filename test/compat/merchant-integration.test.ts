@@ -10,7 +10,7 @@ import { attributeOf } from '../support/checkout.js';
 /**
  * Plays an existing merchant integration of this API family end to end, as the public PHP client does it:
  * real form bodies (http_build_query), values signed as they are sent (spaces kept) or with spaces removed,
- * every answer of /v1/authorise read as XML with fast-xml-parser, the spec's samples taken literally.
+ * every answer of /v1/authorise read as XML with fast-xml-parser, docs/api.md's examples taken literally.
  * The client's signing is written here from the documentation, not imported from the gateway.
  */
 const xml = new XMLParser({ parseTagValue: false, isArray: (name) => name === 'risk_reasons' });
@@ -147,7 +147,7 @@ describe('an existing PHP integration pointed at the gateway', () => {
     expect(tooPrecise.doc.result_info).toMatch(/^INVALID_FIELD:amount: /);
   });
 
-  it('queries transactions exactly as the spec shows (merchant_id, account_id, encryption_data as form fields)', async () => {
+  it('queries transactions exactly as docs/api.md shows (merchant_id, account_id, encryption_data as form fields)', async () => {
     const paid = await authorise(paymentForm({ ...card, amount: '7', open3d: 'no3DS' }));
     const query: Form = { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID };
     query.encryption_data = clientSign(query, ['merchant_id', 'account_id'], true);

@@ -8,7 +8,7 @@ import { parseBodyText } from '../../src/http/middleware/body.js';
 
 /**
  * A /v1 call sent as an XML document (`<request><merchant_id>…`) is read into the fields of its JSON form:
- * the spec's cancelsubscription sample declares application/xml, and integrations that take it at its word
+ * a cancelsubscription example may declare application/xml (docs/api.md#bodies), and integrations that take it at its word
  * send XML there.
  */
 let gw: TestGateway;

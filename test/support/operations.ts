@@ -48,7 +48,7 @@ export function batchBody(call: Call, orders: Record<string, unknown>[], auto = 
   return signBatch(body, `${call}_orders`, auto ? AUTO_SIGN_KEY : SIGN_KEY);
 }
 
-/** Posts a batch call the way the spec's samples do: a JSON text declared as a form. */
+/** Posts a batch call the way many integrations do (docs/api.md#bodies): a JSON text declared as a form. */
 export function postBatch(app: Express, call: Call, orders: Record<string, unknown>[], auto = false) {
   return request(app)
     .post(`/v1/${call}`)

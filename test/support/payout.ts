@@ -11,7 +11,7 @@ export function payoutMerchants(balance: Record<string, number> = { USD: 10_000_
   return file;
 }
 
-/** Every field of the spec's payout request, with sample values. */
+/** Every field of the payout request (docs/payouts.md), with sample values. */
 export function samplePayout(): Record<string, unknown> {
   return {
     merchant_id: MERCHANT_ID,

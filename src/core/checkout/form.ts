@@ -47,7 +47,7 @@ export interface AliasContext {
 const f = (field: string): AliasSource => ({ field });
 const v = (value: (c: AliasContext) => string): AliasSource => ({ value });
 
-/** The spec's aliases, in the spec's order: the one mapping table (docs/checkout.md shows the same). */
+/** The interface's aliases, in its order: the one mapping table (docs/checkout.md shows the same). */
 export const CHECKOUT_ALIASES: readonly (readonly [string, AliasSource])[] = [
   ['signInfo', f('encryption_data')],
   ['merNo', f('merchant_id')],

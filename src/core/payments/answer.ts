@@ -6,7 +6,7 @@ import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
 import { deductionSchedule } from '../subscriptions/contract.js';
 import type { PaymentResult } from './settle.js';
 
-/** The authorise answer: the elements of the spec's `respon` document, in the spec's order. */
+/** The authorise answer: the elements of the `respon` document, in the order docs/api.md lists them. */
 export interface PaymentAnswer {
   merchant_id: string;
   account_id: string;

@@ -7,7 +7,7 @@ import { outboxRecord } from '../notifications/outbox.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
 import type { Payout, PayoutEcho } from './payout.js';
 
-/** The payout answer: the request echoed as the spec shows it, then the gateway's fields. */
+/** The payout answer: the request echoed as docs/payouts.md shows it, then the gateway's fields. */
 export type PayoutAnswer = PayoutEcho & {
   amount_beneficiary_receives: number;
   amount_payer_pays: number;
@@ -25,7 +25,7 @@ export type PayoutAnswer = PayoutEcho & {
 };
 
 /**
- * The spec writes these three amounts as JSON numbers. Money stays in integer hundredths up to here; only
+ * docs/payouts.md writes these three amounts as JSON numbers. Money stays in integer hundredths up to here; only
  * this edge turns the exact two-decimal text into a number (e.g. 1234.5 for "1234.50").
  */
 export function jsonAmount(minor: Minor): number {

@@ -13,8 +13,8 @@ export type PayoutStatus = (typeof PayoutStatus)[keyof typeof PayoutStatus];
 export type PayoutFailureType = '' | 'INVALID_BENEFICIARY_ACCOUNT' | 'BENEFICIARY_BANK_REJECTED' | 'COMPLIANCE_REJECTED' | 'UNKNOWN';
 
 /**
- * The payout request as echoed in every answer: every field of the spec, absent text as ''. The beneficiary's
- * bank_details already carry local_clearing_system and no bank_code, as the spec's answer shows.
+ * The payout request as echoed in every answer: every field of the request (docs/payouts.md), absent text as ''. The beneficiary's
+ * bank_details already carry local_clearing_system and no bank_code, as the answer in docs/payouts.md shows.
  */
 export interface PayoutEcho {
   merchant_id: string;
@@ -50,7 +50,7 @@ export interface Payout {
   /** keyed hash of the request: the same request_id with other content is refused */
   fingerprint: string;
   request: PayoutEcho;
-  /** beneficiary.bank_details.bank_code as sent (accepted, not echoed: the spec's answer has none) */
+  /** beneficiary.bank_details.bank_code as sent (accepted, not echoed: the answer has none, docs/payouts.md) */
   bank_code: string;
   status: PayoutStatus;
   failure_reason: string;

@@ -92,7 +92,7 @@ export async function queryTransactions(deps: CoreDeps, account: Account, q: Tra
 }
 
 /**
- * docs/api.md: a query that names no order (as the spec's sample sends it) answers the account's newest
+ * docs/api.md: a query that names no order (docs/api.md allows it) answers the account's newest
  * payments, newest first, at most 100, from the per-account index the store keeps as payments are created
  * (never a scan of keys); has_more is 1 when more matched.
  */

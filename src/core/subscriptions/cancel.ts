@@ -32,7 +32,7 @@ function answer(account: Account, recurringId: string, contractName: string, ok:
 /**
  * Cancels a subscription at once: the contract becomes `Inactived` and no new charge is created. A charge
  * already created for the current period (a pending recurring payment) is still charged at its due time
- * unless that payment is cancelled with /v1/cancel, as the spec says. An unknown contract, another account's,
+ * unless that payment is cancelled with /v1/cancel, as docs/subscriptions.md says. An unknown contract, another account's,
  * a contract_name that does not match, or one no longer active is a result with cancel_status `0`.
  */
 export async function cancelSubscription(

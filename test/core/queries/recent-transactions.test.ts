@@ -10,7 +10,7 @@ const MINUTE = 60_000;
 const compact = (ms: number) => new Date(ms).toISOString().replace(/\D/g, '').slice(0, 14);
 
 describe('POST /v1/retrievalTrans naming no order', () => {
-  it('when sent exactly as the spec shows it (merchant_id, account_id, encryption_data), then the newest payments come, newest first', async () => {
+  it('when sent with only merchant_id, account_id and encryption_data, then the newest payments come, newest first', async () => {
     const clock = new ManualClock();
     const gw = world.gateway('recent-newest', clock);
     const paid = [];

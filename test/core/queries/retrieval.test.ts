@@ -224,7 +224,7 @@ describe('POST /v1/retrievalRefund', () => {
     expect(old.body).toMatchObject({ refund_orders: [], has_more: '0' });
   });
 
-  it('when no criterion is given (as in the spec sample), then the newest refunds of the account come', async () => {
+  it('when no criterion is given (docs/api.md), then the newest refunds of the account come', async () => {
     const p = await pay(gw.app);
     await postBatch(gw.app, 'capture', [ref(p)]);
     const refund = await postBatch(gw.app, 'refund', [ref(p, { refund_amount: '3', refund_reason: 'newest' })]);

@@ -33,7 +33,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-/** Every request field of the spec's direct payment, minus card data, each with a value of its own. */
+/** Every request field of the direct payment (docs/api.md), minus card data, each with a value of its own. */
 function fullRequest(): Record<string, unknown> {
   return checkoutBody({
     shipping: '1.00',
