@@ -70,6 +70,8 @@ export const es: Catalogue = {
   'result.retry': 'Probar otra tarjeta',
   'result.declined_retry_detail': 'El pago no se ha aceptado y no se ha cobrado nada. Puede probar otra tarjeta.',
   'result.threeds_failed': 'Falló la autenticación 3-D Secure',
+  'result.threeds_code_wrong_detail':
+    'El código que ha introducido no es correcto, así que el pago no se ha realizado y no se ha cobrado nada.',
   'result.threeds_failed_detail': 'Su banco no ha podido confirmar este pago y no se ha cobrado nada.',
   'result.cancelled': 'Pago cancelado',
   'result.cancelled_detail': 'Ha cancelado el pago y no se ha cobrado nada.',
@@ -78,6 +80,8 @@ export const es: Catalogue = {
   'cancel.confirm': 'Cancelar el pago',
   'cancel.back': 'Volver al pago',
   'notice.unknown': 'Pago no encontrado',
+  'notice.back': 'Volver a la tienda',
+  'notice.back_to': 'Volver a {merchant}',
   'notice.unknown_detail': 'Este enlace de pago ha caducado o no existe. Vuelva a la tienda y empiece de nuevo.',
   'notice.expired': 'Pago caducado',
   'notice.expired_detail': 'Este pago ha caducado y no se ha cobrado nada. Vuelva a la tienda y empiece de nuevo.',

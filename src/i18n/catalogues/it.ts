@@ -70,6 +70,8 @@ export const it: Catalogue = {
   'result.retry': 'Prova un’altra carta',
   'result.declined_retry_detail': 'Il pagamento non è stato accettato e non è stato addebitato nulla. Puoi provare un’altra carta.',
   'result.threeds_failed': 'Autenticazione 3-D Secure non riuscita',
+  'result.threeds_code_wrong_detail':
+    'Il codice inserito non era corretto, quindi il pagamento non è stato effettuato e non è stato addebitato nulla.',
   'result.threeds_failed_detail': 'La tua banca non ha potuto confermare questo pagamento e non è stato addebitato nulla.',
   'result.cancelled': 'Pagamento annullato',
   'result.cancelled_detail': 'Hai annullato il pagamento e non è stato addebitato nulla.',
@@ -78,6 +80,8 @@ export const it: Catalogue = {
   'cancel.confirm': 'Annulla il pagamento',
   'cancel.back': 'Torna al pagamento',
   'notice.unknown': 'Pagamento non trovato',
+  'notice.back': 'Torna al negozio',
+  'notice.back_to': 'Torna a {merchant}',
   'notice.unknown_detail': 'Questo link di pagamento è scaduto o non esiste. Torna al negozio e ricomincia.',
   'notice.expired': 'Pagamento scaduto',
   'notice.expired_detail': 'Questo pagamento è scaduto e non è stato addebitato nulla. Torna al negozio e ricomincia.',
