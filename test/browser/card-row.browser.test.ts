@@ -35,7 +35,7 @@ describe('when the card page is shown in every hosted language', () => {
           const inputTops = ids.map((id) => Math.round(document.getElementById(id)!.getBoundingClientRect().top));
           const labelLines = ids.map((id) => {
             const label = document.querySelector(`label[for="${id}"]`)!;
-            const lineHeight = parseFloat(getComputedStyle(label).lineHeight);
+            const lineHeight = Number(getComputedStyle(label).lineHeight.replace(/px$/, ''));
             return Math.round(label.getBoundingClientRect().height / lineHeight);
           });
           return { inputTops, labelLines };
