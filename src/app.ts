@@ -34,7 +34,7 @@ import { docsRouter } from './http/routes/docs.js';
 import { frontDoorRouter } from './http/routes/front-door.js';
 import { pageAssetsRouter } from './http/routes/page-assets.js';
 import { operatorLogoAsset, type Logo } from './http/render/assets.js';
-import { defaultOperatorName, type OperatorLogo } from './config.js';
+import { defaultOperatorName, type OperatorLogo } from './operator-branding.js';
 import { portalRouter } from './http/routes/portal/index.js';
 import { connectorWebhooksRouter } from './http/routes/connector-webhooks.js';
 import { testClocksRouter } from './http/routes/test-clocks.js';

@@ -9,7 +9,7 @@ import express from 'express';
 import { buildRateTable, DEFAULT_RATES, type RateTable } from './core/payouts/fx.js';
 import type { ServerLimits } from './http/server.js';
 import { addressBits } from './core/merchants/ip-allow.js';
-import { LOGO_TYPES } from './core/merchants/branding.js';
+import { defaultOperatorName, readOperatorLogo, type OperatorLogo } from './operator-branding.js';
 import { DEFAULT_VAULT_KEY_ID, VAULT_KEY_ID_PATTERN, type VaultKey } from './core/payments/vault.js';
 import {
   merchantsFileSchema,
@@ -256,52 +256,6 @@ function resolveLogos(file: MerchantsFile, dir: string): void {
     }
 }
 
-export interface OperatorLogo {
-  /** file extension, lower case: one of LOGO_TYPES */
-  ext: string;
-  body: Buffer;
-}
-
-const LOCAL_HOST = /^(localhost|.*\.localhost|\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:.]+\])$/i;
-
-/**
- * The operator's name when OPERATOR_NAME is unset: the host name of BASE_URL without its port (pay.example.com),
- * which a shopper can recognise in the address bar; for a local address (localhost, an IP address), which names
- * nobody, the product's name.
- */
-export function defaultOperatorName(baseUrl: string): string {
-  const host = new URL(baseUrl).hostname;
-  return LOCAL_HOST.test(host) ? 'Payment gateway' : host;
-}
-
-const OPERATOR_LOGO_MAX = 256 * 1024;
-
-/** OPERATOR_LOGO_FILE: a readable .png, .jpg, .jpeg, .webp or .svg file of at most 256 KB. */
-function readOperatorLogo(path: string | undefined): OperatorLogo | undefined {
-  if (path === undefined || path === '') return undefined;
-  const ext = (path.split('.').pop() ?? '').toLowerCase();
-  if (!/\.\w+$/.test(path) || !(ext in LOGO_TYPES))
-    throw new ConfigError(`OPERATOR_LOGO_FILE: must be a file ending in .png, .jpg, .jpeg, .webp or .svg (it is "${path.slice(0, 60)}")`);
-  let body: Buffer;
-  try {
-    body = readFileSync(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EACCES'
-          ? 'this user may not read it'
-          : code === 'EISDIR'
-            ? 'it is a folder'
-            : (err as Error).message;
-    throw new ConfigError(`OPERATOR_LOGO_FILE: cannot read ${path}: ${why}`);
-  }
-  if (body.length === 0) throw new ConfigError(`OPERATOR_LOGO_FILE: ${path} is empty`);
-  if (body.length > OPERATOR_LOGO_MAX) throw new ConfigError(`OPERATOR_LOGO_FILE: ${path} is over 256 KB; use a smaller image`);
-  return { ext, body };
-}
-
 export const DEMO_PORTAL_EMAIL = 'demo@shop.example';
 
 export interface DemoPortal {
@@ -398,6 +352,14 @@ function loadRates(path: string | undefined): RateTable {
 /** Settings whose value never appears in a message: they may hold a password or a key. */
 const SECRET_SETTINGS = new Set(['REDIS_URL', 'VAULT_KEY', 'VAULT_KEYS']);
 
+function operatorLogoOf(path: string | undefined): OperatorLogo | undefined {
+  try {
+    return readOperatorLogo(path);
+  } catch (err) {
+    throw new ConfigError(`OPERATOR_LOGO_FILE: ${(err as Error).message}`);
+  }
+}
+
 const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
   value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 
@@ -447,7 +409,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timezone: e.GATEWAY_TIMEZONE,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     operatorName: e.OPERATOR_NAME || defaultOperatorName(baseUrl),
-    ...optional('operatorLogo', readOperatorLogo(e.OPERATOR_LOGO_FILE)),
+    ...optional('operatorLogo', operatorLogoOf(e.OPERATOR_LOGO_FILE)),
     notifyAllowPrivate: e.NOTIFY_ALLOW_PRIVATE,
     vaultKeys,
     vaultKeyGenerated: configured.length === 0,

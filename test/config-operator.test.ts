@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { defaultOperatorName, loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config.js';
+import { defaultOperatorName } from '../src/operator-branding.js';
 
 // OPERATOR_NAME and OPERATOR_LOGO_FILE (docs/configuration.md): who runs the hosted pages, named on their trust line.
 const dir = mkdtempSync(join(tmpdir(), 'gw-operator-'));
