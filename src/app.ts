@@ -33,6 +33,8 @@ import { optimiseRouter } from './http/routes/optimise.js';
 import { docsRouter } from './http/routes/docs.js';
 import { frontDoorRouter } from './http/routes/front-door.js';
 import { pageAssetsRouter } from './http/routes/page-assets.js';
+import { operatorLogoAsset, type Logo } from './http/render/assets.js';
+import { defaultOperatorName, type OperatorLogo } from './operator-branding.js';
 import { portalRouter } from './http/routes/portal/index.js';
 import { connectorWebhooksRouter } from './http/routes/connector-webhooks.js';
 import { testClocksRouter } from './http/routes/test-clocks.js';
@@ -55,6 +57,8 @@ export interface AppOptions {
   store?: 'redis' | 'memory';
   /** OPERATOR_NAME: who runs the gateway, named on the hosted pages' trust line */
   operatorName?: string;
+  /** OPERATOR_LOGO_FILE as read at start: shown beside that name, served from the gateway's own origin */
+  operatorLogo?: OperatorLogo | undefined;
 }
 
 /**
@@ -128,8 +132,9 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.set('etag', false);
   app.response.send = textSend(app.response.send);
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
-  // the hosted pages' trust line names the operator (render/pages.ts); the host of the base address when unnamed
-  app.locals.operatorName = options.operatorName ?? new URL(deps.baseUrl).host;
+  // the hosted pages' trust line names the operator (render/pages.ts), with its logo when it has one
+  app.locals.operatorName = options.operatorName ?? defaultOperatorName(deps.baseUrl);
+  app.locals.operatorLogo = options.operatorLogo ? operatorLogoAsset(options.operatorLogo) : undefined;
   app.set('views', VIEWS_DIR);
   app.set('view engine', 'ejs');
   // Express caches compiled views only when process.env.NODE_ENV is "production", but the gateway runs
@@ -185,7 +190,7 @@ export function createApp(deps: CoreDeps, options: AppOptions = {}): Express {
   app.use(
     chain(
       headers,
-      readOnly(pageAssetsRouter(deps), healthRouter(deps.store, isShuttingDown)),
+      readOnly(pageAssetsRouter(deps, app.locals.operatorLogo as Logo | undefined), healthRouter(deps.store, isShuttingDown)),
       throttle,
       readOnly(
         ...(metrics ? [metricsRouter(metrics, options.metricsAllow ?? ['127.0.0.1', '::1'])] : []),

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { demoPortalPassword, type DemoPassword } from './demo-password.js';
 import { availableParallelism } from 'node:os';
 import { hashPasswordSync } from './core/portal/password.js';
 import { z } from 'zod';
@@ -8,6 +9,7 @@ import express from 'express';
 import { buildRateTable, DEFAULT_RATES, type RateTable } from './core/payouts/fx.js';
 import type { ServerLimits } from './http/server.js';
 import { addressBits } from './core/merchants/ip-allow.js';
+import { defaultOperatorName, readOperatorLogo, type OperatorLogo } from './operator-branding.js';
 import { DEFAULT_VAULT_KEY_ID, VAULT_KEY_ID_PATTERN, type VaultKey } from './core/payments/vault.js';
 import {
   merchantsFileSchema,
@@ -64,6 +66,8 @@ const envSchema = z.object({
   /** how long one store command may take before the request is answered 503 (docs/operations.md) */
   STORE_TIMEOUT_MS: wholeNumber(1000, 50, 60_000, ' of milliseconds'),
   MERCHANTS_FILE: z.string().min(1).optional(),
+  /** where the demo merchant's portal password is kept (no MERCHANTS_FILE); unset: .demo-portal-password in the project */
+  DEMO_PORTAL_PASSWORD_FILE: z.string().trim().min(1, { error: 'must be a file path' }).optional(),
   FX_RATES_FILE: z.string().min(1).optional(),
   GATEWAY_TIMEZONE: z
     .string()
@@ -77,8 +81,10 @@ const envSchema = z.object({
       }
     }, 'must be an IANA time zone, such as UTC or Europe/Paris'),
   TRUST_PROXY: z.string().optional(),
-  /** who runs the gateway, named on the hosted pages' trust line (unset: the host of BASE_URL) */
+  /** who runs the gateway, named on the hosted pages' trust line (unset: defaultOperatorName) */
   OPERATOR_NAME: z.string().trim().max(80, { error: 'must be at most 80 characters' }).optional(),
+  /** the operator's logo beside that name: a file the gateway serves from its own origin */
+  OPERATOR_LOGO_FILE: z.string().trim().optional(),
   NOTIFY_ALLOW_PRIVATE: boolFlag,
   VAULT_KEY: z.string().optional(),
   VAULT_KEYS: z.string().optional(),
@@ -147,8 +153,10 @@ export interface Config {
   storeTimeoutMs: number;
   timezone: string;
   trustProxy: string | boolean | number | undefined;
-  /** OPERATOR_NAME: who runs the gateway, named on the hosted pages (the host of BASE_URL when unset) */
+  /** OPERATOR_NAME: who runs the gateway, named on the hosted pages (defaultOperatorName when unset) */
   operatorName: string;
+  /** OPERATOR_LOGO_FILE, read at start: shown beside the operator's name, served from the gateway's own origin */
+  operatorLogo?: OperatorLogo;
   notifyAllowPrivate: boolean;
   /** newest first: the first seals, any opens; the last keys request fingerprints */
   vaultKeys: VaultKey[];
@@ -173,8 +181,8 @@ export interface Config {
   merchantsFromFile: boolean;
   /** OPERATOR_KEYS; empty: /admin is not served */
   operatorKeys: { id: string; secret: string }[];
-  /** the demo merchant's portal admin (no MERCHANTS_FILE): a password made at start and printed */
-  demoPortal?: { email: string; password: string };
+  /** the demo merchant's portal admin (no MERCHANTS_FILE): its password, kept across starts (demo-password.ts) and printed */
+  demoPortal?: DemoPortal;
   fxRates: RateTable;
   /** callers allowed to read /metrics; null: metrics are off */
   metricsAllow: string[] | null;
@@ -250,18 +258,32 @@ function resolveLogos(file: MerchantsFile, dir: string): void {
 
 export const DEMO_PORTAL_EMAIL = 'demo@shop.example';
 
+export interface DemoPortal {
+  email: string;
+  password: string;
+  /** the file the password is kept in; undefined: made for this run only (the file could not be written) */
+  file: string | undefined;
+}
+
 function loadMerchants(
   path: string | undefined,
   baseUrl: string,
+  passwordFile: string | undefined,
 ): {
   directory: MerchantDirectory;
   seed: MerchantsFile;
   fromFile: boolean;
-  demoPortal?: { email: string; password: string };
+  demoPortal?: DemoPortal;
 } {
   if (!path) {
-    const password = randomBytes(12).toString('base64url');
-    const demoPortal = { email: DEMO_PORTAL_EMAIL, password };
+    let kept: DemoPassword;
+    try {
+      kept = demoPortalPassword(passwordFile);
+    } catch (err) {
+      throw new ConfigError(`DEMO_PORTAL_PASSWORD_FILE: ${(err as Error).message}`);
+    }
+    const { password } = kept;
+    const demoPortal = { email: DEMO_PORTAL_EMAIL, password, file: kept.file };
     const seed = demoMerchants(baseUrl, { email: DEMO_PORTAL_EMAIL, password_hash: hashPasswordSync(password) });
     return { directory: buildDirectory(seed), seed, fromFile: false, demoPortal };
   }
@@ -330,6 +352,17 @@ function loadRates(path: string | undefined): RateTable {
 /** Settings whose value never appears in a message: they may hold a password or a key. */
 const SECRET_SETTINGS = new Set(['REDIS_URL', 'VAULT_KEY', 'VAULT_KEYS']);
 
+function operatorLogoOf(path: string | undefined): OperatorLogo | undefined {
+  try {
+    return readOperatorLogo(path);
+  } catch (err) {
+    throw new ConfigError(`OPERATOR_LOGO_FILE: ${(err as Error).message}`);
+  }
+}
+
+const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
+  value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+
 /** Reads the environment once at start; any bad setting stops the start with a message naming it. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
@@ -364,7 +397,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const vaultKeys = configured.length > 0 ? configured : [{ id: DEFAULT_VAULT_KEY_ID, key: randomBytes(32) }];
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
-  const { directory, seed, fromFile, demoPortal } = loadMerchants(e.MERCHANTS_FILE, baseUrl);
+  const { directory, seed, fromFile, demoPortal } = loadMerchants(e.MERCHANTS_FILE, baseUrl, e.DEMO_PORTAL_PASSWORD_FILE);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -375,7 +408,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storeTimeoutMs: e.STORE_TIMEOUT_MS,
     timezone: e.GATEWAY_TIMEZONE,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
-    operatorName: e.OPERATOR_NAME || new URL(baseUrl).host,
+    operatorName: e.OPERATOR_NAME || defaultOperatorName(baseUrl),
+    ...optional('operatorLogo', operatorLogoOf(e.OPERATOR_LOGO_FILE)),
     notifyAllowPrivate: e.NOTIFY_ALLOW_PRIVATE,
     vaultKeys,
     vaultKeyGenerated: configured.length === 0,

@@ -24,6 +24,9 @@ function printDemoMerchant(config: Config): void {
       `  account_id:  ${a.account_id}`,
       `  sign_key:    ${a.sign_key}`,
       `  portal:      ${config.baseUrl}/portal as ${config.demoPortal?.email} with password ${config.demoPortal?.password}`,
+      config.demoPortal?.file
+        ? `               (kept in ${config.demoPortal.file}; delete that file for a new one)`
+        : '               (made for this run: the project folder cannot be written; set DEMO_PORTAL_PASSWORD_FILE to keep it)',
       '',
     ].join('\n') + '\n',
   );
@@ -78,6 +81,7 @@ async function main(): Promise<void> {
   const app = createApp(deps, {
     trustProxy: config.trustProxy,
     operatorName: config.operatorName,
+    operatorLogo: config.operatorLogo,
     isShuttingDown: () => shuttingDown,
     development: config.development,
     metricsAllow: config.metricsAllow ?? [],

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { once } from 'node:events';
-import { createWriteStream, mkdtempSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import supertest from 'supertest';
@@ -55,6 +55,21 @@ describe('the gateway process', () => {
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
+  });
+
+  it('when started twice with nothing configured, then both starts print the same demo portal password, kept in a private file', async () => {
+    const passwords: string[] = [];
+    for (const run of [1, 2]) {
+      const port = await freePort();
+      const { child, output } = await startGateway({ PORT: String(port), HOST: '127.0.0.1' }, `process-demo-password-${run}`);
+      await waitFor(() => output().includes('gateway listening'));
+      passwords.push(/with password (\S+)/.exec(output())![1]!);
+      expect(output()).toContain(`(kept in ${join(ROOT, '.demo-portal-password')}; delete that file for a new one)`);
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+    expect(passwords[1]).toBe(passwords[0]);
+    expect(statSync(join(ROOT, '.demo-portal-password')).mode & 0o777).toBe(0o600);
   });
 
   it('when a setting is bad, then the start stops with a message naming it', async () => {

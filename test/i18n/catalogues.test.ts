@@ -31,6 +31,13 @@ describe('when the catalogues are checked against the English one', () => {
   });
 });
 
+describe('when a right-to-left catalogue holds a Latin name that starts with a digit', () => {
+  it.each(['ar', 'he', 'fa'])('then in %s "3-D Secure" is isolated left to right, so it does not read "D Secure-3"', (lang) => {
+    for (const text of Object.values(CATALOGUES[lang]!).filter((m) => m.includes('3-D Secure')))
+      expect(text, text).toContain('\u20663-D Secure\u2069');
+  });
+});
+
 describe('when the shopper language is negotiated', () => {
   it('then the order default_lang wins over browser_lang and Accept-Language', () => {
     expect(negotiate('de', 'fr', 'ja,en;q=0.5')).toBe('de');

@@ -91,6 +91,7 @@ export function makeGateway(opts: GatewayOptions): TestGateway {
   const app = createApp(deps, {
     trustProxy: config.trustProxy,
     operatorName: config.operatorName,
+    operatorLogo: config.operatorLogo,
     metricsAllow: config.metricsAllow ?? [],
     store: config.redisUrl ? 'redis' : 'memory',
   });

@@ -80,7 +80,8 @@ function shopPages(world: () => HostedWorld) {
   };
 }
 
-export async function startHostedWorld(name: string): Promise<HostedWorld> {
+/** `env`: further settings of the gateway (OPERATOR_NAME, OPERATOR_LOGO_FILE, ...). */
+export async function startHostedWorld(name: string, env: Record<string, string> = {}): Promise<HostedWorld> {
   const [gatewayPort, shopPort] = [await freePort(), await freePort()];
   const gateway = `http://127.0.0.1:${gatewayPort}`;
   const clock = new OffsetClock();
@@ -90,7 +91,7 @@ export async function startHostedWorld(name: string): Promise<HostedWorld> {
     redisUrl: redis.url,
     clock,
     merchants: brandedMerchants([`http://127.0.0.1:${shopPort}`]),
-    env: { BASE_URL: gateway },
+    env: { BASE_URL: gateway, ...env },
   });
   // the server main.ts runs (its limits, and requests made with the app's prototypes), not app.listen's
   const server = createGatewayServer(gw.app, gw.config.serverLimits);

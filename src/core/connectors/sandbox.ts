@@ -25,6 +25,8 @@ const DECLINES: Record<string, DeclineReason> = {
 const PROCESSING_ERROR = '4000000000000119';
 const CHALLENGE = '4000002500003155';
 export const SANDBOX_CHALLENGE_CODE = '123456';
+/** threeds_result of a challenge answered with another code than SANDBOX_CHALLENGE_CODE */
+export const SANDBOX_CODE_REFUSED = 'authentication failed (challenge)';
 
 /**
  * Operation failures on demand (docs/operations.md): a capture or refund of an amount whose cents are 13
@@ -164,7 +166,7 @@ export class SandboxConnector implements CardConnector {
         ? { kind: 'error', message: 'sandbox: no challenge for this reference' }
         : code === SANDBOX_CHALLENGE_CODE
           ? { kind: 'approved', connectorRef, threedsResult: 'authenticated (challenge passed)' }
-          : { kind: 'declined', connectorRef, reason: 'THREEDS_FAILED', threedsResult: 'authentication failed (challenge)' },
+          : { kind: 'declined', connectorRef, reason: 'THREEDS_FAILED', threedsResult: SANDBOX_CODE_REFUSED },
     );
   }
 

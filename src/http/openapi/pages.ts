@@ -194,6 +194,14 @@ export const PAGES: PageSpec[] = [
   }),
   hosted({
     method: 'get',
+    path: '/assets/operator/:file',
+    operationId: 'operatorLogo',
+    summary: 'The operator’s logo',
+    description: 'The logo of OPERATOR_LOGO_FILE, beside the operator’s name on every hosted page; its name changes with its content.',
+    responses: { 200: body('The image', 'image/*'), ...notFound },
+  }),
+  hosted({
+    method: 'get',
     path: '/public/:file',
     operationId: 'pageScript',
     summary: 'A script or stylesheet of the pages',

@@ -29,6 +29,10 @@ const PUBLIC_FILES: Record<string, { type: 'script' | 'style'; purpose: string }
     type: 'script',
     purpose: 'Every hosted page: inside an iFrame, reports its height and readiness to the registered parent origin',
   },
+  'notice.js': {
+    type: 'script',
+    purpose: "Notice pages (checkout not found): offers the browser's back when there is a page to go back to",
+  },
   'result.js': {
     type: 'script',
     purpose: 'Result page: returns the shopper to the merchant, or posts the signed result to the parent frame',
@@ -102,6 +106,16 @@ export function pageAssets(merchants: MerchantDirectory): PageAssets {
     cache.set(merchants, assets);
   }
   return assets;
+}
+
+/**
+ * The operator's logo (OPERATOR_LOGO_FILE), served by the gateway from its own origin, so the hosted pages'
+ * img-src stays 'self' and no other host sees a shopper's visit; its name carries a hash of its bytes, so a
+ * changed file is a new address.
+ */
+export function operatorLogoAsset(logo: { ext: string; body: Buffer }): Logo {
+  const hash = createHash('sha256').update(logo.body).digest('hex').slice(0, 16);
+  return { path: `/assets/operator/logo-${hash}.${logo.ext}`, contentType: LOGO_TYPES[logo.ext]!, body: logo.body };
 }
 
 /** The `<script>` or `<link>` tag of an inventoried file, with its integrity (for the views' `asset()`). */

@@ -2,8 +2,9 @@ import type { Request, Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import type { Account } from '../../core/merchants/directory.js';
 import { originOf } from '../../core/checkout/result.js';
+import { returnOrigins } from '../../core/merchants/return-origins.js';
 import { dirOf, negotiate, t, type MessageKey } from '../../i18n/index.js';
-import { assetTag, brandKey, pageAssets } from './assets.js';
+import { assetTag, brandKey, pageAssets, type Logo } from './assets.js';
 
 /**
  * Headers of the hosted pages (card, challenge, result, notices): scripts and styles only from our own
@@ -55,6 +56,7 @@ export function preparePage(res: Response, deps: CoreDeps, account: Account | un
   const assets = pageAssets(deps.merchants);
   const key = account ? brandKey(account) : '';
   const logo = account ? assets.logos.get(key) : undefined;
+  const operatorLogo = res.app.locals.operatorLogo as Logo | undefined;
   Object.assign(res.locals, {
     lang,
     dir: dirOf(lang),
@@ -66,6 +68,8 @@ export function preparePage(res: Response, deps: CoreDeps, account: Account | un
     brandName: account ? displayName(account) : '',
     parentOrigin: '',
     ...trustLine(res, account, lang),
+    // served from the gateway's own origin (img-src 'self'), as every file a hosted page loads
+    operatorLogoUrl: operatorLogo ? deps.baseUrl + operatorLogo.path : '',
   });
   hostedPageHeaders(res, deps.baseUrl, account);
 }
@@ -75,12 +79,16 @@ export function preparePage(res: Response, deps: CoreDeps, account: Account | un
  * when this request did come over https (req.secure: behind a proxy, TRUST_PROXY decides whether its
  * X-Forwarded-Proto is believed).
  */
-function trustLine(res: Response, account: Account | undefined, lang: string): { trustText: string; tlsText: string } {
+function trustLine(
+  res: Response,
+  account: Account | undefined,
+  lang: string,
+): { trustText: string; tlsText: string; operatorName: string } {
   const operator = String(res.app.locals.operatorName ?? '');
   const trustText = account
     ? t(lang, 'page.trust', { merchant: displayName(account), operator })
     : t(lang, 'page.trust_operator', { operator });
-  return { trustText, tlsText: res.req.secure ? t(lang, 'page.tls') : '' };
+  return { trustText, tlsText: res.req.secure ? t(lang, 'page.tls') : '', operatorName: operator };
 }
 
 export interface NoticeOptions {
@@ -89,6 +97,31 @@ export interface NoticeOptions {
   key: 'notice.unknown' | 'notice.expired' | 'notice.taken' | 'notice.outdated' | 'notice.changed';
   /** origin the page may tell its parent frame about its size */
   parentOrigin?: string | undefined;
+  /** the shop the page links back to: one of the account's own return origins, never one taken from the request alone */
+  backTo?: { origin: string; name: string } | undefined;
+}
+
+/** The way back from a checkout's notice: the origin of its cancel address (checked against the account's when the checkout was made). */
+export function shopOf(account: Account, session: { cancel_url: string; return_url: string }): NoticeOptions['backTo'] {
+  const origin = originOf(session.cancel_url) ?? originOf(session.return_url);
+  return origin && returnOrigins(account).has(origin) ? { origin, name: displayName(account) } : undefined;
+}
+
+/**
+ * The way back from an unknown checkout: the shop the browser says the shopper came from (Referer), only when
+ * it is a return origin of an account of the merchant named in the address; otherwise none, and the page
+ * offers the browser's own back (public/notice.js).
+ */
+export function refererShop(deps: CoreDeps, req: Request, merchantId: unknown): NoticeOptions['backTo'] {
+  const origin = originOf(req.get('referer') ?? '');
+  if (!origin || typeof merchantId !== 'string') return undefined;
+  const account = deps.merchants.all().find((a) => a.merchant_id === merchantId && returnOrigins(a).has(origin));
+  return account ? { origin, name: displayName(account) } : undefined;
+}
+
+/** "Checkout not found", with the way back the request allows (refererShop). */
+export function renderUnknown(res: Response, deps: CoreDeps, req: Request, merchantId: unknown, lang = shopperLang(req)): void {
+  renderNotice(res, deps, undefined, lang, { ...NOTICES.unknown, backTo: refererShop(deps, req, merchantId) });
 }
 
 /** A plain hosted page that explains why the checkout cannot go on (expired, changed, unknown). */
@@ -98,6 +131,8 @@ export function renderNotice(res: Response, deps: CoreDeps, account: Account | u
     title: t(lang, n.key),
     message: t(lang, `${n.key}_detail`),
     parentOrigin: n.parentOrigin ?? '',
+    backUrl: n.backTo ? `${n.backTo.origin}/` : '',
+    backText: n.backTo ? t(lang, 'notice.back_to', { merchant: n.backTo.name }) : t(lang, 'notice.back'),
   });
 }
 

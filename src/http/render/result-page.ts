@@ -5,6 +5,7 @@ import { PaymentStatus as S, type Payment } from '../../core/payments/payment.js
 import { resultRedirect, type ShopperResult } from '../../core/checkout/result.js';
 import { parseAmount } from '../../core/kernel/money.js';
 import { CHALLENGE_ABANDONED } from '../../core/payments/challenge-expiry.js';
+import { SANDBOX_CODE_REFUSED } from '../../core/connectors/sandbox.js';
 import { formatAmount, t } from '../../i18n/index.js';
 import { displayName, preparePage } from './pages.js';
 
@@ -26,6 +27,14 @@ export function outcomeOf(p: Payment): Outcome {
     default:
       return 'declined';
   }
+}
+
+/**
+ * The shopper typed a code on the gateway's own challenge page (the sandbox issuer's: an acquirer's challenge
+ * runs on its own page, acquirer_url) and it was not the code: the page says so rather than blaming the bank.
+ */
+function codeWasWrong(p: Payment | undefined): boolean {
+  return p !== undefined && p.threeds.result === SANDBOX_CODE_REFUSED && !p.threeds.acquirer_url;
 }
 
 export interface ResultPageOptions {
@@ -55,7 +64,10 @@ export function renderResult(deps: CoreDeps, res: Response, account: Account, re
   res.render('result', {
     outcome,
     heading: t(lang, `result.${outcome}`),
-    detail: t(lang, `result.${outcome}_detail`),
+    detail: t(
+      lang,
+      outcome === 'threeds_failed' && codeWasWrong(o.payment) ? 'result.threeds_code_wrong_detail' : `result.${outcome}_detail`,
+    ),
     merchantName: displayName(account),
     amount: formatAmount(lang, parseAmount(result.amount) ?? 0, result.currency),
     result,

@@ -8,7 +8,7 @@ import { boundExtraFields, parseOrThrow } from '../schemas/common.js';
 import { maskExtraFields, maskFreeText } from '../schemas/free-text.js';
 import { checkoutFieldNames } from '../schemas/payment-request.js';
 import { orderFingerprints, paymentOrder } from '../schemas/payment-order.js';
-import { NOTICES, renderNotice, shopperLang } from '../render/pages.js';
+import { NOTICES, renderNotice, renderUnknown, shopOf, shopperLang } from '../render/pages.js';
 import { pageAssets, assetTag } from '../render/assets.js';
 import { dirOf, negotiate, t, type MessageKey } from '../../i18n/index.js';
 import { findSession } from './hosted-session.js';
@@ -105,13 +105,13 @@ const sameLines = (v: unknown): string => (typeof v === 'string' ? v.replace(/\r
 async function openFromForm(deps: CoreDeps, req: Request, res: Response): Promise<void> {
   const body = req.body as Record<string, unknown>;
   const found = await findSession(deps, body.merchant_id, body.checkout_token);
-  if (!found) return renderNotice(res, deps, undefined, shopperLang(req, body), NOTICES.unknown);
+  if (!found) return renderUnknown(res, deps, req, body.merchant_id, shopperLang(req, body));
   const { session, account } = found;
   const form = sessionForm(deps, account, session);
   for (const [name, value] of Object.entries(body)) {
     const expected = form.get(name);
     if (expected !== undefined && sameLines(expected) !== sameLines(value))
-      return renderNotice(res, deps, account, shopperLang(req, session.request), NOTICES.changed);
+      return renderNotice(res, deps, account, shopperLang(req, session.request), { ...NOTICES.changed, backTo: shopOf(account, session) });
   }
   res.redirect(303, hostedUrls(deps.baseUrl, session.merchant_id, session.session_id).card);
 }

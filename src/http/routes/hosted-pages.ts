@@ -11,7 +11,7 @@ import { checkoutSchema } from '../schemas/payment-request.js';
 import { safeParseRequest } from '../schemas/common.js';
 import { brandRefusal, readBrowserData, readCardForm } from '../schemas/card-form.js';
 import { paymentOrder } from '../schemas/payment-order.js';
-import { displayName, NOTICES, preparePage, renderNotice, shopperLang } from '../render/pages.js';
+import { displayName, NOTICES, preparePage, renderNotice, renderUnknown, shopOf, shopperLang } from '../render/pages.js';
 import { renderResult } from '../render/result-page.js';
 import { renderCard } from '../render/card-page.js';
 import { findSession } from './hosted-session.js';
@@ -30,20 +30,28 @@ function followStage(deps: CoreDeps, req: Request, res: Response, account: Accou
     case 'open':
       return res.redirect(303, urls.card);
     case 'expired':
-      return renderNotice(res, deps, account, lang, { ...NOTICES.expired, parentOrigin: parentOrigin(account, session.return_url) });
+      return renderNotice(res, deps, account, lang, {
+        ...NOTICES.expired,
+        parentOrigin: parentOrigin(account, session.return_url),
+        backTo: shopOf(account, session),
+      });
     case 'paid':
       if (stage.payment.threeds.challenge_pending) return res.redirect(303, issuerUrl(deps.baseUrl, stage.payment));
       return res.redirect(303, urls.result);
     case 'cancelled':
       return res.redirect(303, urls.result);
     case 'taken':
-      return renderNotice(res, deps, account, lang, { ...NOTICES.taken, parentOrigin: parentOrigin(account, session.return_url) });
+      return renderNotice(res, deps, account, lang, {
+        ...NOTICES.taken,
+        parentOrigin: parentOrigin(account, session.return_url),
+        backTo: shopOf(account, session),
+      });
   }
 }
 
 async function sessionOf(deps: CoreDeps, req: Request, res: Response) {
   const found = await findSession(deps, req.params.merchantId, req.params.sessionId);
-  if (!found) renderNotice(res, deps, undefined, shopperLang(req), NOTICES.unknown);
+  if (!found) renderUnknown(res, deps, req, req.params.merchantId);
   return found;
 }
 
@@ -59,7 +67,10 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     // after a decline the card page takes another card while the session is open ("try another card")
     const retry = retryableAttempt(deps, found.session, stage);
     if (found.account.merchant_status === 'suspended' && (stage.kind === 'open' || retry !== undefined))
-      return renderNotice(res, deps, found.account, shopperLang(req, found.session.request), NOTICES.suspended);
+      return renderNotice(res, deps, found.account, shopperLang(req, found.session.request), {
+        ...NOTICES.suspended,
+        backTo: shopOf(found.account, found.session),
+      });
     if (stage.kind !== 'open' && retry === undefined) return followStage(deps, req, res, found.account, found.session, stage);
     const r = found.session.request;
     const lang = shopperLang(req, r);
@@ -91,7 +102,7 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     const retry = open !== undefined && s(body.attempt) === String(open) ? open : undefined;
     // a merchant suspended while the page was open: a clear page, nothing charged
     if (account.merchant_status === 'suspended' && (current.kind === 'open' || retry !== undefined))
-      return renderNotice(res, deps, account, lang, NOTICES.suspended);
+      return renderNotice(res, deps, account, lang, { ...NOTICES.suspended, backTo: shopOf(account, session) });
     if (current.kind !== 'open' && retry === undefined) return followStage(deps, req, res, account, session, current);
     // the re-shown form keeps name and expiry; the security code never, and the number only while it is
     // itself at fault (not a valid card number), so a real card number never comes back in a page
@@ -126,7 +137,11 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     }
     const stored = safeParseRequest(checkoutSchema, session.request);
     if (!stored.success) {
-      return renderNotice(res, deps, account, lang, { ...NOTICES.outdated, parentOrigin: parentOrigin(account, session.return_url) });
+      return renderNotice(res, deps, account, lang, {
+        ...NOTICES.outdated,
+        parentOrigin: parentOrigin(account, session.return_url),
+        backTo: shopOf(account, session),
+      });
     }
     const order = paymentOrder(stored.data);
     let choice = shopper.kind === 'none' ? undefined : shopper.choice;

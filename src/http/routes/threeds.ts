@@ -12,7 +12,7 @@ import { paymentResult, parentOrigin } from '../../core/checkout/result.js';
 import { httpUrl } from '../schemas/common.js';
 import { returnUrlAllowed } from '../../core/merchants/return-origins.js';
 import { checkNotifyTarget } from '../../core/notifications/target.js';
-import { displayName, preparePage, renderNotice, shopperLang, NOTICES } from '../render/pages.js';
+import { displayName, preparePage, renderUnknown, shopperLang } from '../render/pages.js';
 import { renderResult } from '../render/result-page.js';
 
 const s = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -82,7 +82,7 @@ export function threedsRouter(deps: CoreDeps): Router {
 
   router.get(path, async (req, res) => {
     const found = await challengedPayment(deps, req);
-    if (!found) return renderNotice(res, deps, undefined, shopperLang(req), NOTICES.unknown);
+    if (!found) return renderUnknown(res, deps, req, req.params.merchantId);
     const { payment: p, account } = found;
     if (!p.threeds.challenge_pending) return finish(deps, req, res, account, p);
     // an acquirer's own challenge page (Stripe, Adyen): the shopper goes there, and comes back to `${path}/return`
@@ -109,7 +109,7 @@ export function threedsRouter(deps: CoreDeps): Router {
 
   router.post(path, async (req, res) => {
     const found = await challengedPayment(deps, req);
-    if (!found) return renderNotice(res, deps, undefined, shopperLang(req), NOTICES.unknown);
+    if (!found) return renderUnknown(res, deps, req, req.params.merchantId);
     const { payment, account } = found;
     const body = req.body as Record<string, unknown>;
     const code = s(body.code).trim();
@@ -129,13 +129,13 @@ export function threedsRouter(deps: CoreDeps): Router {
   // hands its redirectResult (in the query, or a form post); the acquirer's result settles the payment once
   const returned = async (req: Request, res: Response): Promise<void> => {
     const found = await challengedPayment(deps, req);
-    if (!found) return renderNotice(res, deps, undefined, shopperLang(req), NOTICES.unknown);
+    if (!found) return renderUnknown(res, deps, req, req.params.merchantId);
     const { payment, account } = found;
     // the sandbox issuer's challenge is answered on its own page, never by a return
     if (!payment.threeds.acquirer_url) return res.redirect(303, req.originalUrl.split('?')[0]!.replace(/\/return$/, ''));
     const data = { ...(req.query as Record<string, unknown>), ...(req.method === 'POST' ? (req.body as Record<string, unknown>) : {}) };
     const intent = s(data.payment_intent);
-    if (intent && intent !== payment.connector_ref) return renderNotice(res, deps, undefined, shopperLang(req), NOTICES.unknown);
+    if (intent && intent !== payment.connector_ref) return renderUnknown(res, deps, req, req.params.merchantId);
     const result = await answerChallenge(
       (await depsOnClockOf(deps, account.merchant_id, payment)) ?? deps,
       account,
@@ -150,7 +150,7 @@ export function threedsRouter(deps: CoreDeps): Router {
   // the shopper gives up on the challenge: it fails now (4300) as an unanswered one does at its expiry
   router.post(`${path}/cancel`, async (req, res) => {
     const found = await challengedPayment(deps, req);
-    if (!found) return renderNotice(res, deps, undefined, shopperLang(req), NOTICES.unknown);
+    if (!found) return renderUnknown(res, deps, req, req.params.merchantId);
     const { payment, account } = found;
     const failed = await failChallenge(
       (await depsOnClockOf(deps, account.merchant_id, payment)) ?? deps,

@@ -71,6 +71,7 @@ export const de: Catalogue = {
   'result.declined_retry_detail':
     'Die Zahlung wurde nicht angenommen, und es wurde nichts abgebucht. Sie können eine andere Karte verwenden.',
   'result.threeds_failed': '3-D-Secure-Authentifizierung fehlgeschlagen',
+  'result.threeds_code_wrong_detail': 'Der eingegebene Code war falsch, daher wurde die Zahlung nicht ausgeführt und nichts belastet.',
   'result.threeds_failed_detail': 'Ihre Bank konnte diese Zahlung nicht bestätigen, es wurde nichts belastet.',
   'result.cancelled': 'Zahlung abgebrochen',
   'result.cancelled_detail': 'Sie haben die Zahlung abgebrochen, es wurde nichts belastet.',
@@ -79,6 +80,8 @@ export const de: Catalogue = {
   'cancel.confirm': 'Zahlung abbrechen',
   'cancel.back': 'Zurück zur Zahlung',
   'notice.unknown': 'Bezahlvorgang nicht gefunden',
+  'notice.back': 'Zurück zum Shop',
+  'notice.back_to': 'Zurück zu {merchant}',
   'notice.unknown_detail': 'Dieser Link ist abgelaufen oder existiert nicht. Bitte kehren Sie zum Shop zurück und beginnen Sie erneut.',
   'notice.expired': 'Bezahlvorgang abgelaufen',
   'notice.expired_detail':

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { hashPassword, verifyPassword } from '../../../src/core/portal/password.js';
 import { PORTAL_HASH, buildDirectory, merchantsFileSchema } from '../../../src/core/merchants/directory.js';
 import { testMerchants } from '../../support/gateway.js';
@@ -55,13 +58,32 @@ describe('when the merchants file lists portal users', () => {
 });
 
 describe('when the gateway starts without a merchants file', () => {
-  it('then the demo merchant has a portal admin whose password, made at start, verifies', async () => {
+  it('then the demo merchant has a portal admin whose password, kept in its file, verifies and stays the same at the next start', async () => {
     const { loadConfig } = await import('../../../src/config.js');
-    const config = loadConfig({});
+    const dir = mkdtempSync(join(tmpdir(), 'gw-demo-password-'));
+    const env = { DEMO_PORTAL_PASSWORD_FILE: join(dir, 'password') };
+    const config = loadConfig(env);
     expect(config.demoPortal?.email).toBe('demo@shop.example');
+    expect(config.demoPortal?.file).toBe(env.DEMO_PORTAL_PASSWORD_FILE);
     const user = config.merchants.portalUser(config.demoPortal!.email);
     expect(user).toMatchObject({ merchant_id: '1000001', role: 'admin' });
     expect(await verifyPassword(config.demoPortal!.password, user!.password_hash)).toBe(true);
-    expect(loadConfig({}).demoPortal!.password).not.toBe(config.demoPortal!.password);
+    // readable by this user only, and the same password at the next start
+    expect(statSync(env.DEMO_PORTAL_PASSWORD_FILE).mode & 0o777).toBe(0o600);
+    expect(readFileSync(env.DEMO_PORTAL_PASSWORD_FILE, 'utf8').trim()).toBe(config.demoPortal!.password);
+    expect(loadConfig(env).demoPortal!.password).toBe(config.demoPortal!.password);
+    // another file, another password; one of the user's own choice is taken as written
+    expect(loadConfig({ DEMO_PORTAL_PASSWORD_FILE: join(dir, 'other') }).demoPortal!.password).not.toBe(config.demoPortal!.password);
+    writeFileSync(join(dir, 'mine'), 'my-own-demo-password\n', { mode: 0o644 });
+    expect(loadConfig({ DEMO_PORTAL_PASSWORD_FILE: join(dir, 'mine') }).demoPortal!.password).toBe('my-own-demo-password');
+    expect(statSync(join(dir, 'mine')).mode & 0o777).toBe(0o600);
+    writeFileSync(join(dir, 'bad'), 'short');
+    expect(() => loadConfig({ DEMO_PORTAL_PASSWORD_FILE: join(dir, 'bad') })).toThrowError(
+      /^DEMO_PORTAL_PASSWORD_FILE: .*bad must hold one password of 12 to 128 visible characters, no spaces \(delete the file to have a new one made\)$/,
+    );
+    // a folder that cannot be written: a password for this run, said so
+    const readOnly = loadConfig({ DEMO_PORTAL_PASSWORD_FILE: '/proc/gw-demo-password' });
+    expect(readOnly.demoPortal?.file).toBeUndefined();
+    expect(readOnly.demoPortal?.password).toMatch(/^[\w-]{16}$/);
   });
 });
