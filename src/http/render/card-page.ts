@@ -28,18 +28,20 @@ function orderSummary(lang: string, account: Account, session: CheckoutSession) 
 }
 
 /** The hosted card page, with the problems of a refused form shown next to their fields and in a summary. */
-export function renderCard(
-  deps: CoreDeps,
-  res: Response,
-  account: Account,
-  session: CheckoutSession,
-  lang: string,
-  values: Record<string, string>,
-  errors: CardFormErrors,
-  status = 200,
+export interface CardPageOptions {
+  account: Account;
+  session: CheckoutSession;
+  lang: string;
+  /** the form's values shown again (never the security code; the number only while it is itself at fault) */
+  values: Record<string, string>;
+  errors?: CardFormErrors;
+  status?: number;
   /** the attempt whose decline this page answers with another card (the form carries it back) */
-  retryOf?: number,
-): void {
+  retryOf?: number;
+}
+
+export function renderCard(deps: CoreDeps, res: Response, options: CardPageOptions): void {
+  const { account, session, lang, values, errors = {}, status = 200, retryOf } = options;
   preparePage(res, deps, account, lang);
   const brands = acceptedBrands(account.card_brands).map((code) => ({ code, name: BRAND_NAMES[code] }));
   const texts = Object.fromEntries(Object.entries(errors).map(([field, p]) => [field, t(lang, p.key, p.params)]));

@@ -9,7 +9,7 @@ import { cancelledResult, parentOrigin, paymentResult } from '../../core/checkou
 import { issuerUrl } from '../../core/payments/settle.js';
 import { checkoutSchema } from '../schemas/payment-request.js';
 import { safeParseRequest } from '../schemas/common.js';
-import { brandRefusal, readBrowserData, readCardForm } from '../schemas/card-form.js';
+import { brandRefusal, readBrowserData, readCardForm, type CardFormErrors } from '../schemas/card-form.js';
 import { paymentOrder } from '../schemas/payment-order.js';
 import { displayName, NOTICES, preparePage, renderNotice, renderUnknown, shopOf, shopperLang } from '../render/pages.js';
 import { renderResult } from '../render/result-page.js';
@@ -75,17 +75,13 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     const r = found.session.request;
     const lang = shopperLang(req, r);
     await prepareSavedCards(deps, res, found.account, found.session, lang);
-    renderCard(
-      deps,
-      res,
-      found.account,
-      found.session,
+    renderCard(deps, res, {
+      account: found.account,
+      session: found.session,
       lang,
-      { cardholder: [s(r.first_name), s(r.last_name)].filter(Boolean).join(' ') },
-      {},
-      200,
-      retry,
-    );
+      values: { cardholder: [s(r.first_name), s(r.last_name)].filter(Boolean).join(' ') },
+      retryOf: retry,
+    });
   });
 
   router.post(`${base}/pay`, async (req, res) => {
@@ -112,29 +108,20 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
       expiration_month: s(body.expiration_month),
       expiration_year: s(body.expiration_year),
     };
+    // the form again, with what was wrong
+    const again = (errors: CardFormErrors, values = kept) =>
+      renderCard(deps, res, { account, session, lang, values, errors, status: 422, retryOf: retry });
     // a proven shopper's saved card (its security code asked again) or consent to save the card typed (docs/checkout.md#saved-cards-for-returning-shoppers)
     await prepareSavedCards(deps, res, account, session, lang, s(body.saved_card));
     const shopper = await readShopperChoice(deps, account, session, body);
-    if (shopper.kind === 'refused') return renderCard(deps, res, account, session, lang, kept, shopper.errors, 422, retry);
+    if (shopper.kind === 'refused') return again(shopper.errors);
     const read = shopper.kind === 'saved' ? undefined : readCardForm(body);
-    if (read && !read.ok)
-      return renderCard(
-        deps,
-        res,
-        account,
-        session,
-        lang,
-        read.errors.card ? { ...kept, card: s(body.card) } : kept,
-        read.errors,
-        422,
-        retry,
-      );
+    if (read && !read.ok) return again(read.errors, read.errors.card ? { ...kept, card: s(body.card) } : kept);
     const card = read?.form;
     const refusal = card && brandRefusal(card.card, account.card_brands);
-    if (refusal) return renderCard(deps, res, account, session, lang, kept, { card: refusal }, 422, retry);
-    if (card && expiryPassed(card.expiration_month, card.expiration_year, deps.clock.now())) {
-      return renderCard(deps, res, account, session, lang, kept, { expiration_year: { key: 'error.expired' } }, 422, retry);
-    }
+    if (refusal) return again({ card: refusal });
+    if (card && expiryPassed(card.expiration_month, card.expiration_year, deps.clock.now()))
+      return again({ expiration_year: { key: 'error.expired' } });
     const stored = safeParseRequest(checkoutSchema, session.request);
     if (!stored.success) {
       return renderNotice(res, deps, account, lang, {
@@ -177,9 +164,7 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
       // so), recovery settles it and the shopper's result and the merchant's notification follow
       if (err instanceof GatewayError && err.code === 'OUTCOME_UNKNOWN')
         return followStage(deps, req, res, account, session, await checkoutStage(deps, session));
-      if (err instanceof GatewayError && err.status === 400) {
-        return renderCard(deps, res, account, session, lang, kept, { card: { key: 'error.card_refused' } }, 422, retry);
-      }
+      if (err instanceof GatewayError && err.status === 400) return again({ card: { key: 'error.card_refused' } });
       throw err;
     }
     followStage(deps, req, res, account, session, stage);
