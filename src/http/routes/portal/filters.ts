@@ -42,3 +42,6 @@ export function readPaymentFilter(deps: CoreDeps, session: PortalSession, req: R
   if (to !== undefined) filter.to = to;
   return { ok: true, filter, cursor: q.after, values };
 }
+
+/** A search box's value from the query: trimmed text of at most 64 characters, else ''. */
+export const queryText = (v: unknown): string => (typeof v === 'string' ? v.trim().slice(0, 64) : '');

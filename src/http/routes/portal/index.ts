@@ -7,7 +7,10 @@ import { portalPaymentsRouter } from './payments.js';
 import { portalPaymentRouter } from './payment.js';
 import { portalActionsRouter } from './actions.js';
 import { portalExportRouter } from './export.js';
-import { portalOtherRouter } from './other.js';
+import { portalRefundsRouter } from './refunds.js';
+import { portalSubscriptionsRouter } from './subscriptions.js';
+import { portalPayoutsRouter } from './payouts.js';
+import { portalPasswordRouter } from './password.js';
 import { portalDisputesRouter } from './disputes.js';
 import { portalInviteRouter } from './invite.js';
 
@@ -22,7 +25,10 @@ export function portalRouter(deps: CoreDeps): Router {
   router.use(portalExportRouter(deps));
   router.use(portalPaymentRouter(deps));
   router.use(portalActionsRouter(deps));
-  router.use(portalOtherRouter(deps));
+  router.use(portalRefundsRouter(deps));
+  router.use(portalSubscriptionsRouter(deps));
+  router.use(portalPayoutsRouter(deps));
+  router.use(portalPasswordRouter(deps));
   router.use(portalDisputesRouter(deps));
   return router;
 }
