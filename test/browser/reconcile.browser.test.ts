@@ -1,43 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import type { Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
-import { freePort, startRedis, type RedisServer } from '../support/redis.js';
-import { makeGateway, MERCHANT_ID, type TestGateway } from '../support/gateway.js';
+import { MERCHANT_ID } from '../support/gateway.js';
 import { launchBrowser } from '../support/browser.js';
 import { pay, postBatch, ref } from '../support/operations.js';
 import { portalMerchants, PORTAL } from '../support/portal.js';
 import { seriousViolations } from '../support/axe.js';
 import { reconcilePass } from '../support/reconcile.js';
 import { SCREENSHOT_DIR } from '../support/paths.js';
+import { gatewayOnRedis } from '../support/gateway-on-redis.js';
 
-let redis: RedisServer;
-let gw: TestGateway;
-let server: Server;
+const gw = gatewayOnRedis('reconcile-browser', async () => ({ merchants: await portalMerchants() }), true);
 let gateway: string;
 let browser: Browser;
 /** what the browser refused under the pages' CSP: must stay empty */
 const cspViolations: string[] = [];
 
 beforeAll(async () => {
-  redis = await startRedis('reconcile-browser');
-  const port = await freePort();
-  gateway = `http://127.0.0.1:${port}`;
-  gw = makeGateway({ name: 'reconcile-browser', redisUrl: redis.url, merchants: await portalMerchants(), env: { BASE_URL: gateway } });
-  server = await new Promise<Server>((resolve) => {
-    const s = gw.app.listen(port, '127.0.0.1', () => resolve(s));
-  });
+  gateway = gw.url;
   browser = await launchBrowser();
 });
 
 afterAll(async () => {
   await browser?.close();
-  if (server) {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-  await gw?.close();
-  await redis?.stop();
 });
 
 async function signIn(page: Page): Promise<void> {

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { createHash, randomUUID } from 'node:crypto';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { startRedis, type RedisServer } from '../support/redis.js';
-import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, makeGateway, type TestGateway } from '../support/gateway.js';
+import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY } from '../support/gateway.js';
 import { CARDS, CHALLENGE_CODE, TEST_SECURITY_CODE } from '../support/cards.js';
 import { attributeOf } from '../support/checkout.js';
+import { gatewayOnRedis } from '../support/gateway-on-redis.js';
 
 /**
  * Plays an existing merchant integration of this API family end to end, as the public PHP client does it:
@@ -30,17 +30,7 @@ const AUTHORISE_FIELDS = [
 ];
 const ANSWER_FIELDS = ['merchant_id', 'account_id', 'order_no', 'currency', 'amount', 'order_status'];
 
-let redis: RedisServer;
-let gw: TestGateway;
-
-beforeAll(async () => {
-  redis = await startRedis('compat');
-  gw = makeGateway({ name: 'compat', redisUrl: redis.url });
-});
-afterAll(async () => {
-  await gw?.close();
-  await redis?.stop();
-});
+const gw = gatewayOnRedis('compat');
 
 type Form = Record<string, string>;
 

@@ -1,21 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, type RedisServer } from '../../support/redis.js';
-import { makeGateway, MERCHANT_ID, type TestGateway } from '../../support/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { MERCHANT_ID } from '../../support/gateway.js';
 import request from 'supertest';
 import { batchBody, batchSignature, pay, postBatch, postQuery, ref, type Paid } from '../../support/operations.js';
 import { dailyPlan } from '../../support/jobs.js';
+import { gatewayOnRedis } from '../../support/gateway-on-redis.js';
 
-let redis: RedisServer;
-let gw: TestGateway;
-
-beforeAll(async () => {
-  redis = await startRedis('operations');
-  gw = makeGateway({ name: 'operations', redisUrl: redis.url });
-});
-afterAll(async () => {
-  await gw?.close();
-  await redis?.stop();
-});
+const gw = gatewayOnRedis('operations');
 
 const NOTIFY = { notify_url: 'https://merchant.example/notify' };
 

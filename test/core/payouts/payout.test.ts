@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { startRedis, type RedisServer } from '../../support/redis.js';
-import { ACCOUNT_ID, makeGateway, MERCHANT_ID, SIGN_KEY, type TestGateway } from '../../support/gateway.js';
+import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY } from '../../support/gateway.js';
 import { payoutBody, payoutMerchants, payoutQueryBody, samplePayout } from '../../support/payout.js';
 import { sign } from '../../support/sign.js';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
+import { gatewayOnRedis } from '../../support/gateway-on-redis.js';
 
-let redis: RedisServer;
-let gw: TestGateway;
 const clock = new ManualClock(Date.UTC(2026, 10, 21, 10, 0, 0));
 
-beforeAll(async () => {
-  redis = await startRedis('payout');
-  gw = makeGateway({ name: 'payout', redisUrl: redis.url, clock, merchants: payoutMerchants() });
-});
-afterAll(async () => {
-  await gw?.close();
-  await redis?.stop();
-});
+const gw = gatewayOnRedis('payout', { clock, merchants: payoutMerchants() });
 
 const post = (body: unknown, path = '/v1/payout') =>
   request(gw.app).post(path).set('Content-Type', 'application/x-www-form-urlencoded').send(JSON.stringify(body));

@@ -1,26 +1,17 @@
 import type { PaymentClaim } from '../../../src/core/payments/claim.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
-import { startRedis, type RedisServer } from '../../support/redis.js';
-import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, authoriseBody, makeGateway, type TestGateway } from '../../support/gateway.js';
+import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, authoriseBody } from '../../support/gateway.js';
 import { signBody } from '../../support/sign.js';
 import { batchBody, pay, ref } from '../../support/operations.js';
 import { checkoutBody } from '../../support/checkout.js';
 import { payoutBody } from '../../support/payout.js';
+import { gatewayOnRedis } from '../../support/gateway-on-redis.js';
 
-let redis: RedisServer;
-let gw: TestGateway;
 const clock = new ManualClock();
 
-beforeAll(async () => {
-  redis = await startRedis('idempotency');
-  gw = makeGateway({ name: 'idempotency', redisUrl: redis.url, clock });
-});
-afterAll(async () => {
-  await gw?.close();
-  await redis?.stop();
-});
+const gw = gatewayOnRedis('idempotency', { clock });
 
 const post = (path: string, body: unknown, key?: string) => {
   // JSON refusals from /v1/authorise too (it answers XML refusals to callers that do not prefer JSON)

@@ -1,25 +1,16 @@
 import { bodyLimitFor } from '../../../src/http/middleware/body.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { startRedis, type RedisServer } from '../../support/redis.js';
-import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, authoriseBody, makeGateway, testMerchants, type TestGateway } from '../../support/gateway.js';
+import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, authoriseBody, makeGateway, testMerchants } from '../../support/gateway.js';
 import { FIELDS, sign } from '../../support/sign.js';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
+import { gatewayOnRedis } from '../../support/gateway-on-redis.js';
 
 /** docs/api.md#bodies: /v1/authorise answers refusals as a respon document unless the caller prefers JSON. */
 const xml = new XMLParser({ parseTagValue: false });
-let redis: RedisServer;
-let gw: TestGateway;
 
-beforeAll(async () => {
-  redis = await startRedis('refusal');
-  gw = makeGateway({ name: 'refusal', redisUrl: redis.url });
-});
-afterAll(async () => {
-  await gw?.close();
-  await redis?.stop();
-});
+const gw = gatewayOnRedis('refusal');
 
 const post = (body: unknown, accept?: string, app = gw.app) => {
   const r = request(app).post('/v1/authorise').set('Content-Type', 'application/x-www-form-urlencoded');
@@ -101,7 +92,7 @@ describe('POST /v1/authorise refusals as respon documents', () => {
   it('when the account is over its rate limit, then 429 comes as a respon document with Retry-After', async () => {
     const merchants = testMerchants();
     (merchants.merchants[0]!.accounts[0] as unknown as Record<string, unknown>).rate_limit_per_second = 1;
-    const limited = makeGateway({ name: 'refusal-rate', redisUrl: redis.url, merchants, clock: new ManualClock() });
+    const limited = makeGateway({ name: 'refusal-rate', redisUrl: gw.redis.url, merchants, clock: new ManualClock() });
     try {
       expect((await post(authoriseBody(), undefined, limited.app)).status).toBe(200);
       const res = await post(authoriseBody(), undefined, limited.app);

@@ -1,21 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { XMLParser } from 'fast-xml-parser';
-import { startRedis, type RedisServer } from '../../support/redis.js';
-import { authoriseBody, makeGateway, MERCHANT_ID, type TestGateway } from '../../support/gateway.js';
+import { authoriseBody, MERCHANT_ID } from '../../support/gateway.js';
+import { gatewayOnRedis } from '../../support/gateway-on-redis.js';
 
 const xml = new XMLParser({ parseTagValue: false });
-let redis: RedisServer;
-let gw: TestGateway;
 
-beforeAll(async () => {
-  redis = await startRedis('authorise-concurrency');
-  gw = makeGateway({ name: 'authorise-concurrency', redisUrl: redis.url });
-});
-afterAll(async () => {
-  await gw?.close();
-  await redis?.stop();
-});
+const gw = gatewayOnRedis('authorise-concurrency');
 
 describe('when 50 identical /v1/authorise requests arrive at once (real Redis)', () => {
   it('then exactly one transaction exists and every caller gets its answer', async () => {
@@ -33,7 +24,7 @@ describe('when 50 identical /v1/authorise requests arrive at once (real Redis)',
       ids.add(doc.transaction_id);
     }
     expect(ids.size).toBe(1);
-    const keys = await redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`);
+    const keys = await gw.redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`);
     expect(keys).toHaveLength(1);
   });
 });

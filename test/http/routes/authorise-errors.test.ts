@@ -1,22 +1,12 @@
 import { bodyLimitFor } from '../../../src/http/middleware/body.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { startRedis, type RedisServer } from '../../support/redis.js';
-import { authoriseBody, makeGateway, MERCHANT_ID, testMerchants, type TestGateway } from '../../support/gateway.js';
+import { authoriseBody, makeGateway, MERCHANT_ID, testMerchants } from '../../support/gateway.js';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { FIELDS, sign } from '../../support/sign.js';
+import { gatewayOnRedis } from '../../support/gateway-on-redis.js';
 
-let redis: RedisServer;
-let gw: TestGateway;
-
-beforeAll(async () => {
-  redis = await startRedis('authorise-errors');
-  gw = makeGateway({ name: 'authorise-errors', redisUrl: redis.url });
-});
-afterAll(async () => {
-  await gw?.close();
-  await redis?.stop();
-});
+const gw = gatewayOnRedis('authorise-errors');
 
 const post = (body: unknown, type = 'application/x-www-form-urlencoded') =>
   request(gw.app)
@@ -25,7 +15,7 @@ const post = (body: unknown, type = 'application/x-www-form-urlencoded') =>
     .set('Accept', 'application/json')
     .send(typeof body === 'string' ? body : JSON.stringify(body));
 
-const paymentCount = async () => (await redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`)).length;
+const paymentCount = async () => (await gw.redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`)).length;
 
 describe('POST /v1/authorise, invalid fields get a 400 that names the field', () => {
   it.each([
@@ -266,7 +256,7 @@ describe('the account rate limit', () => {
     const merchants = testMerchants();
     (merchants.merchants[0]!.accounts[0] as unknown as Record<string, unknown>).rate_limit_per_second = 2;
     const clock = new ManualClock();
-    const limited = makeGateway({ name: 'rate-limit', redisUrl: redis.url, merchants, clock });
+    const limited = makeGateway({ name: 'rate-limit', redisUrl: gw.redis.url, merchants, clock });
     try {
       const send = () => request(limited.app).post('/v1/authorise').set('Accept', 'application/json').send(JSON.stringify(authoriseBody()));
       expect((await send()).status).toBe(200);
@@ -285,7 +275,7 @@ describe('the account rate limit', () => {
 
 describe('Redis keys', () => {
   it('when the calls above have run, then every key carries its merchant as a hash tag (one Cluster slot per merchant)', async () => {
-    const all = await redis.client().keys('*');
+    const all = await gw.redis.client().keys('*');
     expect(all.length).toBeGreaterThan(10);
     // the sandbox acquirer's ledger too: its record of a payment sits in the payment's slot
     for (const key of all) expect(key).toMatch(/^(gw|acq):\{[^}]+\}:/);

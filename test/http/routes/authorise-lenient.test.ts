@@ -1,25 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { XMLParser } from 'fast-xml-parser';
-import { startRedis, type RedisServer } from '../../support/redis.js';
-import { MERCHANT_ID, SIGN_KEY, authoriseBody, makeGateway, type TestGateway } from '../../support/gateway.js';
+import { MERCHANT_ID, SIGN_KEY, authoriseBody } from '../../support/gateway.js';
 import { FIELDS, sign } from '../../support/sign.js';
 import { createHash } from 'node:crypto';
 import { postBatch, ref } from '../../support/operations.js';
+import { gatewayOnRedis } from '../../support/gateway-on-redis.js';
 
 /** docs/api.md#bodies: liberal in what existing integrations send (empty optional fields, short amounts). */
 const xml = new XMLParser({ parseTagValue: false, isArray: (name) => name === 'risk_reasons' });
-let redis: RedisServer;
-let gw: TestGateway;
 
-beforeAll(async () => {
-  redis = await startRedis('authorise-lenient');
-  gw = makeGateway({ name: 'authorise-lenient', redisUrl: redis.url });
-});
-afterAll(async () => {
-  await gw?.close();
-  await redis?.stop();
-});
+const gw = gatewayOnRedis('authorise-lenient');
 
 async function authorise(body: Record<string, unknown>) {
   const res = await request(gw.app)
@@ -30,7 +21,7 @@ async function authorise(body: Record<string, unknown>) {
   return { res, doc: res.status === 200 ? xml.parse(res.text).respon : undefined };
 }
 
-const contracts = async () => (await redis.client().keys(`gw:{${MERCHANT_ID}}:contract:*`)).length;
+const contracts = async () => (await gw.redis.client().keys(`gw:{${MERCHANT_ID}}:contract:*`)).length;
 
 describe('POST /v1/authorise, optional fields sent empty count as absent', () => {
   it('when a token payment sends card, expiry and security code as empty strings, then it is charged to the token', async () => {

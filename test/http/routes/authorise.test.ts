@@ -1,33 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { XMLParser } from 'fast-xml-parser';
-import { startRedis, type RedisServer } from '../../support/redis.js';
-import {
-  ACCOUNT_ID,
-  AUTO_ACCOUNT_ID,
-  AUTO_SIGN_KEY,
-  MERCHANT_ID,
-  SIGN_KEY,
-  authoriseBody,
-  makeGateway,
-  type TestGateway,
-} from '../../support/gateway.js';
+import { ACCOUNT_ID, AUTO_ACCOUNT_ID, AUTO_SIGN_KEY, MERCHANT_ID, SIGN_KEY, authoriseBody } from '../../support/gateway.js';
 import { CARDS } from '../../support/cards.js';
 import { FIELDS, sign } from '../../support/sign.js';
 import { requestFingerprint } from '../../../src/core/kernel/fingerprint.js';
+import { gatewayOnRedis } from '../../support/gateway-on-redis.js';
 
 const xml = new XMLParser({ parseTagValue: false, isArray: (name) => name === 'risk_reasons' });
-let redis: RedisServer;
-let gw: TestGateway;
 
-beforeAll(async () => {
-  redis = await startRedis('authorise');
-  gw = makeGateway({ name: 'authorise', redisUrl: redis.url });
-});
-afterAll(async () => {
-  await gw?.close();
-  await redis?.stop();
-});
+const gw = gatewayOnRedis('authorise');
 
 async function authorise(body: Record<string, unknown>, contentType = 'application/x-www-form-urlencoded') {
   const res = await request(gw.app)
@@ -218,7 +200,7 @@ describe('POST /v1/authorise, tokens and subscriptions', () => {
   });
 
   it('when a declined payment asked for a token, then no token is returned and no card is kept', async () => {
-    const cards = () => redis.client().keys(`gw:{${MERCHANT_ID}}:card:*`);
+    const cards = () => gw.redis.client().keys(`gw:{${MERCHANT_ID}}:card:*`);
     const before = (await cards()).length;
     const { doc } = await authorise(authoriseBody({ token_flag: 'YES', card: CARDS.declined }));
     expect(doc.order_status).toBe('0');
@@ -265,12 +247,12 @@ describe('POST /v1/authorise, idempotency on order_no', () => {
   it('when other content is sent under a used order_no, then it is refused (409) and no transaction is made', async () => {
     const body = authoriseBody();
     const first = await authorise(body);
-    const before = (await redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`)).length;
+    const before = (await gw.redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`)).length;
     const other = authoriseBody({ order_no: body.order_no, amount: '20.00', item_total: '20.00', items: 'T#,#1#,#20.00#,#1' });
     const { res } = await authorise(other);
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ code: 'ORDER_CONFLICT', field: 'order_no' });
-    expect((await redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`)).length).toBe(before);
+    expect((await gw.redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`)).length).toBe(before);
     expect((await gw.deps.store.getPayment(MERCHANT_ID, first.doc.transaction_id))?.amount).toBe(1000);
   });
 
@@ -278,7 +260,7 @@ describe('POST /v1/authorise, idempotency on order_no', () => {
     const body = authoriseBody();
     const first = await authorise(body);
     expect(first.res.status).toBe(200);
-    const before = (await redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`)).length;
+    const before = (await gw.redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`)).length;
     const forms = [
       authoriseBody({ order_no: body.order_no, note: '', subscription: {}, cart_items: [], token_id: '' }),
       authoriseBody({ order_no: body.order_no, amount: '10' }),
@@ -292,7 +274,7 @@ describe('POST /v1/authorise, idempotency on order_no', () => {
     // other content is still other content
     const other = await authorise(authoriseBody({ order_no: body.order_no, note: 'gift wrap' }));
     expect(other.res.status).toBe(409);
-    expect((await redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`)).length).toBe(before);
+    expect((await gw.redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`)).length).toBe(before);
   });
 
   it('when a payment kept by an earlier version (its fingerprint over the body as sent, empty fields and all) is sent again, then it is still the same request', async () => {

@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { startRedis, type RedisServer } from '../../support/redis.js';
-import { ACCOUNT_ID, makeGateway, MERCHANT_ID, testMerchants, type TestGateway } from '../../support/gateway.js';
+import { ACCOUNT_ID, MERCHANT_ID, testMerchants } from '../../support/gateway.js';
 import { attributeOf, checkoutBody, hiddenFields, unescapeHtml } from '../../support/checkout.js';
 import { LANGUAGES, t } from '../../../src/i18n/index.js';
 import { createApp } from '../../../src/app.js';
+import { gatewayOnRedis } from '../../support/gateway-on-redis.js';
 
 const BASE = 'http://gateway.test';
-let redis: RedisServer;
-let gw: TestGateway;
 
 /** The test account with routing settings of its own, beside the defaults of the others. */
 function merchants() {
@@ -24,14 +22,7 @@ function merchants() {
   return file;
 }
 
-beforeAll(async () => {
-  redis = await startRedis('checkout-loading');
-  gw = makeGateway({ name: 'checkout-loading', redisUrl: redis.url, merchants: merchants() });
-});
-afterAll(async () => {
-  await gw?.close();
-  await redis?.stop();
-});
+const gw = gatewayOnRedis('checkout-loading', { merchants: merchants() });
 
 /** Every request field of the direct payment (docs/api.md), minus card data, each with a value of its own. */
 function fullRequest(): Record<string, unknown> {
@@ -291,15 +282,15 @@ describe('when a merchant posts a signed checkout request', () => {
     expect(res.body.expires_at).toBe(new Date(expires).toISOString());
     expect(expires - before).toBeGreaterThanOrEqual(30 * 60_000 - 1000);
     expect(expires - before).toBeLessThanOrEqual(30 * 60_000 + 5000);
-    const keys = await redis.client().keys(`gw:{${MERCHANT_ID}}:checkout:*`);
-    const ttl = await redis.client().pttl(keys[0]!);
+    const keys = await gw.redis.client().keys(`gw:{${MERCHANT_ID}}:checkout:*`);
+    const ttl = await gw.redis.client().pttl(keys[0]!);
     // kept an hour past its expiry, for the page that says it expired
     expect(ttl).toBeGreaterThan(30 * 60_000);
     expect(ttl).toBeLessThanOrEqual(90 * 60_000);
   });
 
   it('then a wrong signature is refused with 401 and no session is stored', async () => {
-    const sessions = async () => (await redis.client().keys(`gw:{${MERCHANT_ID}}:checkout:*`)).length;
+    const sessions = async () => (await gw.redis.client().keys(`gw:{${MERCHANT_ID}}:checkout:*`)).length;
     const before = await sessions();
     const body = { ...checkoutBody(), amount: '99.00' };
     const res = await request(gw.app).post('/v1/checkout').send(JSON.stringify(body));
@@ -318,14 +309,14 @@ describe('when a merchant posts a signed checkout request', () => {
   });
 
   it('then an amount with a fraction in a zero-decimal currency is refused with 400 and no session is stored', async () => {
-    const before = (await redis.client().keys(`gw:{${MERCHANT_ID}}:checkout:*`)).length;
+    const before = (await gw.redis.client().keys(`gw:{${MERCHANT_ID}}:checkout:*`)).length;
     const res = await request(gw.app)
       .post('/v1/checkout')
       .send(JSON.stringify(checkoutBody({ currency: 'JPY', amount: '1000.50', item_total: undefined, items: undefined })));
     expect(res.status).toBe(400);
     expect(res.body.field).toBe('amount');
     expect(res.body.message).toContain('JPY');
-    expect((await redis.client().keys(`gw:{${MERCHANT_ID}}:checkout:*`)).length).toBe(before);
+    expect((await gw.redis.client().keys(`gw:{${MERCHANT_ID}}:checkout:*`)).length).toBe(before);
     const whole = await request(gw.app)
       .post('/v1/checkout')
       .set('Accept', 'application/json')

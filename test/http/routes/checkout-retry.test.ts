@@ -1,29 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { referenceKind } from '../../../src/core/connectors/journal.js';
 import { acquirerReference } from '../../../src/core/payments/claim.js';
 import { MAX_CHECKOUT_ATTEMPTS } from '../../../src/core/payments/retry.js';
-import { startRedis, type RedisServer } from '../../support/redis.js';
-import { ACCOUNT_ID, makeGateway, MERCHANT_ID, SIGN_KEY, type TestGateway } from '../../support/gateway.js';
+import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY } from '../../support/gateway.js';
 import { attributeOf, checkoutBody } from '../../support/checkout.js';
 import { CARDS, TEST_SECURITY_CODE } from '../../support/cards.js';
 import { FIELDS, sign } from '../../support/sign.js';
+import { gatewayOnRedis } from '../../support/gateway-on-redis.js';
 
 // "Try another card" after a decline (docs/checkout.md): one payment per order, re-opened by the shopper's next
 // card while the session is open; and the shopper's cancel of a 3-D Secure challenge.
 const clock = new ManualClock();
-let redis: RedisServer;
-let gw: TestGateway;
 
-beforeAll(async () => {
-  redis = await startRedis('checkout-retry');
-  gw = makeGateway({ name: 'checkout-retry', redisUrl: redis.url, clock });
-});
-afterAll(async () => {
-  await gw?.close();
-  await redis?.stop();
-});
+const gw = gatewayOnRedis('checkout-retry', { clock });
 
 const path = (url: unknown): string => {
   const u = new URL(String(url));
@@ -50,7 +41,7 @@ const cardForm = (card: string, extra: Record<string, string> = {}) => ({
 const paymentOf = (orderNo: string) => gw.deps.store.findPaymentByOrder(MERCHANT_ID, ACCOUNT_ID, orderNo);
 const notices = async (orderNo: string) =>
   (await gw.deps.store.outboxOfOrder(MERCHANT_ID, ACCOUNT_ID, orderNo, 20)).filter((n) => n.notify_type === 'payment');
-const ledgerKeys = () => redis.client().keys('*ledger*');
+const ledgerKeys = () => gw.redis.client().keys('*ledger*');
 const s4 = () => Math.random().toString(36).slice(2, 10);
 
 /** The signed result the result page hands on (its redirect), checked with the test's own signature rule. */

@@ -1,36 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { XMLParser } from 'fast-xml-parser';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
-import { startRedis, type RedisServer } from '../../support/redis.js';
-import {
-  ACCOUNT_ID,
-  AUTO_ACCOUNT_ID,
-  AUTO_SIGN_KEY,
-  authoriseBody,
-  makeGateway,
-  MERCHANT_ID,
-  SIGN_KEY,
-  type TestGateway,
-} from '../../support/gateway.js';
+import { ACCOUNT_ID, AUTO_ACCOUNT_ID, AUTO_SIGN_KEY, authoriseBody, MERCHANT_ID, SIGN_KEY } from '../../support/gateway.js';
 import { attributeOf, checkoutBody, hiddenFields } from '../../support/checkout.js';
 import { CARDS, CHALLENGE_CODE, TEST_SECURITY_CODE } from '../../support/cards.js';
 import { FIELDS, sign } from '../../support/sign.js';
 import { jobOf } from '../../support/jobs.js';
 import { keys } from '../../../src/store/gateway-store.js';
+import { gatewayOnRedis } from '../../support/gateway-on-redis.js';
 
 const clock = new ManualClock();
-let redis: RedisServer;
-let gw: TestGateway;
 
-beforeAll(async () => {
-  redis = await startRedis('checkout-sessions');
-  gw = makeGateway({ name: 'checkout-sessions', redisUrl: redis.url, clock });
-});
-afterAll(async () => {
-  await gw?.close();
-  await redis?.stop();
-});
+const gw = gatewayOnRedis('checkout-sessions', { clock });
 
 const path = (url: unknown): string => {
   const u = new URL(String(url));
@@ -55,7 +37,7 @@ const cardForm = (card: string = CARDS.approved, extra: Record<string, string> =
 });
 
 async function paymentKeys(): Promise<string[]> {
-  return redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`);
+  return gw.redis.client().keys(`gw:{${MERCHANT_ID}}:pay:*`);
 }
 
 /** The signed result in the result page's redirect, checked with the test's own signature rule. */
@@ -234,7 +216,7 @@ describe('when a session has expired or was cancelled', () => {
     const stored = (await gw.deps.store.getCheckoutSession(MERCHANT_ID, sessionId))!;
     const lifeMs = stored.expires_at - stored.created_at;
     expect(lifeMs).toBe(30 * 60_000);
-    const client = redis.client();
+    const client = gw.redis.client();
     try {
       const ttl = await client.pttl(keys.checkout(MERCHANT_ID, sessionId));
       // Redis drops the key in real time: it must outlive the session's 30 minutes by the hour it is kept
@@ -454,9 +436,9 @@ describe('when the shopper never answers a 3-D Secure challenge', () => {
       expect(p?.status).toBe('4300');
       expect(p?.threeds.challenge_pending).toBe(false);
       expect(p?.threeds.result).toBe('authentication not completed (challenge expired)');
-      const outbox = await redis.client().keys(`gw:{${MERCHANT_ID}}:order-outbox:${ACCOUNT_ID}:${answer.order_no}`);
+      const outbox = await gw.redis.client().keys(`gw:{${MERCHANT_ID}}:order-outbox:${ACCOUNT_ID}:${answer.order_no}`);
       expect(outbox).toHaveLength(1);
-      expect(await redis.client().zcard(outbox[0]!)).toBe(1);
+      expect(await gw.redis.client().zcard(outbox[0]!)).toBe(1);
 
       const late = await request(gw.app).post(path(answer.issuer_url)).type('form').send({ code: CHALLENGE_CODE });
       expect(late.status).toBe(200);

@@ -1,26 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
-import { startRedis, type RedisServer } from '../../support/redis.js';
-import { makeGateway, MERCHANT_ID, SIGN_KEY, type TestGateway } from '../../support/gateway.js';
+import { MERCHANT_ID, SIGN_KEY } from '../../support/gateway.js';
 import { checkoutBody } from '../../support/checkout.js';
 import { CARDS, TEST_SECURITY_CODE } from '../../support/cards.js';
 import { LANGUAGES, t } from '../../../src/i18n/index.js';
+import { gatewayOnRedis } from '../../support/gateway-on-redis.js';
 
 // The notices' way back (docs/checkout.md) and the wording of a wrong 3-D Secure code: a notice links only to an
 // origin of the merchant's own account, never to one the request names alone; a wrong code is said to be wrong.
 const clock = new ManualClock();
-let redis: RedisServer;
-let gw: TestGateway;
 
-beforeAll(async () => {
-  redis = await startRedis('hosted-way-back');
-  gw = makeGateway({ name: 'hosted-way-back', redisUrl: redis.url, clock });
-});
-afterAll(async () => {
-  await gw?.close();
-  await redis?.stop();
-});
+const gw = gatewayOnRedis('hosted-way-back', { clock });
 
 const path = (url: unknown): string => new URL(String(url)).pathname;
 

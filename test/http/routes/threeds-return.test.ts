@@ -1,25 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { XMLParser } from 'fast-xml-parser';
-import { startRedis, type RedisServer } from '../../support/redis.js';
-import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, authoriseBody, makeGateway, type TestGateway } from '../../support/gateway.js';
+import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, authoriseBody } from '../../support/gateway.js';
 import { CARDS, CHALLENGE_CODE } from '../../support/cards.js';
 import { attributeOf } from '../../support/checkout.js';
 import { FIELDS, sign } from '../../support/sign.js';
+import { gatewayOnRedis } from '../../support/gateway-on-redis.js';
 
 /** docs/api.md: /v1/authorise takes return_url from its signed body; an address appended to issuer_url counts only without it. */
 const xml = new XMLParser({ parseTagValue: false });
-let redis: RedisServer;
-let gw: TestGateway;
 
-beforeAll(async () => {
-  redis = await startRedis('threeds-return');
-  gw = makeGateway({ name: 'threeds-return', redisUrl: redis.url });
-});
-afterAll(async () => {
-  await gw?.close();
-  await redis?.stop();
-});
+const gw = gatewayOnRedis('threeds-return');
 
 const local = (url: string) => {
   const u = new URL(url);
