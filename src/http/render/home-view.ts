@@ -8,8 +8,12 @@ import { barChartSvg, type ChartPoint } from './home-charts.js';
 interface Words {
   t: (key: PortalMessageKey, params?: Record<string, string | number>) => string;
   lang: string;
+  dir: string;
   money: (minor: number, currency: string) => string;
 }
+
+/** A date or amount inside a sentence of a right-to-left page, kept whole and left to right (U+2066 ... U+2069). */
+export const isolate = (dir: string, text: string): string => (dir === 'rtl' ? `\u2066${text}\u2069` : text);
 
 /** One chart of the home: its caption, its summary in words, its SVG and the table behind it. */
 export interface HomeChart {
@@ -32,6 +36,9 @@ export interface HomeCurrency {
 /** YYYYMMDD as YYYY-MM-DD. */
 export const dayLabel = (day: string): string => `${day.slice(0, 4)}-${day.slice(4, 6)}-${day.slice(6, 8)}`;
 
+/** A day inside a sentence: its hyphens do not break (U+2011), so a narrow column never wraps it in two. */
+export const sentenceDay = (label: string): string => label.replace(/-/g, '\u2011');
+
 /** The home's currencies as the view shows them: totals, and five charts each with its table. */
 export function homeView(series: readonly CurrencySeries[], w: Words): HomeCurrency[] {
   const count = new Intl.NumberFormat(w.lang);
@@ -40,6 +47,7 @@ export function homeView(series: readonly CurrencySeries[], w: Words): HomeCurre
     const r = approvalRate(f);
     return r === undefined ? w.t('home.no_answers') : percent.format(r);
   };
+  const iso = (text: string) => isolate(w.dir, text);
   return series.map((s, n) => {
     const money = (minor: number) => w.money(minor, s.currency);
     const chart = (
@@ -59,8 +67,8 @@ export function homeView(series: readonly CurrencySeries[], w: Words): HomeCurre
       );
       const summary =
         peak && value(peak.figures)! > 0
-          ? w.t('home.summary', { total: text(s.totals), peak: text(peak.figures), day: dayLabel(peak.day) })
-          : w.t('home.summary_none', { total: text(s.totals) });
+          ? w.t('home.summary', { total: iso(text(s.totals)), peak: iso(text(peak.figures)), day: iso(sentenceDay(dayLabel(peak.day))) })
+          : w.t('home.summary_none', { total: iso(text(s.totals)) });
       return {
         id,
         title,
@@ -79,11 +87,11 @@ export function homeView(series: readonly CurrencySeries[], w: Words): HomeCurre
         { label: t('home.approval_rate'), value: rate(s.totals) },
         {
           label: t('home.refunds'),
-          value: t('home.count_amount', { count: count.format(s.totals.refunds), amount: money(s.totals.refunded) }),
+          value: t('home.count_amount', { count: iso(count.format(s.totals.refunds)), amount: iso(money(s.totals.refunded)) }),
         },
         {
           label: t('home.disputes'),
-          value: t('home.count_amount', { count: count.format(s.totals.disputes), amount: money(s.totals.disputed) }),
+          value: t('home.count_amount', { count: iso(count.format(s.totals.disputes)), amount: iso(money(s.totals.disputed)) }),
         },
       ],
       charts: [

@@ -3,7 +3,7 @@ import type { CoreDeps } from '../../../core/ports/deps.js';
 import { HOME_RANGES, homeFigures, type HomeRange } from '../../../core/home/home.js';
 import { sessionOf } from '../../middleware/portal.js';
 import { portalHelpers, renderPortal } from '../../render/portal.js';
-import { dayLabel, homeView } from '../../render/home-view.js';
+import { dayLabel, homeView, isolate, sentenceDay } from '../../render/home-view.js';
 import { portalT } from '../../../i18n/portal.js';
 
 /** GET /portal: the merchant's business at a glance (docs/portal.md#home), over 7, 30 or 90 days. */
@@ -22,12 +22,14 @@ export function portalHomeRouter(deps: CoreDeps): Router {
     }
     const accounts = deps.merchants.accountsOf(session.merchant_id).map((a) => a.account_id);
     const { days, series } = await homeFigures(deps, session.merchant_id, accounts, range as HomeRange);
+    const helpers = portalHelpers(deps.timezone, lang);
     renderPortal(res, deps.timezone, 'home', {
       ...common,
       range,
-      currencies: homeView(series, portalHelpers(deps.timezone, lang)),
+      currencies: homeView(series, helpers),
       first: dayLabel(days[0]!),
       last: dayLabel(days[days.length - 1]!),
+      isolate: (text: string) => isolate(helpers.dir, sentenceDay(text)),
     });
   });
 
