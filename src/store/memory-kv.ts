@@ -78,9 +78,8 @@ export class MemoryKv implements KvStore {
           this.addCounters(w.key, w.fields, w.by);
           break;
         case 'tally':
-          this.liveHash(w.key);
+          if (!this.liveHash(w.key)) this.hashExpiry.set(w.key, Date.now() + w.ttlMs);
           w.fields.forEach((f, i) => this.addCounters(w.key, [f], w.by[i]!));
-          this.hashExpiry.set(w.key, Date.now() + w.ttlMs);
           break;
         case 'once':
           this.records.set(w.key, { version: 1, data: w.data, expiresAt: 0 });

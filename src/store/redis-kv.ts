@@ -13,7 +13,7 @@ import { StoreHealth, type StoreErrorKind } from './store-health.js';
  * conditions, their versions, then the writes as opcode and numbers. KEYS: per commit, its condition keys,
  * then one key per write. A put is `p ttl` (its version read in the checks) or, on a key the commit checks,
  * `P ttl version` with the version it gets; then `d`, `z score`, `r`, `h by count`, and `c ttl count by...`
- * (counters with amounts of their own, and the hash's expiry). A commit whose step
+ * (counters with amounts of their own, and the hash's expiry when it has none). A commit whose step
  * fails answers `!` and the error; the commits before and after it are not affected. A write-once record
  * (putOnce) is an entry of its own, `n`: a plain string set if absent (SET NX GET), which answers {earlier
  * data} when the key already held one; or `N` with a second key, the record's former key, whose record (if
@@ -229,7 +229,8 @@ local function apply(kb, t, s)
     elseif op == 'c' then
       local n = tonumber(t[i + 2])
       for j = 1, n do redis.call('HINCRBY', key, ARGV[s + j], t[i + 2 + j]) end
-      if n > 0 then redis.call('PEXPIRE', key, t[i + 1]) end
+      -- the expiry is set once, when the hash is made: a read, not a write the AOF and the replicas carry each time
+      if n > 0 and redis.call('PTTL', key) < 0 then redis.call('PEXPIRE', key, t[i + 1]) end
       s = s + n
       i = i + 3 + n
     else

@@ -16,7 +16,7 @@ export const APPROVED_STATUSES: ReadonlySet<string> = new Set([S.AUTHORISED, S.C
 /** payment_status of a final refusal: declined, rejected by risk, 3-D Secure failed. */
 export const REFUSED_STATUSES: ReadonlySet<string> = new Set([S.DECLINED, S.REJECTED, S.THREEDS_FAILED]);
 
-/** How long the counters of a day are kept after its last change: the home shows 90 days at most. */
+/** How long the counters of a day are kept after the day's first count: the home shows 90 days at most. */
 export const DAY_FIGURES_TTL_MS = 100 * 86_400_000;
 
 /**
