@@ -4,12 +4,15 @@ import { compactDate } from '../kernel/dates.js';
 import { PaymentStatus as S, type Payment } from '../payments/payment.js';
 import type { DisputeRecord } from '../disputes/dispute-record.js';
 
-/** The figures kept per merchant, day, account and currency; amounts in the gateway's minor units (hundredths). */
-export const DAY_FIGURES = ['payments', 'answered', 'approved', 'volume', 'refunds', 'refunded', 'disputes', 'disputed'] as const;
+/**
+ * The figures kept per merchant, day, account and currency; amounts in the gateway's minor units (hundredths).
+ * Final answers are approved + refused: an approval moves two counters (approved, volume), a refusal one.
+ */
+export const DAY_FIGURES = ['payments', 'refused', 'approved', 'volume', 'refunds', 'refunded', 'disputes', 'disputed'] as const;
 export type DayFigure = (typeof DAY_FIGURES)[number];
 
 /** The figures a payment adds to its days, in this order (a payment's own part: no disputes). */
-const PAYMENT_FIGURES = ['payments', 'answered', 'approved', 'volume', 'refunds', 'refunded'] as const;
+const PAYMENT_FIGURES = ['payments', 'refused', 'approved', 'volume', 'refunds', 'refunded'] as const;
 
 /** payment_status of an approved payment that stands: authorised, captured, partly or wholly refunded. */
 export const APPROVED_STATUSES: ReadonlySet<string> = new Set([S.AUTHORISED, S.CAPTURED, S.PARTLY_REFUNDED, S.REFUNDED]);
@@ -47,9 +50,9 @@ export function dayOf(ms: number, timezone: string): string {
  */
 export function paymentFigures(p: Payment, timezone: string): Record<string, number[]> {
   const approved = APPROVED_STATUSES.has(p.status);
-  const answered = approved || REFUSED_STATUSES.has(p.status);
+  const refused = REFUSED_STATUSES.has(p.status);
   const days: Record<string, number[]> = {
-    [dayOf(p.created_at, timezone)]: [1, answered ? 1 : 0, approved ? 1 : 0, approved ? p.amount : 0, 0, 0],
+    [dayOf(p.created_at, timezone)]: [1, refused ? 1 : 0, approved ? 1 : 0, approved ? p.amount : 0, 0, 0],
   };
   for (const r of p.refunds) {
     if (r.refund_status !== '1') continue;

@@ -62,7 +62,11 @@ export async function homeFigures(
   return { days, series };
 }
 
+/** Final answers: approved or refused. */
+export const answered = (f: DayFigures): number => f.approved + f.refused;
+
 /** Approved answers over all final answers, 0 to 1; undefined when nothing was answered. */
 export function approvalRate(f: DayFigures): number | undefined {
-  return f.answered > 0 ? f.approved / f.answered : undefined;
+  const all = answered(f);
+  return all > 0 ? f.approved / all : undefined;
 }

@@ -1,5 +1,5 @@
 import type { CurrencySeries } from '../../core/home/home.js';
-import { approvalRate } from '../../core/home/home.js';
+import { answered, approvalRate } from '../../core/home/home.js';
 import type { DayFigures } from '../../core/home/day-figures-record.js';
 import type { PortalMessageKey } from '../../i18n/portal.js';
 import { barChartSvg, type ChartPoint } from './home-charts.js';
@@ -109,7 +109,7 @@ export function homeView(series: readonly CurrencySeries[], w: Words): HomeCurre
           (f) => count.format(f.payments),
           [
             { title: t('home.payments'), cell: (f) => count.format(f.payments) },
-            { title: t('home.answered'), cell: (f) => count.format(f.answered) },
+            { title: t('home.answered'), cell: (f) => count.format(answered(f)) },
           ],
         ),
         chart(
@@ -120,7 +120,7 @@ export function homeView(series: readonly CurrencySeries[], w: Words): HomeCurre
           [
             { title: t('home.approval_rate'), cell: rate },
             { title: t('home.approved'), cell: (f) => count.format(f.approved) },
-            { title: t('home.answered'), cell: (f) => count.format(f.answered) },
+            { title: t('home.answered'), cell: (f) => count.format(answered(f)) },
           ],
           1,
         ),
