@@ -40,12 +40,14 @@ export function openStore(
   keyNameHash?: KeyNameHash,
   confirm: ConfirmOptions = {},
   connect: ConnectOptions = {},
+  timezone = 'UTC',
 ): GatewayStore {
   return new KvGatewayStore(
     redisUrl
       ? new RedisKv(connectRedis(redisUrl, connect), { ...confirm, ...(connect.health ? { health: connect.health } : {}) })
       : new MemoryKv(),
     keyNameHash,
+    timezone,
   );
 }
 
@@ -92,6 +94,7 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
       (text) => vault.fingerprint(`store key name\n${text}`),
       { minReplicas: config.redisMinReplicas, confirmMs: config.redisConfirmMs },
       { timeoutMs: config.storeTimeoutMs, health: storeHealth, log },
+      config.timezone,
     );
   const sandbox = new SandboxConnector(ids, store, clock);
   let connectors: ConnectorRegistry;

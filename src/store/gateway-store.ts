@@ -22,6 +22,7 @@ import { DISCREPANCY_KINDS, type DiscrepancyRecord, type ReconcilePass } from '.
 import type { Condition, KvStore, Versioned, Write } from './kv.js';
 import type { MerchantStore } from '../core/ports/merchant-store.js';
 import { keys } from './keys.js';
+import { DAY_FIGURES_TTL_MS, disputeOpened, figureChanges, paymentFigures, type FigureAdd } from '../core/home/day-figures-record.js';
 import { KvMerchantStore } from './merchant-store.js';
 
 export { keys };
@@ -59,10 +60,54 @@ function encode(record: { version: number }): string {
 
 /** The gateway store over any KvStore: one implementation of the domain mapping for both adapters. */
 export class KvGatewayStore implements GatewayStore {
+  /** a payment object's figures before the commit that marked it, so the same change committed again counts the same */
+  private readonly countedBefore = new WeakMap<Payment, { at: number; days: Record<string, number[]> }>();
+
   constructor(
     private kv: KvStore,
     private readonly keyNameHash: KeyNameHash = sha256Name,
+    /** GATEWAY_TIMEZONE: the days of the portal home's figures */
+    private readonly timezone = 'UTC',
   ) {}
+
+  /**
+   * The portal home's counters this change moves (docs/portal.md#home), as one write per day touched: what each
+   * payment's figures become less what its record says they were (its `counted`, set here on the caller's copy
+   * too, so a later write of that copy starts from it), and each dispute opened. Written in the same commit as
+   * the change, under its conditions: a commit applied once counts once. A test clock's objects are not counted,
+   * nor a payment stored before the counters (no `counted`).
+   */
+  private countDayFigures(m: string, change: ChangeSet, writes: Write[]): void {
+    const adds: FigureAdd[] = [];
+    for (const { next, expected } of change.payments ?? []) {
+      let before: Record<string, number[]>;
+      const again = this.countedBefore.get(next);
+      if (expected === 0) before = {};
+      else if (again && again.at === expected + 1) before = again.days;
+      else if (next.counted) before = next.counted.days;
+      else continue;
+      const after = paymentFigures(next, this.timezone);
+      adds.push(...figureChanges(next, before, after));
+      this.countedBefore.set(next, { at: expected + 1, days: before });
+      next.counted = { at: expected + 1, days: after };
+    }
+    for (const { next, expected } of change.disputes ?? []) if (expected === 0) adds.push(...disputeOpened(next, this.timezone));
+    if (adds.length === 0) return;
+    const byDay = new Map<string, { fields: string[]; by: number[] }>();
+    for (const a of adds) {
+      let day = byDay.get(a.day);
+      if (!day) byDay.set(a.day, (day = { fields: [], by: [] }));
+      day.fields.push(a.field);
+      day.by.push(a.by);
+    }
+    for (const [day, { fields, by }] of byDay)
+      writes.push({ op: 'tally', key: keys.homeDay(m, day), fields, by, ttlMs: DAY_FIGURES_TTL_MS });
+  }
+
+  /** The portal home's raw counters of each day asked (YYYYMMDD), in order. */
+  async dayCounters(m: string, days: readonly string[]): Promise<Record<string, number>[]> {
+    return Promise.all(days.map((day) => this.kv.counters(keys.homeDay(m, day))));
+  }
 
   /** The key name of an Idempotency-Key's record. */
   private idempotencyKey(m: string, account: string, key: string): string {
@@ -81,6 +126,7 @@ export class KvGatewayStore implements GatewayStore {
     const clock = change.clock;
     const dueKey = (queue: DueQueue) => (clock === undefined ? keys.due(m, queue) : keys.clockDue(m, clock, queue));
     if (clock !== undefined) this.listClockObjects(m, clock, change, writes);
+    else this.countDayFigures(m, change, writes);
     for (const { next, expected } of change.payments ?? []) {
       const key = keys.payment(m, next.transaction_id);
       conditions.push({ key, version: expected });

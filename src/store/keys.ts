@@ -54,6 +54,8 @@ export const keys = {
   authBlocked: (ip: string) => `gw:{auth}:blocked:${ip}`,
   /** authorisation counters of an account: fields `<method>|<brand>|<country>:tried` and `...:approved` */
   approvals: (m: string, account: string) => `gw:{${m}}:approvals:${account}`,
+  /** the portal home's counters of one day (YYYYMMDD in GATEWAY_TIMEZONE): fields `<account>|<currency>|<figure>` */
+  homeDay: (m: string, day: string) => `gw:{${m}}:home-day:${day}`,
   /** an account's transaction ids scored by creation time (portal search, newest payments) */
   paymentsByTime: (m: string, account: string) => `gw:{${m}}:pay-by-time:${account}`,
   dispute: (m: string, id: string) => `gw:{${m}}:dispute:${id}`,

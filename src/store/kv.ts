@@ -22,6 +22,8 @@ export type Write =
   | { op: 'zrem'; key: string; member: string }
   /** add `by` to each named field of a hash of counters (created as needed) */
   | { op: 'hincr'; key: string; fields: readonly string[]; by: number }
+  /** add `by[i]` to counter `fields[i]` of a hash; a hash this makes expires ttlMs later (one that exists keeps its expiry) */
+  | { op: 'tally'; key: string; fields: readonly string[]; by: readonly number[]; ttlMs: number }
   /**
    * a write-once record (what putOnce writes) made by this commit: when the key already holds one, the whole
    * commit is a conflict on this key and writes nothing

@@ -20,6 +20,8 @@ export class MemoryKv implements KvStore {
   private sets = new Map<string, Map<string, number>>();
   private windows = new Map<string, { count: number; expiresAt: number }>();
   private hashes = new Map<string, Map<string, number>>();
+  /** when a hash of counters written with an expiry (tally) lapses */
+  private hashExpiry = new Map<string, number>();
 
   private live(key: string): Entry | undefined {
     const e = this.records.get(key);
@@ -61,6 +63,7 @@ export class MemoryKv implements KvStore {
           this.records.delete(w.key);
           this.sets.delete(w.key);
           this.hashes.delete(w.key);
+          this.hashExpiry.delete(w.key);
           break;
         case 'zadd': {
           let set = this.sets.get(w.key);
@@ -73,6 +76,10 @@ export class MemoryKv implements KvStore {
           break;
         case 'hincr':
           this.addCounters(w.key, w.fields, w.by);
+          break;
+        case 'tally':
+          if (!this.liveHash(w.key)) this.hashExpiry.set(w.key, Date.now() + w.ttlMs);
+          w.fields.forEach((f, i) => this.addCounters(w.key, [f], w.by[i]!));
           break;
         case 'once':
           this.records.set(w.key, { version: 1, data: w.data, expiresAt: 0 });
@@ -116,6 +123,10 @@ export class MemoryKv implements KvStore {
           break;
         case 'hincr':
           if (!Number.isSafeInteger(w.by)) throw refused(`not an integer: ${w.by}`);
+          need(w.key, 'hash');
+          break;
+        case 'tally':
+          if (w.by.length !== w.fields.length || !w.by.every(Number.isSafeInteger)) throw refused(`not integers: ${w.by.join(' ')}`);
           need(w.key, 'hash');
           break;
         case 'once':
@@ -167,8 +178,18 @@ export class MemoryKv implements KvStore {
     for (const f of fields) hash.set(f, (hash.get(f) ?? 0) + by);
   }
 
+  /** The hash of counters at `key`, dropped once its expiry (tally) has passed. */
+  private liveHash(key: string): Map<string, number> | undefined {
+    const at = this.hashExpiry.get(key);
+    if (at !== undefined && at <= Date.now()) {
+      this.hashes.delete(key);
+      this.hashExpiry.delete(key);
+    }
+    return this.hashes.get(key);
+  }
+
   async counters(key: string): Promise<Record<string, number>> {
-    return Object.fromEntries(this.hashes.get(key) ?? []);
+    return Object.fromEntries(this.liveHash(key) ?? []);
   }
 
   async ping(): Promise<void> {}

@@ -12,7 +12,8 @@ import { StoreHealth, type StoreErrorKind } from './store-health.js';
  * numbers and opcodes parted by spaces: the commit's number of keys and of strings, the number of
  * conditions, their versions, then the writes as opcode and numbers. KEYS: per commit, its condition keys,
  * then one key per write. A put is `p ttl` (its version read in the checks) or, on a key the commit checks,
- * `P ttl version` with the version it gets; then `d`, `z score`, `r`, `h by count`. A commit whose step
+ * `P ttl version` with the version it gets; then `d`, `z score`, `r`, `h by count`, and `c ttl count by...`
+ * (counters with amounts of their own, and the hash's expiry when it has none). A commit whose step
  * fails answers `!` and the error; the commits before and after it are not affected. A write-once record
  * (putOnce) is an entry of its own, `n`: a plain string set if absent (SET NX GET), which answers {earlier
  * data} when the key already held one; or `N` with a second key, the record's former key, whose record (if
@@ -132,6 +133,23 @@ local function apply(kb, t, s)
       known[key] = false
       sa = sa + 1
       i = i + 1
+    elseif op == 'c' then
+      -- counters with their own amounts (c ttl n by1 .. byn), then an expiry: checked as h checks its own
+      int(t[i + 1])
+      local n = int(t[i + 2])
+      local k0 = known[key]
+      if k0 and k0 ~= 'hash' and k0 ~= 'none' then wrongtype(key, k0) end
+      if n > 0 then
+        local cur = redis.call('HMGET', key, unpack(ARGV, sa + 1, sa + n))
+        for j = 1, n do
+          local by, c = int(t[i + 2 + j]), cur[j]
+          if c and not (#c <= 16 and (c == '0' or string.match(c, '^%-?[1-9]%d*$'))) then error('counter not an integer: ' .. c) end
+          if c and math.abs(tonumber(c)) + math.abs(by) > 9007199254740991 then error('counter out of range: ' .. c) end
+        end
+      end
+      known[key] = 'hash'
+      sa = sa + n
+      i = i + 3 + n
     elseif op == 'h' then
       local by, n = int(t[i + 1]), int(t[i + 2])
       local k0 = known[key]
@@ -208,6 +226,13 @@ local function apply(kb, t, s)
       s = s + 1
       redis.call('SET', key, ARGV[s])
       i = i + 1
+    elseif op == 'c' then
+      local n = tonumber(t[i + 2])
+      for j = 1, n do redis.call('HINCRBY', key, ARGV[s + j], t[i + 2 + j]) end
+      -- the expiry is set once, when the hash is made: a read, not a write the AOF and the replicas carry each time
+      if n > 0 and redis.call('PTTL', key) < 0 then redis.call('PEXPIRE', key, t[i + 1]) end
+      s = s + n
+      i = i + 3 + n
     else
       local by = tonumber(t[i + 1])
       local n = tonumber(t[i + 2])
@@ -424,6 +449,13 @@ function commitArgs(conditions: readonly Condition[], writes: readonly Write[]):
       case 'hincr':
         control += ` h ${w.by} ${w.fields.length}`;
         for (const f of w.fields) strings.push(f);
+        break;
+      case 'tally':
+        control += ` c ${w.ttlMs} ${w.fields.length}`;
+        for (let j = 0; j < w.fields.length; j++) {
+          control += ` ${w.by[j]}`;
+          strings.push(w.fields[j]!);
+        }
         break;
       case 'once':
         control += ' o';

@@ -45,7 +45,8 @@ async function signedInPage(): Promise<Page> {
   await page.locator('#email').fill(PORTAL.admin.email);
   await page.locator('#password').fill(PORTAL.admin.password);
   await page.locator('main button[type="submit"]').click();
-  await page.waitForURL(/\/portal\/payments/);
+  // sign-in opens the home (docs/portal.md#home)
+  await page.waitForURL(`${gateway}/portal`);
   return page;
 }
 

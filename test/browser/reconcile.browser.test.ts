@@ -30,7 +30,8 @@ async function signIn(page: Page): Promise<void> {
   await page.locator('#email').fill(PORTAL.admin.email);
   await page.locator('#password').fill(PORTAL.admin.password);
   await page.locator('main button[type="submit"]').click();
-  await page.waitForURL(`${gateway}/portal/payments`);
+  // sign-in opens the home (docs/portal.md#home)
+  await page.waitForURL(`${gateway}/portal`);
 }
 
 describe('when reconciliation has found a discrepancy on a payment', () => {

@@ -8,7 +8,14 @@ import { negotiatePortal, PORTAL_LANGUAGES, portalT, type PortalMessageKey } fro
 const PORTAL_REQUIRED = ['en', 'de', 'fr', 'es', 'ja', 'ar'];
 
 /** Messages that are the same in every language: a code, a protocol name, a symbol between two parameters. */
-const SAME_EVERYWHERE = new Set(['payment.threeds', 'delivery.http', 'history.status', 'history.action', 'source.direct']);
+const SAME_EVERYWHERE = new Set([
+  'payment.threeds',
+  'delivery.http',
+  'history.status',
+  'history.action',
+  'source.direct',
+  'home.count_amount',
+]);
 /** Words a language writes as English does (checked here, so a forgotten translation is not mistaken for one). */
 const SAME_AS_ENGLISH: Record<string, string[]> = {
   de: ['payments.status', 'payment.details'],

@@ -157,6 +157,25 @@ describe.each([
     }
   });
 
+  it('when counters are tallied with amounts of their own, then they add up, and a tally on a key of another kind or with a fraction fails the whole commit', async () => {
+    const kv = make();
+    const [day, rec, zset] = [key('tally-day'), key('tally-rec'), key('tally-z')];
+    const ttlMs = 86_400_000;
+    await kv.commit([], [{ op: 'tally', key: day, fields: ['a|USD|payments', 'a|USD|volume'], by: [1, 1050], ttlMs }]);
+    await kv.commit([], [{ op: 'tally', key: day, fields: ['a|USD|volume', 'a|JPY|payments'], by: [-50, 2], ttlMs }]);
+    expect(await kv.counters(day)).toEqual({ 'a|USD|payments': 1, 'a|USD|volume': 1000, 'a|JPY|payments': 2 });
+    await kv.commit([], [{ op: 'zadd', key: zset, score: 1, member: 'm' }]);
+    for (const w of [
+      { op: 'tally', key: zset, fields: ['f'], by: [1], ttlMs },
+      { op: 'tally', key: day, fields: ['a|USD|volume'], by: [0.5], ttlMs },
+    ] as const) {
+      const commit = kv.commit([{ key: rec, version: 0 }], [{ op: 'put', key: rec, data: 'written first' }, w]);
+      await expect(commit, JSON.stringify(w)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      expect(await kv.get(rec)).toBeUndefined();
+    }
+    expect(await kv.counters(day)).toEqual({ 'a|USD|payments': 1, 'a|USD|volume': 1000, 'a|JPY|payments': 2 });
+  });
+
   it('when a payment with its written_by mark is committed with counters held by a key of another kind, then the commit fails and the payment is not written', async () => {
     const kv = make();
     const store = new KvGatewayStore(kv);

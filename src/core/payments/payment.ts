@@ -64,7 +64,7 @@ export interface RefundRecord {
 }
 
 /** Fields a payment gains after it is made (moveTo's changes, claims): see withLaterFields. */
-const LATER_FIELDS = ['connector_ref', 'recurring_id', 'auth_expires_at', 'claim', 'written_by', 'history'] as const;
+const LATER_FIELDS = ['connector_ref', 'recurring_id', 'auth_expires_at', 'claim', 'written_by', 'history', 'counted'] as const;
 
 /**
  * The payment with its later fields present (undefined when unset), so it keeps one shape for its life.
@@ -146,6 +146,11 @@ export interface Payment {
   written_by?: string;
   /** every status change made by the transition table, oldest first */
   history?: { at: number; from: PaymentStatus; to: PaymentStatus }[];
+  /**
+   * the portal home's figures of this payment as last written, set by the store (home/day-figures-record.ts):
+   * `at` the version that write gave it, `days` its counts by day
+   */
+  counted?: { at: number; days: Record<string, number[]> };
   /** its disputes (docs/disputes.md), oldest first, each with its status: refunds are refused while one is open */
   disputes?: DisputeSummary[];
   /** extra per-source data (checkout session id, contract charge number, ...) */

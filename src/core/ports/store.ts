@@ -160,6 +160,8 @@ export interface GatewayStore extends AcquirerLedger {
   dueCount(merchantId: string, queue: DueQueue): Promise<number>;
   /** The account's authorisation counters by dimension key (counted by outcome commits: ChangeSet.counters). */
   authorisationCounts(merchantId: string, accountId: string): Promise<Map<string, { tried: number; approved: number }>>;
+  /** The portal home's counters of each day (YYYYMMDD in GATEWAY_TIMEZONE), in order: `<account>|<currency>|<figure>` to count. */
+  dayCounters(merchantId: string, days: readonly string[]): Promise<Record<string, number>[]>;
   /** Payments of an account created with from <= time <= to, newest first (ties: higher id first), at most limit. */
   paymentsByTime(merchantId: string, accountId: string, from: number, to: number, limit: number): Promise<PaymentIndexEntry[]>;
   getDispute(merchantId: string, disputeId: string): Promise<DisputeRecord | undefined>;

@@ -99,7 +99,13 @@ const PORTAL: [PageSpec['method'], string, string, string, Responses][] = [
       ...errorPages([413, 415, 503]),
     },
   ],
-  ['get', '/portal', 'Portal home', 'Goes to the payment search.', { 303: seeOther('The payment search, or the sign-in page') }],
+  [
+    'get',
+    '/portal',
+    'Portal home',
+    'Volume, payments, approval rate, refunds and disputes per day and currency over `days` (7, 30 or 90), from counters kept as payments change.',
+    reading(),
+  ],
   ['get', '/portal/payments', 'Payment search', 'By order_no, transaction_id, status, dates and amounts; paged.', reading()],
   [
     'get',

@@ -138,6 +138,7 @@ const FIELD_LABELS: Record<string, string> = {
   q: 'payouts.request_id',
   recurring_id: 'subscriptions.recurring_id',
   refund_reference_id: 'refunds.reference',
+  days: 'home.range',
 };
 
 export function renderPortal(res: Response, timezone: string, view: string, locals: Record<string, unknown>, status = 200): void {

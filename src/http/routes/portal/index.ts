@@ -13,6 +13,7 @@ import { portalPayoutsRouter } from './payouts.js';
 import { portalPasswordRouter } from './password.js';
 import { portalDisputesRouter } from './disputes.js';
 import { portalInviteRouter } from './invite.js';
+import { portalHomeRouter } from './home.js';
 
 /** The merchant portal (docs/portal.md) at /portal: sign-in is open, every other page needs a session. */
 export function portalRouter(deps: CoreDeps): Router {
@@ -21,6 +22,7 @@ export function portalRouter(deps: CoreDeps): Router {
   router.use(portalLoginRouter(deps));
   router.use(portalInviteRouter(deps));
   router.use('/portal', requirePortalSession(deps));
+  router.use(portalHomeRouter(deps));
   router.use(portalPaymentsRouter(deps));
   router.use(portalExportRouter(deps));
   router.use(portalPaymentRouter(deps));

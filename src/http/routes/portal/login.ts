@@ -49,7 +49,7 @@ export function portalLoginRouter(deps: CoreDeps): Router {
     if (result.ok) {
       setPortalCookie(deps, req, res, LOGIN_COOKIE, '', true);
       setPortalCookie(deps, req, res, SESSION_COOKIE, result.cookie);
-      return res.redirect(303, '/portal/payments');
+      return res.redirect(303, '/portal');
     }
     if (result.reason === 'throttled') {
       res.setHeader('Retry-After', String(result.retryAfter));

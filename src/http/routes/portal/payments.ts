@@ -12,8 +12,6 @@ const PAGE_SIZE = 25;
 export function portalPaymentsRouter(deps: CoreDeps): Router {
   const router = Router();
 
-  router.get('/portal', (_req, res) => res.redirect(303, '/portal/payments'));
-
   router.get('/portal/payments', async (req, res) => {
     const session = sessionOf(res);
     const accounts = deps.merchants.accountsOf(session.merchant_id).map((a) => a.account_id);

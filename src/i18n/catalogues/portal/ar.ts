@@ -1,7 +1,9 @@
 import type { PortalCatalogue } from './en.js';
+import { portalHomeAr } from './home/ar.js';
 
 /** العربية (right to left) */
 export const portalAr: PortalCatalogue = {
+  ...portalHomeAr,
   'portal.title': 'بوابة التاجر',
   'portal.language': 'اللغة',
   'nav.main': 'أقسام البوابة',

@@ -1,7 +1,9 @@
 import type { PortalCatalogue } from './en.js';
+import { portalHomeDe } from './home/de.js';
 
 /** Deutsch */
 export const portalDe: PortalCatalogue = {
+  ...portalHomeDe,
   'portal.title': 'Händlerportal',
   'portal.language': 'Sprache',
   'nav.main': 'Bereiche des Portals',

@@ -5,7 +5,10 @@
  * page says so with `<html lang="en">`. `{name}` is a parameter. Codes (payment_status, result_info, risk
  * rule names) are never part of a message: a message names them through a key of their own.
  */
+import { portalHomeEn } from './home/en.js';
+
 export const portalEn = {
+  ...portalHomeEn,
   'portal.title': 'Merchant portal',
   'portal.language': 'Language',
   'nav.main': 'Portal sections',

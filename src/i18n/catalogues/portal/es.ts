@@ -1,7 +1,9 @@
 import type { PortalCatalogue } from './en.js';
+import { portalHomeEs } from './home/es.js';
 
 /** Español */
 export const portalEs: PortalCatalogue = {
+  ...portalHomeEs,
   'portal.title': 'Portal del comercio',
   'portal.language': 'Idioma',
   'nav.main': 'Secciones del portal',

@@ -1,7 +1,9 @@
 import type { PortalCatalogue } from './en.js';
+import { portalHomeFr } from './home/fr.js';
 
 /** Français */
 export const portalFr: PortalCatalogue = {
+  ...portalHomeFr,
   'portal.title': 'Portail marchand',
   'portal.language': 'Langue',
   'nav.main': 'Rubriques du portail',

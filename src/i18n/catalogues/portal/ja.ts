@@ -1,7 +1,9 @@
 import type { PortalCatalogue } from './en.js';
+import { portalHomeJa } from './home/ja.js';
 
 /** 日本語 */
 export const portalJa: PortalCatalogue = {
+  ...portalHomeJa,
   'portal.title': '加盟店ポータル',
   'portal.language': '言語',
   'nav.main': 'ポータルのメニュー',

@@ -34,7 +34,7 @@ describe('when a portal user signs in', () => {
       .type('form')
       .send({ _csrf: csrfOf(form.text), ...PORTAL.admin });
     expect(res.status).toBe(303);
-    expect(res.headers.location).toBe('/portal/payments');
+    expect(res.headers.location).toBe('/portal');
     const cookie = sessionCookie(res);
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);

@@ -1,0 +1,32 @@
+import type { PortalHomeKey } from './en.js';
+
+/** العربية (right to left) */
+export const portalHomeAr: Record<PortalHomeKey, string> = {
+  'nav.home': 'الرئيسية',
+  'home.title': 'نشاطك التجاري في لمحة',
+  'home.range': 'الفترة',
+  'home.last_days': 'آخر {days} يومًا',
+  'home.show': 'عرض',
+  'home.search': 'البحث عن دفعة برقم الطلب',
+  'home.about': 'الأيام من {first} إلى {last}، بالمنطقة الزمنية للبوابة ({zone}). اليوم الذي لا نشاط فيه يظهر صفرًا.',
+  'home.nothing': 'لا توجد مدفوعات أو مبالغ مستردة أو نزاعات في هذه الفترة.',
+  'home.currency': 'بعملة {currency}',
+  'home.volume': 'الحجم المعتمد',
+  'home.payments': 'المدفوعات',
+  'home.approval_rate': 'نسبة الموافقة',
+  'home.refunds': 'المبالغ المستردة',
+  'home.disputes': 'النزاعات المفتوحة',
+  'home.count_amount': '{count} · {amount}',
+  'home.no_answers': 'لا ردود',
+  'home.summary': 'الإجمالي {total}؛ الأعلى {peak} في {day}.',
+  'home.summary_none': 'الإجمالي {total}؛ لا شيء في أي يوم.',
+  'home.answered': 'الردود النهائية',
+  'home.approved': 'المعتمدة',
+  'home.refunds_amount': 'المبلغ المسترد',
+  'home.refunds_count': 'عدد المبالغ المستردة',
+  'home.disputes_amount': 'المبلغ المتنازع عليه',
+  'home.disputes_count': 'عدد النزاعات المفتوحة',
+  'home.table': 'جدول: {chart} حسب اليوم',
+  'home.day': 'اليوم',
+  'home.days_invalid': 'يجب أن تكون إحدى القيم: {allowed} يومًا',
+};

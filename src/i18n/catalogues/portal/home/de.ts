@@ -1,0 +1,32 @@
+import type { PortalHomeKey } from './en.js';
+
+/** Deutsch */
+export const portalHomeDe: Record<PortalHomeKey, string> = {
+  'nav.home': 'Übersicht',
+  'home.title': 'Ihr Geschäft auf einen Blick',
+  'home.range': 'Zeitraum',
+  'home.last_days': 'Letzte {days} Tage',
+  'home.show': 'Anzeigen',
+  'home.search': 'Zahlung nach Bestellnummer suchen',
+  'home.about': 'Tage vom {first} bis {last}, in der Zeitzone des Gateways ({zone}). Ein Tag ohne Umsatz zeigt null.',
+  'home.nothing': 'Keine Zahlungen, Erstattungen oder Rückbuchungen in diesem Zeitraum.',
+  'home.currency': 'Beträge in {currency}',
+  'home.volume': 'Genehmigtes Volumen',
+  'home.payments': 'Zahlungen',
+  'home.approval_rate': 'Genehmigungsquote',
+  'home.refunds': 'Erstattungen',
+  'home.disputes': 'Eröffnete Rückbuchungen',
+  'home.count_amount': '{count} · {amount}',
+  'home.no_answers': 'keine Antworten',
+  'home.summary': 'Gesamt {total}; höchster Wert {peak} am {day}.',
+  'home.summary_none': 'Gesamt {total}; an keinem Tag etwas.',
+  'home.answered': 'Endgültige Antworten',
+  'home.approved': 'Genehmigt',
+  'home.refunds_amount': 'Erstatteter Betrag',
+  'home.refunds_count': 'Erstattungen',
+  'home.disputes_amount': 'Strittiger Betrag',
+  'home.disputes_count': 'Eröffnete Rückbuchungen',
+  'home.table': 'Tabelle: {chart} pro Tag',
+  'home.day': 'Tag',
+  'home.days_invalid': 'muss einer dieser Werte sein: {allowed} Tage',
+};

@@ -1,0 +1,32 @@
+/** The portal home's strings (docs/portal.md#home), part of the English portal catalogue (../en.ts). */
+export const portalHomeEn = {
+  'nav.home': 'Home',
+  'home.title': 'Your business at a glance',
+  'home.range': 'Period',
+  'home.last_days': 'Last {days} days',
+  'home.show': 'Show',
+  'home.search': 'Find a payment by order number',
+  'home.about': 'Days from {first} to {last}, in the gateway’s time zone ({zone}). A day with nothing shows zero.',
+  'home.nothing': 'No payments, refunds or disputes in this period.',
+  'home.currency': 'In {currency}',
+  'home.volume': 'Volume approved',
+  'home.payments': 'Payments',
+  'home.approval_rate': 'Approval rate',
+  'home.refunds': 'Refunds',
+  'home.disputes': 'Disputes opened',
+  'home.count_amount': '{count} · {amount}',
+  'home.no_answers': 'no answers',
+  'home.summary': 'Total {total}; highest {peak} on {day}.',
+  'home.summary_none': 'Total {total}; nothing on any day.',
+  'home.answered': 'Final answers',
+  'home.approved': 'Approved',
+  'home.refunds_amount': 'Refunded amount',
+  'home.refunds_count': 'Refunds',
+  'home.disputes_amount': 'Disputed amount',
+  'home.disputes_count': 'Disputes opened',
+  'home.table': 'Table: {chart} by day',
+  'home.day': 'Day',
+  'home.days_invalid': 'must be one of {allowed} days',
+} as const;
+
+export type PortalHomeKey = keyof typeof portalHomeEn;

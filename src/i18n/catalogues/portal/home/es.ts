@@ -1,0 +1,32 @@
+import type { PortalHomeKey } from './en.js';
+
+/** Español */
+export const portalHomeEs: Record<PortalHomeKey, string> = {
+  'nav.home': 'Inicio',
+  'home.title': 'Su negocio de un vistazo',
+  'home.range': 'Periodo',
+  'home.last_days': 'Últimos {days} días',
+  'home.show': 'Mostrar',
+  'home.search': 'Buscar un pago por número de pedido',
+  'home.about': 'Días del {first} al {last}, en la zona horaria de la pasarela ({zone}). Un día sin actividad muestra cero.',
+  'home.nothing': 'No hay pagos, reembolsos ni disputas en este periodo.',
+  'home.currency': 'En {currency}',
+  'home.volume': 'Volumen aprobado',
+  'home.payments': 'Pagos',
+  'home.approval_rate': 'Tasa de aprobación',
+  'home.refunds': 'Reembolsos',
+  'home.disputes': 'Disputas abiertas',
+  'home.count_amount': '{count} · {amount}',
+  'home.no_answers': 'sin respuestas',
+  'home.summary': 'Total {total}; máximo {peak} el {day}.',
+  'home.summary_none': 'Total {total}; nada en ningún día.',
+  'home.answered': 'Respuestas definitivas',
+  'home.approved': 'Aprobados',
+  'home.refunds_amount': 'Importe reembolsado',
+  'home.refunds_count': 'Reembolsos',
+  'home.disputes_amount': 'Importe disputado',
+  'home.disputes_count': 'Disputas abiertas',
+  'home.table': 'Tabla: {chart} por día',
+  'home.day': 'Día',
+  'home.days_invalid': 'debe ser uno de estos valores: {allowed} días',
+};

@@ -1,0 +1,32 @@
+import type { PortalHomeKey } from './en.js';
+
+/** Français */
+export const portalHomeFr: Record<PortalHomeKey, string> = {
+  'nav.home': 'Accueil',
+  'home.title': 'Votre activité en un coup d’œil',
+  'home.range': 'Période',
+  'home.last_days': '{days} derniers jours',
+  'home.show': 'Afficher',
+  'home.search': 'Trouver un paiement par numéro de commande',
+  'home.about': 'Jours du {first} au {last}, dans le fuseau horaire de la passerelle ({zone}). Un jour sans activité affiche zéro.',
+  'home.nothing': 'Aucun paiement, remboursement ou litige sur cette période.',
+  'home.currency': 'En {currency}',
+  'home.volume': 'Volume approuvé',
+  'home.payments': 'Paiements',
+  'home.approval_rate': 'Taux d’approbation',
+  'home.refunds': 'Remboursements',
+  'home.disputes': 'Litiges ouverts',
+  'home.count_amount': '{count} · {amount}',
+  'home.no_answers': 'aucune réponse',
+  'home.summary': 'Total {total} ; maximum {peak} le {day}.',
+  'home.summary_none': 'Total {total} ; rien sur aucun jour.',
+  'home.answered': 'Réponses définitives',
+  'home.approved': 'Approuvés',
+  'home.refunds_amount': 'Montant remboursé',
+  'home.refunds_count': 'Remboursements',
+  'home.disputes_amount': 'Montant contesté',
+  'home.disputes_count': 'Litiges ouverts',
+  'home.table': 'Tableau : {chart} par jour',
+  'home.day': 'Jour',
+  'home.days_invalid': 'doit valoir l’une de ces durées : {allowed} jours',
+};

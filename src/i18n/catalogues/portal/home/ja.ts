@@ -1,0 +1,32 @@
+import type { PortalHomeKey } from './en.js';
+
+/** 日本語 */
+export const portalHomeJa: Record<PortalHomeKey, string> = {
+  'nav.home': 'ホーム',
+  'home.title': 'ビジネスの概況',
+  'home.range': '期間',
+  'home.last_days': '過去{days}日間',
+  'home.show': '表示',
+  'home.search': '注文番号で支払いを検索',
+  'home.about': '{first}から{last}までの各日（ゲートウェイのタイムゾーン {zone}）。取引のない日はゼロと表示されます。',
+  'home.nothing': 'この期間の支払い、返金、チャージバックはありません。',
+  'home.currency': '{currency}建て',
+  'home.volume': '承認額',
+  'home.payments': '支払い件数',
+  'home.approval_rate': '承認率',
+  'home.refunds': '返金',
+  'home.disputes': '開始されたチャージバック',
+  'home.count_amount': '{count}件 · {amount}',
+  'home.no_answers': '回答なし',
+  'home.summary': '合計 {total}。最大 {peak}（{day}）。',
+  'home.summary_none': '合計 {total}。どの日も該当なし。',
+  'home.answered': '最終回答',
+  'home.approved': '承認',
+  'home.refunds_amount': '返金額',
+  'home.refunds_count': '返金件数',
+  'home.disputes_amount': 'チャージバック額',
+  'home.disputes_count': 'チャージバック件数',
+  'home.table': '表：日別の{chart}',
+  'home.day': '日付',
+  'home.days_invalid': '{allowed}日のいずれかを指定してください',
+};
