@@ -1,6 +1,6 @@
 // Import rules for src/, checked by `npm run lint` (dependency-cruiser). The layers are written down in
-// docs/architecture.md: arrows point inward (http -> core <- store), and inside core kernel/ is the bottom,
-// then the record files, then ports/, then the capabilities.
+// docs/architecture.md: arrows point inward (http -> core <- store, connectors -> core), and inside core
+// kernel/ is the bottom, then the record files, then ports/, then the capabilities.
 
 /**
  * Record files: the records a capability keeps in the store (and the pure helpers beside them). Each imports
@@ -37,6 +37,35 @@ export default {
       to: {
         path: ['^src/(http|store|outbound|metrics)/', '^src/(app|compose|main|cluster|config|logger)\\.ts$'],
       },
+    },
+    {
+      name: 'core-not-connectors',
+      severity: 'error',
+      comment:
+        'The acquirers are outside the core (src/connectors): core names what it asks of them in core/ports ' +
+        '(card-connector.ts, acquirer-webhooks.ts, payout-connector.ts) and never a connector, so a new acquirer is a new folder, not a core edit.',
+      from: { path: '^src/core/' },
+      to: { path: '^src/connectors/' },
+    },
+    {
+      name: 'connectors-not-outer',
+      severity: 'error',
+      comment:
+        'A connector implements the core ports with its acquirer: it may use core (ports, kernel, records, the acquirer journal) but ' +
+        'never HTTP, the store adapters or the wiring, which registers it (compose.ts).',
+      from: { path: '^src/connectors/' },
+      to: {
+        path: ['^src/(http|store|outbound|metrics)/', '^src/(app|compose|main|cluster|config|logger)\\.ts$'],
+      },
+    },
+    {
+      name: 'acquirer-sdks-in-connectors',
+      severity: 'error',
+      comment:
+        "Only src/connectors/ speaks an acquirer's SDK (stripe, @adyen/api-library): the rest of the gateway knows acquirers " +
+        'through the core ports, so an SDK upgrade or a new acquirer touches one folder.',
+      from: { pathNot: '^src/connectors/' },
+      to: { path: '(^|/)node_modules/(stripe|@adyen/api-library)/' },
     },
     {
       name: 'store-not-http',

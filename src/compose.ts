@@ -2,9 +2,12 @@ import { ConfigError, type Config } from './config.js';
 import type { CoreDeps, Logger } from './core/ports/deps.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './core/kernel/clock.js';
 import { connectorRegistry, type CardConnector, type ConnectorRegistry } from './core/ports/card-connector.js';
-import { SandboxConnector } from './core/connectors/sandbox.js';
-import { SandboxPayoutConnector } from './core/connectors/sandbox-payout.js';
-import { AcquirerSettingsError, acquirerConnectors } from './core/connectors/acquirers.js';
+import { SandboxConnector } from './connectors/sandbox/sandbox.js';
+import { SandboxPayoutConnector } from './connectors/sandbox/sandbox-payout.js';
+import { AcquirerSettingsError, acquirerConnectors, webhookAcquirers, type AcquirerKind } from './connectors/acquirers.js';
+import { stripeAcquirer } from './connectors/stripe/acquirer.js';
+import { adyenAcquirer } from './connectors/adyen/acquirer.js';
+import type { WebhookAcquirer } from './core/ports/acquirer-webhooks.js';
 import { payoutLifecycleJob } from './core/payouts/lifecycle.js';
 import { CardVault } from './core/payments/vault.js';
 import type { GatewayStore } from './core/ports/store.js';
@@ -64,6 +67,9 @@ export interface ComposeOverrides {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
+/** The acquirers an account may be routed to with its own credentials (src/connectors); the sandbox is shared. */
+const ACQUIRERS: readonly AcquirerKind[] = [stripeAcquirer, adyenAcquirer];
+
 /**
  * Every account must route to a registered connector: found at start, an unknown `routing.connector_code`
  * is a configuration error naming it, not a failure of each payment (and each job item) of that account.
@@ -98,14 +104,18 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     );
   const sandbox = new SandboxConnector(ids, store, clock);
   let connectors: ConnectorRegistry;
+  let acquirerWebhooks: Map<string, WebhookAcquirer>;
   try {
     // each Stripe or Adyen account gets its own connector, with its credentials; the sandbox stays shared
-    const acquirers = acquirerConnectors(config.merchants.all(), {
+    const made = acquirerConnectors(ACQUIRERS, config.merchants.all(), {
       env: overrides.env ?? process.env,
-      ledgerOf: (merchantId) => store.ledgerOf?.(merchantId) ?? store,
+      ledger: store,
       now: () => clock.now(),
       baseUrl: config.baseUrl,
     });
+    // webhooks are checked by the account's own connector, as made (a wrapper for faults moves no webhook)
+    acquirerWebhooks = webhookAcquirers(ACQUIRERS, made);
+    const acquirers = new Map<string, CardConnector>(made);
     if (overrides.wrapAcquirer) for (const [key, c] of acquirers) acquirers.set(key, overrides.wrapAcquirer(c));
     connectors = connectorRegistry([overrides.wrapConnector ? overrides.wrapConnector(sandbox) : sandbox], acquirers);
     checkConnectors(config.merchants, connectors);
@@ -125,6 +135,7 @@ export function composeCore(config: Config, log: Logger, overrides: ComposeOverr
     ids,
     vault,
     connectors,
+    acquirers: acquirerWebhooks,
     payoutConnector: new SandboxPayoutConnector(),
     fxRates: config.fxRates,
     merchants,

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { KvGatewayStore } from '../../src/store/gateway-store.js';
 import { MemoryKv } from '../../src/store/memory-kv.js';
-import { AcquirerJournal } from '../../src/core/connectors/journal.js';
-import { StripeConnector } from '../../src/core/connectors/stripe/connector.js';
-import { AdyenConnector } from '../../src/core/connectors/adyen/connector.js';
+import { AcquirerJournal } from '../../src/core/acquirers/journal.js';
+import { StripeConnector } from '../../src/connectors/stripe/connector.js';
+import { AdyenConnector } from '../../src/connectors/adyen/connector.js';
 import type { CardAuthorisation, CardConnector } from '../../src/core/ports/card-connector.js';
 
 /**

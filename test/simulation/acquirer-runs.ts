@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import { MemoryKv } from '../../src/store/memory-kv.js';
-import { stripeEvent } from '../../src/core/connectors/stripe/events.js';
-import { adyenEvent } from '../../src/core/connectors/adyen/events.js';
+import { stripeEvent } from '../../src/connectors/stripe/events.js';
+import { adyenEvent } from '../../src/connectors/adyen/events.js';
 import { StripeStub, type StripeTimes } from '../support/acquirers/stripe-stub.js';
 import { stripeBook, stripeStatus } from '../support/acquirers/stripe-records.js';
 import { AdyenStub, type AdyenTimes } from '../support/acquirers/adyen-stub.js';

@@ -2,10 +2,10 @@ import type { World } from './world.js';
 import type { Payment } from '../../src/core/payments/payment.js';
 import { MERCHANT_ID } from '../support/gateway.js';
 import { emptyBook, type AcquirerBook } from '../support/acquirers/books.js';
-import { entryAt, type TimedEntry } from '../../src/core/connectors/sandbox-cards.js';
-import { SANDBOX_RESPONSE_WINDOW_MS, SANDBOX_REVERSAL_MS, sandboxCycle } from '../../src/core/connectors/sandbox-disputes.js';
+import { entryAt, type TimedEntry } from '../../src/connectors/sandbox/sandbox-cards.js';
+import { SANDBOX_RESPONSE_WINDOW_MS, SANDBOX_REVERSAL_MS, sandboxCycle } from '../../src/connectors/sandbox/sandbox-disputes.js';
 
-/** A sandbox ledger record as the sandbox keeps it (src/core/connectors/sandbox.ts): what was asked, and its answer. */
+/** A sandbox ledger record as the sandbox keeps it (src/connectors/sandbox/sandbox.ts): what was asked, and its answer. */
 interface SandboxRecord {
   op: string;
   amount?: number;

@@ -1,8 +1,8 @@
 import type { World } from './world.js';
 import type { Trace } from './steps.js';
-import type { AcquirerEvent } from '../../src/core/connectors/acquirer-events.js';
-import { applyAcquirerEvent } from '../../src/core/connectors/acquirer-events.js';
-import { AcquirerJournal } from '../../src/core/connectors/journal.js';
+import type { AcquirerEvent } from '../../src/core/acquirers/acquirer-events.js';
+import { applyAcquirerEvent } from '../../src/core/acquirers/acquirer-events.js';
+import { AcquirerJournal } from '../../src/core/acquirers/journal.js';
 import { ACCOUNT_ID, AUTO_ACCOUNT_ID, MERCHANT_ID } from '../support/gateway.js';
 
 /**

@@ -3,7 +3,7 @@ import type { Account } from '../merchants/directory.js';
 import type { AuthorisationOutcome } from '../ports/card-connector.js';
 import { GatewayError } from '../kernel/errors.js';
 import { RESULT } from '../kernel/result-codes.js';
-import { referenceKind } from '../connectors/journal.js';
+import { referenceKind } from '../acquirers/journal.js';
 import { acquirerReference, commitMarked, newClaim, resolveDue } from './claim.js';
 import { connectorFor } from './connector.js';
 import { PaymentStatus as S, type Payment, type PaymentStatus } from './payment.js';

@@ -1,5 +1,6 @@
 import type { Clock, IdGenerator } from '../kernel/clock.js';
 import type { ConnectorRegistry } from './card-connector.js';
+import type { WebhookAcquirer } from './acquirer-webhooks.js';
 import type { PayoutConnector } from './payout-connector.js';
 import type { RateTable } from '../payouts/fx.js';
 import type { MerchantDirectory } from '../merchants/directory.js';
@@ -50,6 +51,11 @@ export interface CoreDeps {
   ids: IdGenerator;
   vault: CardVault;
   connectors: ConnectorRegistry;
+  /**
+   * The acquirers whose webhooks the gateway takes, by code (compose.ts registers each connector of
+   * src/connectors that has them); absent where a test builds the core without them
+   */
+  acquirers?: ReadonlyMap<string, WebhookAcquirer>;
   /** the bank-transfer provider that sends payouts */
   payoutConnector: PayoutConnector;
   /** exchange rates for payouts (FX_RATES_FILE or the built-in table) */

@@ -5,7 +5,7 @@ import { PaymentStatus as S, type Payment } from '../../core/payments/payment.js
 import { resultRedirect, type ShopperResult } from '../../core/checkout/result.js';
 import { parseAmount } from '../../core/kernel/money.js';
 import { CHALLENGE_ABANDONED } from '../../core/payments/challenge-expiry.js';
-import { SANDBOX_CODE_REFUSED } from '../../core/connectors/sandbox.js';
+import { SANDBOX_CODE_REFUSED } from '../../connectors/sandbox/sandbox.js';
 import { formatAmount, t } from '../../i18n/index.js';
 import { displayName, preparePage } from './pages.js';
 

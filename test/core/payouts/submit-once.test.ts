@@ -3,7 +3,7 @@ import request from 'supertest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { advancePayout } from '../../../src/core/payouts/lifecycle.js';
-import { SandboxPayoutConnector } from '../../../src/core/connectors/sandbox-payout.js';
+import { SandboxPayoutConnector } from '../../../src/connectors/sandbox/sandbox-payout.js';
 import type { PayoutConnector } from '../../../src/core/ports/payout-connector.js';
 import { makeGateway, MERCHANT_ID } from '../../support/gateway.js';
 import { payoutBody, payoutMerchants } from '../../support/payout.js';

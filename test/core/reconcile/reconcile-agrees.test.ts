@@ -4,7 +4,7 @@ import { connectorFor } from '../../../src/core/payments/connector.js';
 import { referencesOf } from '../../../src/core/reconcile/reconcile-payment.js';
 import { PASS_EVERY_MS } from '../../../src/core/reconcile/job.js';
 import { DECISION_DELAY_MS } from '../../../src/core/disputes/rules.js';
-import { REFUND_FAILS_AFTER_MS } from '../../../src/core/connectors/sandbox-cards.js';
+import { REFUND_FAILS_AFTER_MS } from '../../../src/connectors/sandbox/sandbox-cards.js';
 import { ACCOUNT_ID, AUTO_ACCOUNT_ID, MERCHANT_ID, makeGateway, type TestGateway } from '../../support/gateway.js';
 import { pay, postBatch, ref, type Paid } from '../../support/operations.js';
 import { CARDS } from '../../support/cards.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
-import { referenceKind } from '../../../src/core/connectors/journal.js';
+import { referenceKind } from '../../../src/core/acquirers/journal.js';
 import { acquirerReference } from '../../../src/core/payments/claim.js';
 import { MAX_CHECKOUT_ATTEMPTS } from '../../../src/core/payments/retry.js';
 import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY } from '../../support/gateway.js';

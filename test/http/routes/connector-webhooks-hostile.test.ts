@@ -10,7 +10,7 @@ import { StripeStub } from '../../support/acquirers/stripe-stub.js';
 import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
 import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../support/acquirers/accounts.js';
 import type { MerchantsFile } from '../../../src/core/merchants/directory.js';
-import type { AcquirerJournal } from '../../../src/core/connectors/journal.js';
+import type { AcquirerJournal } from '../../../src/core/acquirers/journal.js';
 
 /**
  * The acquirers' webhook addresses under a stranger's posts (docs/connectors.md, docs/security.md): an event

@@ -8,8 +8,8 @@ import { jobOf } from '../../support/jobs.js';
 import { StripeStub } from '../../support/acquirers/stripe-stub.js';
 import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
 import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../support/acquirers/accounts.js';
-import type { AcquirerJournal } from '../../../src/core/connectors/journal.js';
-import type { StripeConnector } from '../../../src/core/connectors/stripe/connector.js';
+import type { AcquirerJournal } from '../../../src/core/acquirers/journal.js';
+import type { StripeConnector } from '../../../src/connectors/stripe/connector.js';
 
 /**
  * POST /connectors/stripe/webhook and /connectors/adyen/webhook (docs/connectors.md): verified by the SDKs' own

@@ -1,5 +1,5 @@
 import type { AcquirerStatus, AuthorisationOutcome } from '../../../src/core/ports/card-connector.js';
-import { referenceKind } from '../../../src/core/connectors/journal.js';
+import { referenceKind } from '../../../src/core/acquirers/journal.js';
 import { emptyBook, isAuthorisationOf, type AcquirerBook } from './books.js';
 import type { Intent, StripeStub } from './stripe-stub.js';
 

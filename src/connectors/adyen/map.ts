@@ -1,5 +1,5 @@
 import type { Types } from '@adyen/api-library';
-import type { AuthorisationOutcome, CardAuthorisation, DeclineReason } from '../../ports/card-connector.js';
+import type { AuthorisationOutcome, CardAuthorisation, DeclineReason } from '../../core/ports/card-connector.js';
 
 type CardDetails = Types.checkout.CardDetails;
 

@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { Account } from '../merchants/directory.js';
-import type { AcquirerDispute, AcquirerStatus } from '../ports/card-connector.js';
+import type { AcquirerEvent } from '../ports/acquirer-webhooks.js';
 import { GatewayError } from '../kernel/errors.js';
 import { reportAcquirerDispute } from '../disputes/report.js';
 import { recordRefundFailedLater } from '../operations/refund-failed.js';
@@ -12,42 +12,7 @@ import { depsOnClockOf } from '../clocks/clock-deps.js';
 import { releaseReportedApproval } from '../payments/reported-approval.js';
 import { referenceKind, type AcquirerJournal } from './journal.js';
 
-/**
- * An acquirer's webhook event in the gateway's terms (each connector's events.ts maps its own): which of the
- * gateway's references it is about, the acquirer's object for it, and the final answer it carries where the
- * acquirer cannot be asked later (Adyen).
- */
-export interface AcquirerEvent {
-  /** the acquirer's own event id: an event applied once is acknowledged and skipped after */
-  id: string;
-  /** the acquirer's event type, for the log */
-  type: string;
-  reference?: string;
-  object?: string;
-  answer?: NonNullable<AcquirerStatus>;
-  /** also the answer of the challenge reference, when one was sent (an Adyen AUTHORISATION after 3-D Secure) */
-  alsoChallenge?: boolean;
-  /** what the gateway does not act on: logged as a warning */
-  unhandled?: string;
-  /** a refund the acquirer accepted failed later: `reference` is the refund's, this says why */
-  refundFailed?: { reason: string };
-  /** a capture the acquirer accepted failed later: `reference` is the capture's (or its payment's), this says why */
-  captureFailed?: { reason: string };
-  /** a dispute the acquirer reports on the payment of `reference` (or of `paymentObject`): docs/disputes.md */
-  dispute?: AcquirerDispute;
-  /** the acquirer's object of the payment when the event does not name the gateway's reference (a Stripe intent) */
-  paymentObject?: string;
-  /**
-   * `object` has moved past the shopper's challenge on the acquirer's own page (a Stripe intent authorised or
-   * failed there): a payment still waiting on that challenge is settled now, as the shopper's return would
-   */
-  challengeDone?: boolean;
-  /**
-   * the acquirer reports `object` authorised (a Stripe intent requires_capture or succeeded): a payment the
-   * gateway settled unpaid meanwhile has that late approval voided (payments/late-approval.ts)
-   */
-  approved?: boolean;
-}
+export type { AcquirerEvent };
 
 export type EventResult = 'applied' | 'duplicate' | 'ignored';
 

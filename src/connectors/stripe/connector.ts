@@ -6,12 +6,14 @@ import type {
   CardConnector,
   DisputeOperations,
   OperationOutcome,
-} from '../../ports/card-connector.js';
-import type { DisputeEvidence } from '../../disputes/dispute-record.js';
-import { AcquirerJournal, AcquirerUnreachable, connectRefused, referenceKind } from '../journal.js';
+} from '../../core/ports/card-connector.js';
+import type { DisputeEvidence } from '../../core/disputes/dispute-record.js';
+import { AcquirerJournal, AcquirerUnreachable, connectRefused, referenceKind } from '../../core/acquirers/journal.js';
 import { REFERENCE_METADATA, declineReason, intentOutcome, paymentMethodOf } from './map.js';
-import type { AcquirerBooks, PaymentReferences } from '../../ports/acquirer-books.js';
+import type { AcquirerBooks, PaymentReferences } from '../../core/ports/acquirer-books.js';
 import { stripeBooks } from './books.js';
+import { stripeWebhooks } from './webhooks.js';
+import type { AcquirerWebhooks } from '../../core/ports/acquirer-webhooks.js';
 
 export { REFERENCE_METADATA };
 
@@ -54,6 +56,8 @@ export class StripeConnector implements CardConnector {
    * never by the absence of its effect in a read (docs/connectors.md)
    */
   readonly repeatIsStatus = true;
+  /** Stripe's webhooks to this account, checked with its endpoint secret (docs/connectors.md) */
+  readonly webhooks: AcquirerWebhooks;
   private readonly stripe: Stripe;
   private readonly testMode: boolean;
 
@@ -76,19 +80,8 @@ export class StripeConnector implements CardConnector {
           }
         : {}),
     });
+    this.webhooks = stripeWebhooks(this.stripe, settings.webhookSecret);
     this.testMode = settings.secretKey.startsWith('sk_test_') || settings.secretKey.startsWith('rk_test_');
-  }
-
-  /**
-   * A webhook's event if Stripe signed it with this account's secret (Stripe's own check, constructEvent:
-   * HMAC-SHA256 over "<t>.<body>", 300 s tolerance); undefined when it did not.
-   */
-  verifyEvent(rawBody: Buffer, signature: string): Stripe.Event | undefined {
-    try {
-      return this.stripe.webhooks.constructEvent(rawBody, signature, this.settings.webhookSecret);
-    } catch {
-      return undefined;
-    }
   }
 
   async authorise(req: CardAuthorisation): Promise<AuthorisationOutcome> {

@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import type { AuthorisationOutcome, CardAuthorisation, DeclineReason } from '../../ports/card-connector.js';
+import type { AuthorisationOutcome, CardAuthorisation, DeclineReason } from '../../core/ports/card-connector.js';
 
 /**
  * Stripe's answers in the gateway's terms (Hyperswitch's "transformers"): payment method data for a card,

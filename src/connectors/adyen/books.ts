@@ -1,6 +1,6 @@
-import type { AcquirerStatus, AuthorisationOutcome } from '../../ports/card-connector.js';
-import type { AcquirerBooks, BookAuthorisation, BookRefund, PaymentReferences } from '../../ports/acquirer-books.js';
-import type { AcquirerJournal } from '../journal.js';
+import type { AcquirerStatus, AuthorisationOutcome } from '../../core/ports/card-connector.js';
+import type { AcquirerBooks, BookAuthorisation, BookRefund, PaymentReferences } from '../../core/ports/acquirer-books.js';
+import type { AcquirerJournal } from '../../core/acquirers/journal.js';
 
 /**
  * The id the journal marks an Adyen notification applied under (events.ts: its code, PSP reference and

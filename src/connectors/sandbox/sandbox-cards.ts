@@ -1,5 +1,5 @@
-import type { AuthorisationOutcome, OperationOutcome } from '../ports/card-connector.js';
-import { AcquirerUnreachable } from './journal.js';
+import type { AuthorisationOutcome, OperationOutcome } from '../../core/ports/card-connector.js';
+import { AcquirerUnreachable } from '../../core/acquirers/journal.js';
 
 // The sandbox's timed test cards (docs/api.md, "Test cards and risk triggers"): how its answers change with time
 // for the cards that behave as real acquirers do, an authorisation processing for minutes, an answer lost while

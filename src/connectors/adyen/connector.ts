@@ -7,12 +7,14 @@ import type {
   CardAuthorisation,
   CardConnector,
   OperationOutcome,
-} from '../../ports/card-connector.js';
-import { AcquirerJournal, AcquirerUnreachable, connectRefused, referenceKind } from '../journal.js';
+} from '../../core/ports/card-connector.js';
+import { AcquirerJournal, AcquirerUnreachable, connectRefused, referenceKind } from '../../core/acquirers/journal.js';
 import { PlainHttpAdyenClient } from './http-client.js';
 import { cardOf, paymentOutcome } from './map.js';
-import type { AcquirerBooks, PaymentReferences } from '../../ports/acquirer-books.js';
+import type { AcquirerBooks, PaymentReferences } from '../../core/ports/acquirer-books.js';
 import { adyenBooks } from './books.js';
+import { adyenWebhooks, itemRefusal } from './webhooks.js';
+import type { AcquirerWebhooks } from '../../core/ports/acquirer-webhooks.js';
 
 export interface AdyenSettings {
   apiKey: string;
@@ -45,6 +47,8 @@ export class AdyenConnector implements CardConnector {
   readonly repeatIsStatus = true;
   /** 3-D Secure on Adyen's (the issuer's) page: a redirect action, back to the payment's returnUrl with redirectResult */
   readonly ownChallengePage = true;
+  /** Adyen's notifications to this account, checked with its HMAC key (docs/connectors.md) */
+  readonly webhooks: AcquirerWebhooks;
   private readonly payments: InstanceType<typeof adyen.CheckoutAPI>['PaymentsApi'];
   private readonly modifications: InstanceType<typeof adyen.CheckoutAPI>['ModificationsApi'];
 
@@ -69,16 +73,12 @@ export class AdyenConnector implements CardConnector {
       (this.payments as unknown as { baseUrl: string }).baseUrl = base;
       (this.modifications as unknown as { baseUrl: string }).baseUrl = base;
     }
+    this.webhooks = adyenWebhooks(settings.merchantAccount, settings.hmacKey);
   }
 
   /** True when a notification item is for this account and signed with its HMAC key (Adyen's HmacValidator). */
   verifyNotification(item: Types.notification.NotificationRequestItem): boolean {
-    if (item.merchantAccountCode !== this.settings.merchantAccount) return false;
-    try {
-      return new (adyenLibrary().hmacValidator)().validateHMAC(item, this.settings.hmacKey);
-    } catch {
-      return false;
-    }
+    return itemRefusal(item, this.settings.merchantAccount, this.settings.hmacKey) === undefined;
   }
 
   async authorise(req: CardAuthorisation): Promise<AuthorisationOutcome> {

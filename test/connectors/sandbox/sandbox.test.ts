@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxConnector } from '../../../src/core/connectors/sandbox.js';
+import { SandboxConnector } from '../../../src/connectors/sandbox/sandbox.js';
 import { ManualClock, randomIds } from '../../../src/core/kernel/clock.js';
 import { CARDS, CHALLENGE_CODE } from '../../support/cards.js';
 import { KvGatewayStore } from '../../../src/store/gateway-store.js';

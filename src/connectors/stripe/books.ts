@@ -6,8 +6,8 @@ import type {
   BookDispute,
   BookRefund,
   PaymentReferences,
-} from '../../ports/acquirer-books.js';
-import { AcquirerUnreachable, type AcquirerJournal } from '../journal.js';
+} from '../../core/ports/acquirer-books.js';
+import { AcquirerUnreachable, type AcquirerJournal } from '../../core/acquirers/journal.js';
 import { REFERENCE_METADATA } from './map.js';
 import { stripeDispute } from './events.js';
 

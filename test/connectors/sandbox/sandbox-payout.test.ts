@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxPayoutConnector } from '../../../src/core/connectors/sandbox-payout.js';
+import { SandboxPayoutConnector } from '../../../src/connectors/sandbox/sandbox-payout.js';
 import type { PayoutSubmission } from '../../../src/core/ports/payout-connector.js';
 
 const sandbox = new SandboxPayoutConnector();

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { KvGatewayStore } from '../../../src/store/gateway-store.js';
 import { MemoryKv } from '../../../src/store/memory-kv.js';
-import { AcquirerJournal } from '../../../src/core/connectors/journal.js';
-import { AdyenConnector } from '../../../src/core/connectors/adyen/connector.js';
+import { AcquirerJournal } from '../../../src/core/acquirers/journal.js';
+import { AdyenConnector } from '../../../src/connectors/adyen/connector.js';
 import type { CardAuthorisation } from '../../../src/core/ports/card-connector.js';
 import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
 

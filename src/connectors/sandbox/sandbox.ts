@@ -1,7 +1,7 @@
-import type { Clock, IdGenerator } from '../kernel/clock.js';
-import { fromAcquirerAmount } from '../kernel/money.js';
-import type { AcquirerLedger } from '../ports/acquirer-ledger.js';
-import type { AcquirerBooks, PaymentReferences } from '../ports/acquirer-books.js';
+import type { Clock, IdGenerator } from '../../core/kernel/clock.js';
+import { fromAcquirerAmount } from '../../core/kernel/money.js';
+import type { AcquirerLedger } from '../../core/ports/acquirer-ledger.js';
+import type { AcquirerBooks, PaymentReferences } from '../../core/ports/acquirer-books.js';
 import { sandboxBooks } from './sandbox-books.js';
 import type {
   AcquirerStatus,
@@ -11,8 +11,8 @@ import type {
   DeclineReason,
   DisputeOperations,
   OperationOutcome,
-} from '../ports/card-connector.js';
-import { AcquirerUnreachable } from './journal.js';
+} from '../../core/ports/card-connector.js';
+import { AcquirerUnreachable } from '../../core/acquirers/journal.js';
 import { PROCESSING_MS, TIMED_CARDS, entryAt, timedFields, timedPlanOf, type TimedEntry } from './sandbox-cards.js';
 import { DISPUTE_CARDS, sandboxDisputeStanding, sandboxDisputes } from './sandbox-disputes.js';
 

@@ -1,7 +1,7 @@
-import type { Clock } from '../kernel/clock.js';
-import type { AcquirerLedger } from '../ports/acquirer-ledger.js';
-import type { DisputeEvidence, DisputeReason } from '../disputes/dispute-record.js';
-import type { AcquirerDispute, DisputeOperations, OperationOutcome } from '../ports/card-connector.js';
+import type { Clock } from '../../core/kernel/clock.js';
+import type { AcquirerLedger } from '../../core/ports/acquirer-ledger.js';
+import type { DisputeEvidence, DisputeReason } from '../../core/disputes/dispute-record.js';
+import type { AcquirerDispute, DisputeOperations, OperationOutcome } from '../../core/ports/card-connector.js';
 
 // The sandbox's disputes (docs/disputes.md, "Sandbox test cards"): its dispute test cards, how it decides them,
 // and the cycle card's reversals.

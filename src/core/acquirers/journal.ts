@@ -121,6 +121,19 @@ export class AcquirerJournal {
   }
 }
 
+/**
+ * An acquirer account's journal: its records in its merchant's acquirer ledger, under the account's connector
+ * code and its own id. The account's connector writes it (src/connectors) and its webhooks' events are applied
+ * to it (acquirer-events.ts): both are made here, so both read and write the same records.
+ */
+export function accountJournal(
+  ledger: AcquirerLedger,
+  now: () => number,
+  account: { merchant_id: string; account_id: string; routing: { connector_code: string } },
+): AcquirerJournal {
+  return new AcquirerJournal(ledger.ledgerOf?.(account.merchant_id) ?? ledger, account.routing.connector_code, now, account.account_id);
+}
+
 /** A journal record's key, and the per-merchant form an earlier version kept it under. */
 interface Key {
   key: string;

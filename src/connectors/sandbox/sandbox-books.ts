@@ -1,6 +1,13 @@
-import type { AuthorisationOutcome, OperationOutcome } from '../ports/card-connector.js';
-import type { AcquirerBooks, BookAuthorisation, BookCapture, BookDispute, BookRefund, PaymentReferences } from '../ports/acquirer-books.js';
-import type { DisputeReason } from '../disputes/dispute-record.js';
+import type { AuthorisationOutcome, OperationOutcome } from '../../core/ports/card-connector.js';
+import type {
+  AcquirerBooks,
+  BookAuthorisation,
+  BookCapture,
+  BookDispute,
+  BookRefund,
+  PaymentReferences,
+} from '../../core/ports/acquirer-books.js';
+import type { DisputeReason } from '../../core/disputes/dispute-record.js';
 import { entryAt, type TimedEntry } from './sandbox-cards.js';
 
 /**

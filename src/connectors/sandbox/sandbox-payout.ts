@@ -4,7 +4,7 @@ import type {
   PayoutSubmission,
   PayoutSubmitOutcome,
   PayoutTransferStatus,
-} from '../ports/payout-connector.js';
+} from '../../core/ports/payout-connector.js';
 
 /**
  * Sandbox failure triggers, by beneficiary account number (or IBAN); docs/payouts.md lists them. Any other

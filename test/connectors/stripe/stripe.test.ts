@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { KvGatewayStore } from '../../../src/store/gateway-store.js';
 import { MemoryKv } from '../../../src/store/memory-kv.js';
-import { AcquirerJournal } from '../../../src/core/connectors/journal.js';
-import { STRIPE_SEARCH_LAG_MS, StripeConnector } from '../../../src/core/connectors/stripe/connector.js';
+import { AcquirerJournal } from '../../../src/core/acquirers/journal.js';
+import { STRIPE_SEARCH_LAG_MS, StripeConnector } from '../../../src/connectors/stripe/connector.js';
 import type { CardAuthorisation } from '../../../src/core/ports/card-connector.js';
 import { StripeStub } from '../../support/acquirers/stripe-stub.js';
 
