@@ -1,19 +1,44 @@
 // Import rules for src/, checked by `npm run lint` (dependency-cruiser). The layers are written down in
-// docs/architecture.md: arrows point inward (http -> core <- store, connectors -> core), and inside core
-// kernel/ is the bottom, then the record files, then ports/, then the capabilities.
+// docs/architecture.md: arrows point inward (http -> core <- store, connectors -> core), and inside core the
+// folders are in the layers of CORE_LAYERS: kernel/, records/, ports/, then the capabilities in their order.
 
 /**
- * Record files: the records a capability keeps in the store (and the pure helpers beside them). Each imports
- * only kernel/ and other record files, so ports/ can name them without an import circle. A new one is named
- * `<what>-record.ts` or `<what>-records.ts`, or listed here.
+ * src/core's folders in layers, bottom first (docs/architecture.md, "Layers"): a folder imports only folders of
+ * the layers below its own, never one of its own layer, so the folder graph has no circle.
+ * - kernel/: money, cards, dates, clock, ids, errors, signing: what everything builds on.
+ * - records/: the records the capabilities keep in the store, one file per record family, with their pure
+ *   rules (contract.ts): the ports name them, every capability uses them.
+ * - ports/: the interfaces core depends on (store, deps, connectors, webhooks, transport, metrics), and the
+ *   account's connector looked up in the registry (connector.ts).
+ * - then the capabilities, each on those below it; `node scripts/core-folders.mjs` prints the folder graph.
  */
-const RECORDS = [
-  '^src/core/[^/]+/[^/]+-records?\\.ts$',
-  '^src/core/payments/(payment|vault)\\.ts$',
-  '^src/core/payouts/(payout|fees|fx)\\.ts$',
-  '^src/core/checkout/session\\.ts$',
-  '^src/core/merchants/(directory|branding)\\.ts$',
+export const CORE_LAYERS = [
+  ['kernel'],
+  ['records'],
+  ['ports'],
+  ['schedule', 'clocks', 'merchants', 'idempotency', 'queries', 'home'],
+  ['notifications'],
+  ['payouts'],
+  ['disputes'],
+  ['payments'],
+  ['operations', 'optimise'],
+  ['authorisation', 'subscriptions', 'reconcile'],
+  ['saved-cards', 'acquirers', 'portal'],
+  ['checkout', 'jobs'],
 ];
+
+/** One rule per folder of CORE_LAYERS: it may import itself and the layers below, nothing else of core. */
+const layerRules = CORE_LAYERS.flatMap((layer, i) =>
+  layer.map((folder) => ({
+    name: `core-layers-${folder}`,
+    severity: 'error',
+    comment:
+      `src/core/${folder}/ may import only ${['itself', ...CORE_LAYERS.slice(0, i).flat()].join(', ')} ` +
+      '(CORE_LAYERS): a capability that needs one above it or beside it gets the function through deps, or the function moves down.',
+    from: { path: `^src/core/${folder}/` },
+    to: { path: '^src/core/', pathNot: `^src/core/(${[folder, ...CORE_LAYERS.slice(0, i).flat()].join('|')})/` },
+  })),
+);
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
@@ -81,32 +106,13 @@ export default {
       from: { path: '^src/http/' },
       to: { path: '^src/store/' },
     },
+    ...layerRules,
     {
-      name: 'kernel-is-bottom',
+      name: 'core-folder-in-layers',
       severity: 'error',
-      comment:
-        'kernel/ (money, cards, dates, clock, ids, errors, signing) is what every capability builds on: it imports ' +
-        'only other kernel files, so any module may use it without a circle.',
-      from: { path: '^src/core/kernel/' },
-      to: { path: '^src/core/', pathNot: '^src/core/kernel/' },
-    },
-    {
-      name: 'records-are-leaves',
-      severity: 'error',
-      comment:
-        'A record file imports nothing of the core but kernel/ and other record files: the ports name records, ' +
-        'and a record that reached back into a capability would close a circle through the ports.',
-      from: { path: RECORDS },
-      to: { path: '^src/core/', pathNot: ['^src/core/kernel/', ...RECORDS] },
-    },
-    {
-      name: 'ports-name-only-records',
-      severity: 'error',
-      comment:
-        'ports/ are the interfaces core depends on (store, deps, connectors, transport): they speak in kernel ' +
-        "types and records, never in a capability's logic, which itself imports the ports.",
-      from: { path: '^src/core/ports/' },
-      to: { path: '^src/core/', pathNot: ['^src/core/(kernel|ports)/', ...RECORDS] },
+      comment: 'Every folder of src/core has its place in CORE_LAYERS: a new one is added to the layer it belongs to.',
+      from: { path: '^src/core/[^/]+/', pathNot: `^src/core/(${CORE_LAYERS.flat().join('|')})/` },
+      to: { path: '^src/core/' },
     },
     {
       name: 'not-to-unresolvable',

@@ -6,18 +6,18 @@ import { availableParallelism } from 'node:os';
 import { hashPasswordSync } from './core/portal/password.js';
 import { z } from 'zod';
 import express from 'express';
-import { buildRateTable, DEFAULT_RATES, type RateTable } from './core/payouts/fx.js';
+import { buildRateTable, DEFAULT_RATES, type RateTable } from './core/records/fx.js';
 import type { ServerLimits } from './http/server.js';
 import { addressBits } from './core/merchants/ip-allow.js';
 import { defaultOperatorName, readOperatorLogo, type OperatorLogo } from './operator-branding.js';
-import { DEFAULT_VAULT_KEY_ID, VAULT_KEY_ID_PATTERN, type VaultKey } from './core/payments/vault.js';
+import { DEFAULT_VAULT_KEY_ID, VAULT_KEY_ID_PATTERN, type VaultKey } from './core/records/vault.js';
 import {
   merchantsFileSchema,
   type MerchantDirectory,
   type MerchantsFile,
   buildDirectory,
   demoMerchants,
-} from './core/merchants/directory.js';
+} from './core/records/directory.js';
 
 /** Thrown when a setting is wrong; main prints the message and exits non-zero. */
 export class ConfigError extends Error {}

@@ -4,7 +4,7 @@ import { runPrimary } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { coreLogger, createLogger, flushLogger } from './logger.js';
 import { backgroundJobs, composeCore } from './compose.js';
-import { startJobs } from './core/jobs/runner.js';
+import { startJobs } from './core/schedule/runner.js';
 import { createApp } from './app.js';
 import { createGatewayServer } from './http/server.js';
 import type { CoreDeps } from './core/ports/deps.js';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { LOGO_TYPES } from './core/merchants/branding.js';
+import { LOGO_TYPES } from './core/records/branding.js';
 
 /** The operator's logo (OPERATOR_LOGO_FILE) as read at start, shown in the hosted pages' trust line. */
 export interface OperatorLogo {

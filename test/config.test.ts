@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { composeCore } from '../src/compose.js';
 import { hashPasswordSync } from '../src/core/portal/password.js';
-import type { MerchantsFile } from '../src/core/merchants/directory.js';
+import type { MerchantsFile } from '../src/core/records/directory.js';
 import { ROOT } from './support/paths.js';
 
 function merchantsFile(content: unknown): string {

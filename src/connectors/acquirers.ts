@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Account } from '../core/merchants/directory.js';
+import type { Account } from '../core/records/directory.js';
 import type { AcquirerLedger } from '../core/ports/acquirer-ledger.js';
 import { connectorAccountKey, type CardConnector } from '../core/ports/card-connector.js';
 import type { AcquirerWebhooks, WebhookAcquirer } from '../core/ports/acquirer-webhooks.js';

@@ -4,7 +4,7 @@ import { PAGES } from './openapi/pages.js';
 import { jsonSchemaOf } from './openapi/json-schema.js';
 import { checkoutFieldNames } from './schemas/payment-request.js';
 import { CHECKOUT_ALIASES } from '../core/checkout/form.js';
-import { EVIDENCE_MAX_CHARS } from '../core/disputes/dispute-record.js';
+import { EVIDENCE_MAX_CHARS } from '../core/records/dispute-record.js';
 import { maxPatternLength } from './pattern-length.js';
 import { DEFAULT_BOUNDS, type BodyBounds } from './body-text.js';
 

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { GatewayMetrics } from '../core/ports/metrics.js';
 import type { DueQueue, GatewayStore } from '../core/ports/store.js';
-import type { MerchantDirectory } from '../core/merchants/directory.js';
+import type { MerchantDirectory } from '../core/records/directory.js';
 import type { Clock } from '../core/kernel/clock.js';
 import { STORE_ERROR_KINDS, type StoreErrorKind, type StoreHealth } from '../store/store-health.js';
 

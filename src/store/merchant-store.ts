@@ -1,5 +1,5 @@
 import type { MerchantStore } from '../core/ports/merchant-store.js';
-import type { MerchantRecord, OperatorAuditRecord } from '../core/merchants/merchant-record.js';
+import type { MerchantRecord, OperatorAuditRecord } from '../core/records/merchant-record.js';
 import type { KvStore } from './kv.js';
 import { keys } from './keys.js';
 

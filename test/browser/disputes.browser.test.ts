@@ -10,7 +10,7 @@ import { seriousViolations } from '../support/axe.js';
 import { join } from 'node:path';
 import { SCREENSHOT_DIR } from '../support/paths.js';
 import { commitDisputeChange } from '../../src/core/disputes/write.js';
-import { emptyEvidence } from '../../src/core/disputes/dispute-record.js';
+import { emptyEvidence } from '../../src/core/records/dispute-record.js';
 import { gatewayOnRedis } from '../support/gateway-on-redis.js';
 
 const gw = gatewayOnRedis('disputes-browser', async () => ({ merchants: await portalMerchants() }), true);

@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/kernel/clock.js';
-import { readDayCounters, type DayFigures } from '../../src/core/home/day-figures-record.js';
-import { PaymentStatus } from '../../src/core/payments/payment.js';
+import { readDayCounters, type DayFigures } from '../../src/core/records/day-figures-record.js';
+import { PaymentStatus } from '../../src/core/records/payment.js';
 import { redisWorld } from '../support/redis-world.js';
 import { ACCOUNT_ID, MERCHANT_ID, authoriseBody, type TestGateway } from '../support/gateway.js';
 import { jobOf } from '../support/jobs.js';

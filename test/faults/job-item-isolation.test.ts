@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/kernel/clock.js';
 import { backgroundJobs } from '../../src/compose.js';
-import { buildDirectory, merchantsFileSchema, type MerchantsFile } from '../../src/core/merchants/directory.js';
-import type { BackgroundJob } from '../../src/core/jobs/due-queue.js';
+import { buildDirectory, merchantsFileSchema, type MerchantsFile } from '../../src/core/records/directory.js';
+import type { BackgroundJob } from '../../src/core/schedule/due-queue.js';
 import type { CoreDeps } from '../../src/core/ports/deps.js';
 import { redisWorld } from '../support/redis-world.js';
 import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, testMerchants, type TestGateway } from '../support/gateway.js';

@@ -5,7 +5,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { ManualClock } from '../../src/core/kernel/clock.js';
 import { formerMask, maskCardNumbers, maskIdentifier } from '../../src/core/kernel/cards.js';
 import { maskFreeText } from '../../src/http/schemas/free-text.js';
-import { authorisePayment } from '../../src/core/payments/authorise.js';
+import { authorisePayment } from '../../src/core/authorisation/authorise.js';
 import { openCheckout } from '../../src/core/checkout/hosted.js';
 import { requestFingerprint } from '../../src/core/kernel/fingerprint.js';
 import { paymentOrder } from '../../src/http/schemas/payment-order.js';

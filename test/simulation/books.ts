@@ -1,5 +1,5 @@
 import type { World } from './world.js';
-import type { Payment } from '../../src/core/payments/payment.js';
+import type { Payment } from '../../src/core/records/payment.js';
 import { MERCHANT_ID } from '../support/gateway.js';
 import { emptyBook, type AcquirerBook } from '../support/acquirers/books.js';
 import { entryAt, type TimedEntry } from '../../src/connectors/sandbox/sandbox-cards.js';

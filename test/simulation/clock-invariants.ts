@@ -1,6 +1,6 @@
 import type { World } from './world.js';
 import { MERCHANT_ID } from '../support/gateway.js';
-import { PaymentStatus as S, type Payment } from '../../src/core/payments/payment.js';
+import { PaymentStatus as S, type Payment } from '../../src/core/records/payment.js';
 import { clockOf } from '../../src/core/clocks/clock-deps.js';
 
 /** The seeded runs' test clocks start here: far from the live clock, so a date tells whose time it is. */

@@ -1,5 +1,5 @@
 import type { World } from './world.js';
-import { PaymentStatus as S, type Payment, type PaymentStatus } from '../../src/core/payments/payment.js';
+import { PaymentStatus as S, type Payment, type PaymentStatus } from '../../src/core/records/payment.js';
 import { acquirerAmount } from '../../src/core/kernel/money.js';
 import { RESULT } from '../../src/core/kernel/result-codes.js';
 import type { AcquirerStatus } from '../../src/core/ports/card-connector.js';
@@ -9,7 +9,7 @@ import { moneyViolations } from './money-invariants.js';
 import { sandboxDecisions, sandboxDispute } from './books.js';
 import { OPENING_BALANCE } from './world.js';
 import { canMoveDispute } from '../../src/core/disputes/transitions.js';
-import { isOpenDispute, type DisputeRecord } from '../../src/core/disputes/dispute-record.js';
+import { isOpenDispute, type DisputeRecord } from '../../src/core/records/dispute-record.js';
 
 /** Statuses in which the gateway holds a live authorisation (or the money it captured). */
 const HOLDS_AUTHORISATION: ReadonlySet<PaymentStatus> = new Set([S.HELD, S.AUTHORISED, S.CAPTURED, S.PARTLY_REFUNDED, S.REFUNDED]);

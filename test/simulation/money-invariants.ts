@@ -1,5 +1,5 @@
 import type { World } from './world.js';
-import { PaymentStatus as S, type PaymentStatus } from '../../src/core/payments/payment.js';
+import { PaymentStatus as S, type PaymentStatus } from '../../src/core/records/payment.js';
 import { acquirerAmount } from '../../src/core/kernel/money.js';
 import { MERCHANT_ID } from '../support/gateway.js';
 import { bookOf } from './books.js';

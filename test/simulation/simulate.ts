@@ -4,10 +4,10 @@ import { acquirerWebhooks, webhooksOwed } from './webhooks.js';
 import { randomFault, randomStep, type Sent, type Trace } from './steps.js';
 import { violations } from './invariants.js';
 import { MERCHANT_ID } from '../support/gateway.js';
-import { startAdvance } from '../../src/core/clocks/advance.js';
-import { PaymentStatus as S } from '../../src/core/payments/payment.js';
+import { startAdvance } from '../../src/core/jobs/advance.js';
+import { PaymentStatus as S } from '../../src/core/records/payment.js';
 import { CHALLENGE_WINDOW_MS } from '../../src/core/payments/settle.js';
-import type { ClockMark } from '../../src/core/clocks/clock-record.js';
+import type { ClockMark } from '../../src/core/records/clock-record.js';
 
 export interface RunResult {
   seed: number;

@@ -12,7 +12,7 @@ import type { AcquirerStatus, CardConnector } from '../../src/core/ports/card-co
 import type { AcquirerEvent } from '../../src/core/acquirers/acquirer-events.js';
 import { ADYEN_ENV, STRIPE_ENV, acquirerMerchants } from '../support/acquirers/accounts.js';
 import type { NotificationTransport } from '../../src/core/notifications/delivery.js';
-import type { BackgroundJob } from '../../src/core/jobs/due-queue.js';
+import type { BackgroundJob } from '../../src/core/schedule/due-queue.js';
 import { FaultPlan, ProcessKv, SimProcess, processConnector, type ReferenceLog } from './faults.js';
 import { ACCOUNT_ID, MERCHANT_ID, VAULT_KEY_HEX } from '../support/gateway.js';
 import { payoutMerchants } from '../support/payout.js';
@@ -20,7 +20,7 @@ import type { AcquirerBook } from '../support/acquirers/books.js';
 import type { OwedWebhook } from './webhooks.js';
 import { resendNotifications } from '../../src/core/notifications/resend.js';
 import { clockOf } from '../../src/core/clocks/clock-deps.js';
-import type { Payment } from '../../src/core/payments/payment.js';
+import type { Payment } from '../../src/core/records/payment.js';
 
 /** The main account's opening deposit balance (USD hundredths). */
 export const OPENING_BALANCE = 150_000;

@@ -4,9 +4,9 @@ import type { KvStore, Write } from '../../src/store/kv.js';
 import { MemoryKv } from '../../src/store/memory-kv.js';
 import { RedisKv, connectRedis } from '../../src/store/redis-kv.js';
 import { KvGatewayStore, keys } from '../../src/store/gateway-store.js';
-import type { Payment } from '../../src/core/payments/payment.js';
-import type { OutboxRecord } from '../../src/core/notifications/outbox-record.js';
-import type { DiscrepancyRecord, ReconcilePass } from '../../src/core/reconcile/reconcile-records.js';
+import type { Payment } from '../../src/core/records/payment.js';
+import type { OutboxRecord } from '../../src/core/records/outbox-record.js';
+import type { DiscrepancyRecord, ReconcilePass } from '../../src/core/records/reconcile-records.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 
 let redis: RedisServer;

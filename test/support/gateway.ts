@@ -9,7 +9,7 @@ import { composeCore, type ComposeOverrides } from '../../src/compose.js';
 import { createApp } from '../../src/app.js';
 import { coreLogger, createLogger } from '../../src/logger.js';
 import type { CoreDeps } from '../../src/core/ports/deps.js';
-import type { MerchantsFile } from '../../src/core/merchants/directory.js';
+import type { MerchantsFile } from '../../src/core/records/directory.js';
 import { LOG_DIR } from './paths.js';
 import { dumpMemoryStore } from './memory-dump.js';
 import { CARDS, TEST_SECURITY_CODE } from './cards.js';

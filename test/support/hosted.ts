@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { MerchantsFile } from '../../src/core/merchants/directory.js';
+import type { MerchantsFile } from '../../src/core/records/directory.js';
 import { MERCHANT_ID, testMerchants } from './gateway.js';
 
 /** An account of the test merchant that accepts only Visa and Mastercard and has its own branding. */

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { XMLParser } from 'fast-xml-parser';
 import { backgroundJobs } from '../../src/compose.js';
-import type { BackgroundJob } from '../../src/core/jobs/due-queue.js';
+import type { BackgroundJob } from '../../src/core/schedule/due-queue.js';
 import { authoriseBody, SIGN_KEY, type TestGateway } from './gateway.js';
 
 /** The gateway's own background job of that name, as main runs it. */

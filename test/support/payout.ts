@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MerchantsFile } from '../../src/core/merchants/directory.js';
+import type { MerchantsFile } from '../../src/core/records/directory.js';
 import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, testMerchants } from './gateway.js';
 import { FIELDS, signBody } from './sign.js';
 

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { Express } from 'express';
 import { hashPassword } from '../../src/core/portal/password.js';
-import type { MerchantsFile } from '../../src/core/merchants/directory.js';
+import type { MerchantsFile } from '../../src/core/records/directory.js';
 import { testMerchants } from './gateway.js';
 
 /** Another merchant, with its own account and admin: it must never see the test merchant's payments. */

@@ -2,7 +2,7 @@ import type { TestGateway } from './gateway.js';
 import { ACCOUNT_ID, MERCHANT_ID } from './gateway.js';
 import { jobOf } from './jobs.js';
 import { scrape, valueOf } from './metrics.js';
-import type { ReconcilePass } from '../../src/core/reconcile/reconcile-records.js';
+import type { ReconcilePass } from '../../src/core/records/reconcile-records.js';
 
 /**
  * Runs the gateway's reconciliation job (as main runs it) until a pass of the account has run to its end: the

@@ -10,7 +10,7 @@ import Stripe from 'stripe';
 import { ManualClock } from '../../src/core/kernel/clock.js';
 import { makeGateway, testMerchants, type TestGateway } from '../support/gateway.js';
 import { StripeStub } from '../support/acquirers/stripe-stub.js';
-import type { MerchantsFile } from '../../src/core/merchants/directory.js';
+import type { MerchantsFile } from '../../src/core/records/directory.js';
 
 /**
  * Each acquirer webhook address is one account's and checks that account's secret only (docs/security.md,

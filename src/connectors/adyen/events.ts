@@ -1,7 +1,7 @@
 import type { Types } from '@adyen/api-library';
 import type { AcquirerEvent } from '../../core/ports/acquirer-webhooks.js';
 import type { AcquirerDispute } from '../../core/ports/card-connector.js';
-import type { DisputeReason } from '../../core/disputes/dispute-record.js';
+import type { DisputeReason } from '../../core/records/dispute-record.js';
 import { refusalReason } from './map.js';
 
 type Item = Types.notification.NotificationRequestItem;

@@ -7,7 +7,7 @@ import type {
   BookRefund,
   PaymentReferences,
 } from '../../core/ports/acquirer-books.js';
-import type { DisputeReason } from '../../core/disputes/dispute-record.js';
+import type { DisputeReason } from '../../core/records/dispute-record.js';
 import { entryAt, type TimedEntry } from './sandbox-cards.js';
 
 /**

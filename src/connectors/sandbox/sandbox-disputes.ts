@@ -1,6 +1,6 @@
 import type { Clock } from '../../core/kernel/clock.js';
 import type { AcquirerLedger } from '../../core/ports/acquirer-ledger.js';
-import type { DisputeEvidence, DisputeReason } from '../../core/disputes/dispute-record.js';
+import type { DisputeEvidence, DisputeReason } from '../../core/records/dispute-record.js';
 import type { AcquirerDispute, DisputeOperations, OperationOutcome } from '../../core/ports/card-connector.js';
 
 // The sandbox's disputes (docs/disputes.md, "Sandbox test cards"): its dispute test cards, how it decides them,

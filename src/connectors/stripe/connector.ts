@@ -7,7 +7,7 @@ import type {
   DisputeOperations,
   OperationOutcome,
 } from '../../core/ports/card-connector.js';
-import type { DisputeEvidence } from '../../core/disputes/dispute-record.js';
+import type { DisputeEvidence } from '../../core/records/dispute-record.js';
 import { AcquirerJournal, AcquirerUnreachable, connectRefused, referenceKind } from '../../core/acquirers/journal.js';
 import { REFERENCE_METADATA, declineReason, intentOutcome, paymentMethodOf } from './map.js';
 import type { AcquirerBooks, PaymentReferences } from '../../core/ports/acquirer-books.js';

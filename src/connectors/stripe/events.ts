@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import type { AcquirerEvent } from '../../core/ports/acquirer-webhooks.js';
 import type { AcquirerDispute } from '../../core/ports/card-connector.js';
-import type { DisputeReason } from '../../core/disputes/dispute-record.js';
+import type { DisputeReason } from '../../core/records/dispute-record.js';
 import { REFERENCE_METADATA } from './map.js';
 
 /**

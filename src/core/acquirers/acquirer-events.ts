@@ -1,5 +1,5 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import type { AcquirerEvent } from '../ports/acquirer-webhooks.js';
 import { GatewayError } from '../kernel/errors.js';
 import { reportAcquirerDispute } from '../disputes/report.js';
@@ -7,7 +7,7 @@ import { recordRefundFailedLater } from '../operations/refund-failed.js';
 import { recordCaptureFailedLater } from '../operations/capture-failed.js';
 import { isSettleable } from '../payments/claim.js';
 import { resolveStaleClaim } from '../operations/stale-claim.js';
-import { answerChallenge } from '../payments/authorise.js';
+import { answerChallenge } from '../authorisation/authorise.js';
 import { depsOnClockOf } from '../clocks/clock-deps.js';
 import { releaseReportedApproval } from '../payments/reported-approval.js';
 import { referenceKind, type AcquirerJournal } from './journal.js';

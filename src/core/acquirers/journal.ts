@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { AcquirerLedger } from '../ports/acquirer-ledger.js';
 import type { AcquirerStatus } from '../ports/card-connector.js';
+import { referenceKind } from '../payments/claim.js';
+
+// where the references are made (payments/claim.ts); the connectors and the events' flow read them here
+export { referenceKind };
 
 /**
  * The journal of a real connector: what it keeps of its own calls, in the acquirer ledger (the store, in the merchant's slot):
@@ -138,16 +142,6 @@ export function accountJournal(
 interface Key {
   key: string;
   former?: string;
-}
-
-/** The operation a reference names (claim.ts acquirerReference): the suffix tells it, the rest is the payment. */
-export function referenceKind(reference: string): { op: 'authorise' | 'challenge' | 'capture' | 'void' | 'refund'; transactionId: string } {
-  const m = /^(.*)-(3ds|cap|void|\d{2,})$/.exec(reference);
-  // a checkout's later attempt (`-a2`) authorises the same payment
-  const payment = (ref: string): string => ref.replace(/-a\d+$/, '');
-  if (!m) return { op: 'authorise', transactionId: payment(reference) };
-  const op = m[2] === '3ds' ? 'challenge' : m[2] === 'cap' ? 'capture' : m[2] === 'void' ? 'void' : 'refund';
-  return { op, transactionId: payment(m[1]!) };
 }
 
 /** Thrown when the acquirer cannot say what it did: the outcome is unknown, never "no". */

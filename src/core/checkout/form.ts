@@ -1,4 +1,4 @@
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 
 /** A request value as a form field's text: strings as sent, numbers and objects as their JSON text. */
 export function fieldText(v: unknown): string {

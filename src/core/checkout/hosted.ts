@@ -1,20 +1,20 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { ChangeSet } from '../ports/store.js';
-import type { Account } from '../merchants/directory.js';
-import type { Payment } from '../payments/payment.js';
+import type { Account } from '../records/directory.js';
+import type { Payment } from '../records/payment.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import { sameRequest } from '../kernel/fingerprint.js';
-import { authorisePayment, type AuthoriseCommand, type CardInput, type PaymentOrder } from '../payments/authorise.js';
-import { mayTryAnotherCard, tryAnotherCard } from '../payments/retry.js';
+import { authorisePayment, type AuthoriseCommand, type CardInput, type PaymentOrder } from '../authorisation/authorise.js';
+import { mayTryAnotherCard, tryAnotherCard } from '../authorisation/retry.js';
 import { shopperCommand, type ShopperChoice } from '../saved-cards/saved-cards.js';
 import type { PaymentResult } from '../payments/settle.js';
 import type { BrowserInfo } from '../ports/card-connector.js';
 import { assertNotifyUrl } from '../notifications/target.js';
 import { returnUrlAllowed } from '../merchants/return-origins.js';
-import { firstOfOrder, orderForms, paymentOfOrder } from '../payments/order-lookup.js';
+import { firstOfOrder, orderForms, paymentOfOrder } from '../queries/order-lookup.js';
 import { loadingFormFields } from './form.js';
 import { paymentDepsOnClock } from '../clocks/clocks.js';
-import { EXPIRED_SESSION_KEPT_MS, formSignature, hostedUrls, SETTLED_SESSION_TTL_MS, type CheckoutSession } from './session.js';
+import { EXPIRED_SESSION_KEPT_MS, formSignature, hostedUrls, SETTLED_SESSION_TTL_MS, type CheckoutSession } from '../records/session.js';
 
 export interface NewCheckout {
   account: Account;

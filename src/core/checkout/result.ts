@@ -1,9 +1,9 @@
-import type { Account } from '../merchants/directory.js';
-import { orderStatusOf, type Payment } from '../payments/payment.js';
+import type { Account } from '../records/directory.js';
+import { orderStatusOf, type Payment } from '../records/payment.js';
 import { formatAmount } from '../kernel/money.js';
 import { resultInfo, resultInfoOf } from '../kernel/result-codes.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
-import type { CheckoutSession } from './session.js';
+import type { CheckoutSession } from '../records/session.js';
 
 /** The result sent to the shopper's return address (query) and to the parent window (postMessage). */
 export interface ShopperResult {

@@ -2,8 +2,8 @@ import type { Clock } from '../kernel/clock.js';
 import type { CoreDeps } from '../ports/deps.js';
 import type { ConnectorRegistry } from '../ports/card-connector.js';
 import type { ChangeSet, GatewayStore } from '../ports/store.js';
-import type { MerchantDirectory } from '../merchants/directory.js';
-import type { ClockMark, TestClock } from './clock-record.js';
+import type { MerchantDirectory } from '../records/directory.js';
+import type { ClockMark, TestClock } from '../records/clock-record.js';
 
 export type { ClockMark, TestClock };
 

@@ -1,9 +1,9 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import { compactDate } from '../kernel/dates.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
-import type { TestClock } from './clock-record.js';
+import type { TestClock } from '../records/clock-record.js';
 import { clockDeps, type ClockDeps } from './clock-deps.js';
 
 export type { TestClock };

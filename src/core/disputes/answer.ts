@@ -1,6 +1,6 @@
 import { formatAmount } from '../kernel/money.js';
 import { compactDate } from '../kernel/dates.js';
-import { EVIDENCE_FIELDS, type DisputeRecord } from './dispute-record.js';
+import { EVIDENCE_FIELDS, type DisputeRecord } from '../records/dispute-record.js';
 
 /**
  * The dispute's fields as answers, notifications and the search write them (docs/disputes.md): amounts with two

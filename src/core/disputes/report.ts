@@ -1,15 +1,15 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import type { AcquirerDispute } from '../ports/card-connector.js';
-import type { Payment } from '../payments/payment.js';
+import type { Payment } from '../records/payment.js';
 import { fromAcquirerAmount } from '../kernel/money.js';
 import { pause } from '../kernel/clock.js';
-import { answersSent, emptyEvidence, isOpenDispute, type DisputeRecord, type DisputeStatus } from './dispute-record.js';
+import { answersSent, emptyEvidence, isOpenDispute, type DisputeRecord, type DisputeStatus } from '../records/dispute-record.js';
 import { pathTo } from './transitions.js';
 import { commitDisputeChange, type DisputeChange } from './write.js';
 import { DISPUTE_FEE, INQUIRY_ESCALATION_MS, RESPONSE_WINDOW_MS, closingDue, deadlineAt, disputeIdOf, disputeStep } from './rules.js';
 import { resendAnswers } from './respond.js';
-import { connectorFor } from '../payments/connector.js';
+import { connectorFor } from '../ports/connector.js';
 
 /** What reporting a dispute did: opened it, moved it, nothing (already known as reported), or must wait. */
 export type ReportResult =

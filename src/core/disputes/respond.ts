@@ -1,9 +1,9 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import type { DisputeOperations, OperationOutcome } from '../ports/card-connector.js';
 import { pause } from '../kernel/clock.js';
 import { maskCardNumbers } from '../kernel/cards.js';
-import { connectorFor } from '../payments/connector.js';
+import { connectorFor } from '../ports/connector.js';
 import {
   EVIDENCE_FIELDS,
   answersSent,
@@ -11,7 +11,7 @@ import {
   type DisputeEvidence,
   type DisputeRecord,
   type SentAnswer,
-} from './dispute-record.js';
+} from '../records/dispute-record.js';
 import { pathTo } from './transitions.js';
 import { commitDisputeChange, type DisputeChange } from './write.js';
 import { DECISION_DELAY_MS, closingDue, disputeReference, disputeStep, pastDue } from './rules.js';

@@ -1,8 +1,8 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
-import { paymentOfOrder } from '../payments/order-lookup.js';
-import type { DisputeRecord } from './dispute-record.js';
+import { paymentOfOrder } from '../queries/order-lookup.js';
+import type { DisputeRecord } from '../records/dispute-record.js';
 import { disputeFields } from './answer.js';
 
 export const DISPUTE_SEARCH_LIMIT = 100;

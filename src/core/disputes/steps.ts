@@ -1,15 +1,15 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { ChangeSet } from '../ports/store.js';
-import { dueQueueJob, type BackgroundJob } from '../jobs/due-queue.js';
-import { connectorFor } from '../payments/connector.js';
-import type { Payment } from '../payments/payment.js';
-import { PaymentStatus as S } from '../payments/payment.js';
+import { dueQueueJob, type BackgroundJob } from '../schedule/due-queue.js';
+import { connectorFor } from '../ports/connector.js';
+import type { Payment } from '../records/payment.js';
+import { PaymentStatus as S } from '../records/payment.js';
 import { pathTo } from './transitions.js';
 import { commitDisputeChange, type DisputeChange } from './write.js';
 import { reportAcquirerDispute } from './report.js';
 import { deadlineAt, disputeStep, parseDisputeStep, pastDue } from './rules.js';
-import { answersSent, type DisputeRecord } from './dispute-record.js';
-import type { Account } from '../merchants/directory.js';
+import { answersSent, type DisputeRecord } from '../records/dispute-record.js';
+import type { Account } from '../records/directory.js';
 import { resendAnswers } from './respond.js';
 
 /** A step that must wait (the payment is held by another flow's claim) is tried again this much later. */

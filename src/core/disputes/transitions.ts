@@ -1,4 +1,4 @@
-import type { DisputeCause, DisputeRecord, DisputeStatus } from './dispute-record.js';
+import type { DisputeCause, DisputeRecord, DisputeStatus } from '../records/dispute-record.js';
 
 /**
  * The only place that says which dispute status may follow which, and who may make each move

@@ -1,7 +1,7 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import type { ChangeSet } from '../ports/store.js';
-import type { Payment } from '../payments/payment.js';
+import type { Payment } from '../records/payment.js';
 import { disputeStep } from './rules.js';
 
 /**

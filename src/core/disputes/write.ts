@@ -1,10 +1,10 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import type { ChangeSet } from '../ports/store.js';
-import type { Payment } from '../payments/payment.js';
+import type { Payment } from '../records/payment.js';
 import { outboxRecord } from '../notifications/outbox.js';
 import { readBalance } from '../payouts/balance.js';
-import type { DisputeRecord } from './dispute-record.js';
+import type { DisputeRecord } from '../records/dispute-record.js';
 import { disputeFields } from './answer.js';
 
 /** One change of a dispute: the record as read (undefined to open it) and the states it goes through. */

@@ -1,5 +1,5 @@
 import type { CoreDeps } from '../ports/deps.js';
-import { DAY_FIGURES, dayOf, readDayCounters, type DayFigures } from './day-figures-record.js';
+import { DAY_FIGURES, dayOf, readDayCounters, type DayFigures } from '../records/day-figures-record.js';
 
 /** The ranges the home offers, in days ending today; 30 unless asked. */
 export const HOME_RANGES = [7, 30, 90] as const;

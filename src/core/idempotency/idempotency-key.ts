@@ -1,7 +1,7 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import { GatewayError } from '../kernel/errors.js';
-import type { IdempotencyRecord } from './idempotency-record.js';
+import type { IdempotencyRecord } from '../records/idempotency-record.js';
 
 export type { IdempotencyRecord };
 

@@ -1,5 +1,5 @@
 import type { CoreDeps } from '../ports/deps.js';
-import { dueQueueJob, type BackgroundJob } from './due-queue.js';
+import { dueQueueJob, type BackgroundJob } from '../schedule/due-queue.js';
 import { applyOperation } from '../operations/apply.js';
 import { expireOperation, LAPSES } from '../operations/expiry.js';
 

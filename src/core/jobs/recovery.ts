@@ -1,8 +1,8 @@
 import type { CoreDeps } from '../ports/deps.js';
-import { PaymentStatus as S } from '../payments/payment.js';
+import { PaymentStatus as S } from '../records/payment.js';
 import { isStale } from '../payments/claim.js';
 import { resolveStaleClaim } from '../operations/stale-claim.js';
-import { dueQueueJob, type BackgroundJob } from './due-queue.js';
+import { dueQueueJob, type BackgroundJob } from '../schedule/due-queue.js';
 
 /**
  * The recovery job (docs/operations.md#money-moves-exactly-once-claims-acquirer-references-and-recovery): every claim is entered in the 'pending_resolve' queue at its staleness time and

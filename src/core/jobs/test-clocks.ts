@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../ports/deps.js';
-import { dueQueueJob, type BackgroundJob } from './due-queue.js';
-import { runAdvance, takeAdvance } from '../clocks/advance.js';
+import { dueQueueJob, type BackgroundJob } from '../schedule/due-queue.js';
+import { runAdvance, takeAdvance } from './advance.js';
 import { clockDeps } from '../clocks/clock-deps.js';
 import { MAX_CLOCKS } from '../clocks/clocks.js';
 import { deliveryJob } from '../notifications/delivery.js';

@@ -1,5 +1,5 @@
-import { directoryOf, type Account, type MerchantDirectory, type MerchantsFile, type PortalUser } from './directory.js';
-import type { MerchantRecord, StoredAccount } from './merchant-record.js';
+import { directoryOf, type Account, type MerchantDirectory, type MerchantsFile, type PortalUser } from '../records/directory.js';
+import type { MerchantRecord, StoredAccount } from '../records/merchant-record.js';
 
 /** An account as the core sees it, from the store's record: the newest key signs, older ones in their overlap verify. */
 export function accountOf(m: MerchantRecord, a: StoredAccount): Account {

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import type { CoreDeps } from '../ports/deps.js';
-import { accountSchema, type AccountSettings, type PortalRole } from './directory.js';
-import type { MerchantRecord, OperatorAction, SignKeyRecord, StoredAccount } from './merchant-record.js';
+import { accountSchema, type AccountSettings, type PortalRole } from '../records/directory.js';
+import type { MerchantRecord, OperatorAction, SignKeyRecord, StoredAccount } from '../records/merchant-record.js';
 
 /** How long an invitation link lets its user set a password. */
 export const INVITE_TTL_MS = 24 * 3_600_000;

@@ -1,7 +1,7 @@
 import type { Clock, IdGenerator } from '../kernel/clock.js';
 import type { Logger } from '../ports/deps.js';
 import type { MerchantStore } from '../ports/merchant-store.js';
-import type { MerchantRecord } from './merchant-record.js';
+import type { MerchantRecord } from '../records/merchant-record.js';
 import { differingFromFile, type LiveDirectory } from './live-directory.js';
 
 /** How often a process compares the registry's version with its view's, besides the announcements. */

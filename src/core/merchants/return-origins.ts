@@ -1,4 +1,4 @@
-import type { Account } from './directory.js';
+import type { Account } from '../records/directory.js';
 
 function originOf(url: string): string | undefined {
   try {

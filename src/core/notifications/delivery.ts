@@ -1,5 +1,5 @@
 import type { CoreDeps } from '../ports/deps.js';
-import { dueQueueJob, type BackgroundJob } from '../jobs/due-queue.js';
+import { dueQueueJob, type BackgroundJob } from '../schedule/due-queue.js';
 import type { OutboxRecord } from './outbox.js';
 import { notificationHeader } from '../kernel/signing.js';
 import { checkNotifyTarget } from './target.js';

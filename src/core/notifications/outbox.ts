@@ -1,13 +1,13 @@
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import type { CoreDeps } from '../ports/deps.js';
-import type { Contract } from '../subscriptions/contract.js';
-import type { Payment } from '../payments/payment.js';
-import { orderStatusOf } from '../payments/payment.js';
+import type { Contract } from '../records/contract-record.js';
+import type { Payment } from '../records/payment.js';
+import { orderStatusOf } from '../records/payment.js';
 import { formatAmount } from '../kernel/money.js';
 import { resultInfoOf } from '../kernel/result-codes.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
 import { compactDate, spacedDate } from '../kernel/dates.js';
-import type { NotifyType, OutboxRecord } from './outbox-record.js';
+import type { NotifyType, OutboxRecord } from '../records/outbox-record.js';
 
 export type { NotifyType, OutboxRecord };
 

@@ -1,5 +1,5 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { BackgroundJob } from '../jobs/due-queue.js';
+import type { BackgroundJob } from '../schedule/due-queue.js';
 
 /**
  * A pending notification this long past its due time (the end of its lease, or its next attempt) is queued

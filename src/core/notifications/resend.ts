@@ -1,8 +1,8 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import type { OutboxRecord } from './outbox.js';
 import { GatewayError } from '../kernel/errors.js';
-import { firstOfOrder, sameOrder } from '../payments/order-lookup.js';
+import { firstOfOrder, sameOrder } from '../queries/order-lookup.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
 
 export interface ResendAnswer {

@@ -1,8 +1,8 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
-import type { Payment } from '../payments/payment.js';
-import { connectorFor } from '../payments/connector.js';
-import { sameOrder } from '../payments/order-lookup.js';
+import type { Account } from '../records/directory.js';
+import type { Payment } from '../records/payment.js';
+import { connectorFor } from '../ports/connector.js';
+import { sameOrder } from '../queries/order-lookup.js';
 import { takeClaim } from '../payments/claim.js';
 import { resolveStaleClaim } from './stale-claim.js';
 import { finishOperation } from './finish.js';
@@ -15,7 +15,7 @@ export type * from './operation.js';
 
 export function orderMismatch(p: Payment, ref: OrderRef, amountMustMatch: boolean): OrderOutcome | undefined {
   // a card-shaped order_no is masked as it is read, in the request that made the payment as in this one; a
-  // payment made before identifiers kept their digit runs holds the former form (payments/order-lookup.ts)
+  // payment made before identifiers kept their digit runs holds the former form (queries/order-lookup.ts)
   if (!sameOrder(p.order_no, ref.order_no)) return 'ORDER_NO_MISMATCH';
   if (p.currency !== ref.currency) return 'CURRENCY_MISMATCH';
   if (amountMustMatch && p.amount !== ref.amount) return 'AMOUNT_MISMATCH';

@@ -1,5 +1,5 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
 import { applyOperation, type OperationResult, type OrderRef, type PaymentOperation } from './apply.js';

@@ -1,4 +1,4 @@
-import { PaymentStatus as S, type Payment } from '../payments/payment.js';
+import { PaymentStatus as S, type Payment } from '../records/payment.js';
 import { moveTo } from '../payments/transitions.js';
 import { RESULT } from '../kernel/result-codes.js';
 import type { ChangeSet } from '../ports/store.js';

@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
-import { PaymentStatus as S } from '../payments/payment.js';
+import type { Account } from '../records/directory.js';
+import { PaymentStatus as S } from '../records/payment.js';
 import { moveTo } from '../payments/transitions.js';
 import { acquirerReference } from '../payments/claim.js';
 import { formatAmount } from '../kernel/money.js';

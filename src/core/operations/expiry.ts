@@ -1,4 +1,4 @@
-import { PaymentStatus as S } from '../payments/payment.js';
+import { PaymentStatus as S } from '../records/payment.js';
 import { moveTo } from '../payments/transitions.js';
 import { RESULT } from '../kernel/result-codes.js';
 import { acquirerReference } from '../payments/claim.js';

@@ -1,8 +1,8 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import type { ChangeSet } from '../ports/store.js';
 import type { CardConnector, OperationOutcome } from '../ports/card-connector.js';
-import type { Payment } from '../payments/payment.js';
+import type { Payment } from '../records/payment.js';
 import { outboxRecord, paymentNotificationFields } from '../notifications/outbox.js';
 import { commitMarked, releaseClaim, outcomeMark, resolveDue, withoutClaim } from '../payments/claim.js';
 import type { OperationResult, PaymentOperation } from './operation.js';

@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
-import type { Payment } from '../payments/payment.js';
+import type { Account } from '../records/directory.js';
+import type { Payment } from '../records/payment.js';
 import type { OutboxRecord } from '../notifications/outbox.js';
 import { pause } from '../kernel/clock.js';
 

@@ -1,9 +1,9 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import type { NotifyType } from '../notifications/outbox.js';
 import type { ChangeSet } from '../ports/store.js';
 import type { CardConnector, OperationOutcome } from '../ports/card-connector.js';
-import type { Payment } from '../payments/payment.js';
+import type { Payment } from '../records/payment.js';
 import type { ClaimOp } from '../payments/claim.js';
 import type { OrderOutcome } from './failures.js';
 

@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
-import { PaymentStatus as S, type RefundRecord } from '../payments/payment.js';
+import type { Account } from '../records/directory.js';
+import { PaymentStatus as S, type RefundRecord } from '../records/payment.js';
 import { moveTo } from '../payments/transitions.js';
 import { formatAmount } from '../kernel/money.js';
 import { outboxRecord, paymentNotificationFields } from '../notifications/outbox.js';

@@ -1,12 +1,12 @@
-import { PaymentStatus as S, type Payment, type RefundRecord } from '../payments/payment.js';
+import { PaymentStatus as S, type Payment, type RefundRecord } from '../records/payment.js';
 import { moveTo } from '../payments/transitions.js';
 import { acquirerAmount, formatAmount } from '../kernel/money.js';
 import { acquirerReference } from '../payments/claim.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import type { OrderRef, PaymentOperation, Planned } from './operation.js';
 import { outcomeText } from './failures.js';
 import { closedStatusFailure } from './status-failures.js';
-import { isOpenDispute } from '../disputes/dispute-record.js';
+import { isOpenDispute } from '../records/dispute-record.js';
 
 export interface RefundOrder extends OrderRef {
   refund_amount: number;

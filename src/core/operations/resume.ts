@@ -1,8 +1,8 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
-import type { Payment } from '../payments/payment.js';
+import type { Account } from '../records/directory.js';
+import type { Payment } from '../records/payment.js';
 import type { ClaimOp } from '../payments/claim.js';
-import { connectorFor } from '../payments/connector.js';
+import { connectorFor } from '../ports/connector.js';
 import { finishOperation } from './finish.js';
 import type { PaymentOperation } from './operation.js';
 import { captureOperation } from './capture.js';

@@ -1,10 +1,10 @@
-import { PaymentStatus as S, type Payment } from '../payments/payment.js';
+import { PaymentStatus as S, type Payment } from '../records/payment.js';
 import { moveTo } from '../payments/transitions.js';
 import { RESULT } from '../kernel/result-codes.js';
 import type { ChangeSet } from '../ports/store.js';
 import { acquirerAmount } from '../kernel/money.js';
 import { acquirerReference } from '../payments/claim.js';
-import { contractOnApproval } from '../subscriptions/contract.js';
+import { contractOnApproval } from '../records/contract.js';
 import type { OrderRef, PaymentOperation, Planned } from './operation.js';
 import { dropOwnCard } from './cancel.js';
 import { closedStatusFailure } from './status-failures.js';

@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
-import type { Payment } from '../payments/payment.js';
+import type { Account } from '../records/directory.js';
+import type { Payment } from '../records/payment.js';
 import { isSettleable, releaseClaim } from '../payments/claim.js';
 import { resolveAuthorisationClaim } from '../payments/recovery.js';
 import { isOperationClaim, resumeOperationClaim } from './resume.js';

@@ -1,4 +1,4 @@
-import { PaymentStatus as S, type PaymentStatus } from '../payments/payment.js';
+import { PaymentStatus as S, type PaymentStatus } from '../records/payment.js';
 import type { OrderOutcome } from './failures.js';
 
 /** Why a payment in `status` cannot take an operation, for the statuses every operation refuses alike. */

@@ -1,9 +1,9 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account, PaymentMethodSettings } from '../merchants/directory.js';
+import type { Account, PaymentMethodSettings } from '../records/directory.js';
 import type { Minor } from '../kernel/money.js';
 import { formatAmount } from '../kernel/money.js';
 import { cardBrand } from '../kernel/cards.js';
-import { CARD_BRANDS } from '../merchants/branding.js';
+import { CARD_BRANDS } from '../records/branding.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
 import { CARD_METHOD, countryKey } from '../payments/measure.js';
 import { approvalRate, scoreMethod, type ScoredMethod } from './score.js';

@@ -1,4 +1,4 @@
-import type { PaymentMethodSettings } from '../merchants/directory.js';
+import type { PaymentMethodSettings } from '../records/directory.js';
 import { approvalDimensions } from '../payments/measure.js';
 
 /** An approval rate is believed from this many measured payments under one dimension. */

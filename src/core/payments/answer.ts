@@ -1,9 +1,9 @@
-import type { Account } from '../merchants/directory.js';
-import { orderStatusOf } from './payment.js';
+import type { Account } from '../records/directory.js';
+import { orderStatusOf } from '../records/payment.js';
 import { formatAmount } from '../kernel/money.js';
 import { resultInfoOf } from '../kernel/result-codes.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
-import { deductionSchedule } from '../subscriptions/contract.js';
+import { deductionSchedule } from '../records/contract.js';
 import type { PaymentResult } from './settle.js';
 
 /** The authorise answer: the elements of the `respon` document, in the order docs/api.md lists them. */

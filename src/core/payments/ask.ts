@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { AuthorisationOutcome, CardConnector } from '../ports/card-connector.js';
-import type { Payment } from './payment.js';
+import type { Payment } from '../records/payment.js';
 import { GatewayError } from '../kernel/errors.js';
 
 /** The acquirer was asked and neither its answer nor its record can be read: the outcome is unknown, never "no". */

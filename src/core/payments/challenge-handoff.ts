@@ -1,5 +1,5 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Payment } from './payment.js';
+import type { Payment } from '../records/payment.js';
 
 /** Addresses the merchant appended to issuer_url (docs/api.md), already checked by the page. */
 export interface AppendedAddresses {

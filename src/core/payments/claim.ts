@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { ChangeSet } from '../ports/store.js';
-import type { ClaimOp, Payment, PaymentClaim } from './payment.js';
+import type { ClaimOp, Payment, PaymentClaim } from '../records/payment.js';
 import { GatewayError } from '../kernel/errors.js';
 import { pause } from '../kernel/clock.js';
 
@@ -16,7 +16,7 @@ export type { ClaimOp, PaymentClaim };
 
 /**
  * References derived from the operation, not the attempt: a retry is the same operation to the acquirer. A
- * hosted checkout's second card after a decline (payments/retry.ts) is another authorisation, so its attempt
+ * hosted checkout's second card after a decline (authorisation/retry.ts) is another authorisation, so its attempt
  * number (2, 3, ...) is part of its references; the first attempt's references carry none.
  */
 export const acquirerReference = {
@@ -237,4 +237,14 @@ export async function takeClaim<R>(
     await pause(deps.clock, gap, 8);
     waited += gap;
   }
+}
+
+/** The operation a reference names (acquirerReference): the suffix tells it, the rest is the payment. */
+export function referenceKind(reference: string): { op: 'authorise' | 'challenge' | 'capture' | 'void' | 'refund'; transactionId: string } {
+  const m = /^(.*)-(3ds|cap|void|\d{2,})$/.exec(reference);
+  // a checkout's later attempt (`-a2`) authorises the same payment
+  const payment = (ref: string): string => ref.replace(/-a\d+$/, '');
+  if (!m) return { op: 'authorise', transactionId: payment(reference) };
+  const op = m[2] === '3ds' ? 'challenge' : m[2] === 'cap' ? 'capture' : m[2] === 'void' ? 'void' : 'refund';
+  return { op, transactionId: payment(m[1]!) };
 }

@@ -1,8 +1,8 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import { acquirerReference, commitMarked } from './claim.js';
-import { connectorFor } from './connector.js';
-import { PaymentStatus as S, type Payment, type PaymentStatus } from './payment.js';
+import { connectorFor } from '../ports/connector.js';
+import { PaymentStatus as S, type Payment, type PaymentStatus } from '../records/payment.js';
 
 /** Statuses in which the payment holds its authorisation (or the money captured under it). */
 const HOLDS_AUTHORISATION: ReadonlySet<PaymentStatus> = new Set([S.HELD, S.AUTHORISED, S.CAPTURED, S.PARTLY_REFUNDED, S.REFUNDED]);

@@ -1,5 +1,5 @@
 import type { CoreDeps } from '../ports/deps.js';
-import { PaymentStatus as S, type Payment } from './payment.js';
+import { PaymentStatus as S, type Payment } from '../records/payment.js';
 
 /** The payment method a payment used; cards are the only method the connectors take today. */
 export const CARD_METHOD = 'card';

@@ -1,8 +1,8 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import type { AuthorisationOutcome, CardConnector } from '../ports/card-connector.js';
-import { PaymentStatus as S, type Payment } from './payment.js';
-import { connectorFor } from './connector.js';
+import { PaymentStatus as S, type Payment } from '../records/payment.js';
+import { connectorFor } from '../ports/connector.js';
 import { acquirerReference, commitMarked, releaseClaim, resolveDue } from './claim.js';
 import { settleAuthorisation, type SettleOutcome } from './settle.js';
 

@@ -1,12 +1,11 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import type { AuthorisationOutcome } from '../ports/card-connector.js';
 import { GatewayError } from '../kernel/errors.js';
 import { RESULT } from '../kernel/result-codes.js';
-import { referenceKind } from '../acquirers/journal.js';
-import { acquirerReference, commitMarked, newClaim, resolveDue } from './claim.js';
-import { connectorFor } from './connector.js';
-import { PaymentStatus as S, type Payment, type PaymentStatus } from './payment.js';
+import { acquirerReference, commitMarked, newClaim, referenceKind, resolveDue } from './claim.js';
+import { connectorFor } from '../ports/connector.js';
+import { PaymentStatus as S, type Payment, type PaymentStatus } from '../records/payment.js';
 import { moveTo } from './transitions.js';
 import { settleAuthorisation } from './settle.js';
 import { releaseLateApproval } from './late-approval.js';

@@ -1,5 +1,5 @@
-import type { Account } from '../merchants/directory.js';
-import type { RiskAssessment, RiskCheck } from './payment.js';
+import type { Account } from '../records/directory.js';
+import type { RiskAssessment, RiskCheck } from '../records/payment.js';
 
 export interface RiskInput {
   amount: number;

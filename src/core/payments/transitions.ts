@@ -1,4 +1,4 @@
-import { PaymentStatus as S, type Payment, type PaymentStatus } from './payment.js';
+import { PaymentStatus as S, type Payment, type PaymentStatus } from '../records/payment.js';
 
 /**
  * The only place that says which status may follow which. Every status change goes through `moveTo`;

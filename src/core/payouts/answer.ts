@@ -1,11 +1,11 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import type { OutboxRecord } from '../notifications/outbox.js';
 import { formatAmount, type Minor } from '../kernel/money.js';
 import { isoWithOffset } from '../kernel/dates.js';
 import { outboxRecord } from '../notifications/outbox.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
-import type { Payout, PayoutEcho } from './payout.js';
+import type { Payout, PayoutEcho } from '../records/payout.js';
 
 /** The payout answer: the request echoed as docs/payouts.md shows it, then the gateway's fields. */
 export type PayoutAnswer = PayoutEcho & {

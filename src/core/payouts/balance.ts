@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
-import type { DepositBalance } from './payout.js';
+import type { Account } from '../records/directory.js';
+import type { DepositBalance } from '../records/payout.js';
 
 /**
  * The deposit account's live balance in a currency. Before the first payout in it there is no record: the

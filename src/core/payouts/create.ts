@@ -1,13 +1,13 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import { formatAmount, type Minor } from '../kernel/money.js';
 import { compactDate, parseCompactDate } from '../kernel/dates.js';
 import { canonicalJson, sameRequest } from '../kernel/fingerprint.js';
 import { assertNotifyUrl } from '../notifications/target.js';
-import { hasRate } from './fx.js';
-import { quotePayout } from './fees.js';
-import { PayoutStatus as S, type Payout, type PayoutEcho } from './payout.js';
+import { hasRate } from '../records/fx.js';
+import { quotePayout } from '../records/fees.js';
+import { PayoutStatus as S, type Payout, type PayoutEcho } from '../records/payout.js';
 import { jitter, MAX_COMMIT_ATTEMPTS, readBalance } from './balance.js';
 import { payoutNotification } from './answer.js';
 

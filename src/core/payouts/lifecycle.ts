@@ -1,8 +1,8 @@
 import type { CoreDeps } from '../ports/deps.js';
-import { dueQueueJob, type BackgroundJob } from '../jobs/due-queue.js';
+import { dueQueueJob, type BackgroundJob } from '../schedule/due-queue.js';
 import type { ChangeSet } from '../ports/store.js';
 import type { PayoutFailure } from '../ports/payout-connector.js';
-import { PayoutStatus as S, type Payout } from './payout.js';
+import { PayoutStatus as S, type Payout } from '../records/payout.js';
 import { isFinalPayout, movePayout } from './payout-state.js';
 import { payoutNotification } from './answer.js';
 import { jitter, MAX_COMMIT_ATTEMPTS, readBalance } from './balance.js';

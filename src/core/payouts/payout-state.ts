@@ -1,4 +1,4 @@
-import { PayoutStatus as S, type Payout, type PayoutStatus } from './payout.js';
+import { PayoutStatus as S, type Payout, type PayoutStatus } from '../records/payout.js';
 
 /** Which payout status may follow which; every change goes through `movePayout`. */
 const TRANSITIONS: Readonly<Record<PayoutStatus, readonly PayoutStatus[]>> = {

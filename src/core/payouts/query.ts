@@ -1,7 +1,7 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import { GatewayError } from '../kernel/errors.js';
-import type { Payout } from './payout.js';
+import type { Payout } from '../records/payout.js';
 
 /** EUR-area countries whose LOCAL transfers in EUR clear through SEPA. */
 const SEPA = new Set('AT BE CY DE EE ES FI FR GR HR IE IT LT LU LV MT NL PT SI SK'.split(' '));

@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
-import type { Payment } from '../payments/payment.js';
+import type { Account } from '../records/directory.js';
+import type { Payment } from '../records/payment.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import { formatAmount, isZeroDecimal } from '../kernel/money.js';
 import { runBatch } from '../operations/batch.js';

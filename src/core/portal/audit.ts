@@ -1,7 +1,7 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { AuditRecord, PortalSession } from './portal-records.js';
+import type { AuditRecord, PortalSession } from '../records/portal-records.js';
 
-export type { AuditAction, AuditRecord } from './portal-records.js';
+export type { AuditAction, AuditRecord } from '../records/portal-records.js';
 
 /** Records one action after the core has answered it (the core's own commit is the operation's truth). */
 export async function recordAction(

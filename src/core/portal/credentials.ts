@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CoreDeps } from '../ports/deps.js';
-import type { MerchantDirectory, PortalUser } from '../merchants/directory.js';
+import type { MerchantDirectory, PortalUser } from '../records/directory.js';
 import { DEFAULT_COST, costOf, decoyHash, type HashCost } from './password.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import { GatewayError } from '../kernel/errors.js';
-import type { DisputeEvidence, DisputeRecord } from '../disputes/dispute-record.js';
+import type { DisputeEvidence, DisputeRecord } from '../records/dispute-record.js';
 import { acceptDispute, submitDisputeEvidence, type DisputeAnswer } from '../disputes/respond.js';
 import { recordAction } from './audit.js';
 import type { ActionResult } from './actions.js';

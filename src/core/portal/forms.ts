@@ -2,8 +2,8 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreDeps } from '../ports/deps.js';
 import { ERROR_CODES, GatewayError, type ErrorCode } from '../kernel/errors.js';
-import type { PortalSession } from './portal-records.js';
-import type { PortalFormRecord, PortalNotice } from './form-records.js';
+import type { PortalSession } from '../records/portal-records.js';
+import type { PortalFormRecord, PortalNotice } from '../records/form-records.js';
 
 export type { PortalNotice };
 

@@ -1,7 +1,7 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Payment, RefundRecord } from '../payments/payment.js';
-import type { Contract } from '../subscriptions/contract.js';
-import type { DepositBalance, Payout } from '../payouts/payout.js';
+import type { Payment, RefundRecord } from '../records/payment.js';
+import type { Contract } from '../records/contract.js';
+import type { DepositBalance, Payout } from '../records/payout.js';
 
 /** The portal's refunds page shows at most this many, newest first. */
 export const REFUNDS_SHOWN = 100;

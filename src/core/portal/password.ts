@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { PORTAL_HASH } from '../merchants/directory.js';
+import { PORTAL_HASH } from '../records/directory.js';
 
 /** scrypt's cost: N = 2^ln, block size r, parallelism p. */
 export interface HashCost {

@@ -1,7 +1,7 @@
 import type { CoreDeps } from '../ports/deps.js';
 import type { PaymentIndexEntry } from '../ports/store.js';
-import type { Payment, PaymentStatus } from '../payments/payment.js';
-import { paymentOfOrder, sameOrder } from '../payments/order-lookup.js';
+import type { Payment, PaymentStatus } from '../records/payment.js';
+import { paymentOfOrder, sameOrder } from '../queries/order-lookup.js';
 
 /** What a portal user can search payments by; every field optional, all given ones must match. */
 export interface PaymentFilter {
@@ -87,7 +87,7 @@ export function matches(p: Payment, f: PaymentFilter): boolean {
 
 /**
  * Payments named exactly (transaction_id or order_no): read directly, no scan. An order numbered like a card
- * number was stored masked; the number the merchant keeps finds it too (payments/order-lookup.ts).
+ * number was stored masked; the number the merchant keeps finds it too (queries/order-lookup.ts).
  */
 async function exactLookups(deps: CoreDeps, merchantId: string, f: PaymentFilter): Promise<Payment[]> {
   const found = f.transaction_id

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { CoreDeps } from '../ports/deps.js';
-import type { PortalRole } from '../merchants/directory.js';
-import type { PortalSession } from './portal-records.js';
+import type { PortalRole } from '../records/directory.js';
+import type { PortalSession } from '../records/portal-records.js';
 import { currentHash, passwordTag } from './credentials.js';
 
 export type { PortalSession };

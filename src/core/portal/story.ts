@@ -1,8 +1,8 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Payment, PaymentStatus } from '../payments/payment.js';
+import type { Payment, PaymentStatus } from '../records/payment.js';
 import type { OutboxRecord } from '../notifications/outbox.js';
 import type { AuditRecord } from './audit.js';
-import type { DiscrepancyKind, DiscrepancyRecord } from '../reconcile/reconcile-records.js';
+import type { DiscrepancyKind, DiscrepancyRecord } from '../records/reconcile-records.js';
 
 /** One delivery attempt as kept on the notification: when, the HTTP status if one came, the error if it failed. */
 export interface DeliveryTry {

@@ -1,5 +1,5 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { LoginFailures, ThrottleScope } from './portal-records.js';
+import type { LoginFailures, ThrottleScope } from '../records/portal-records.js';
 
 export type { LoginFailures, ThrottleScope };
 

@@ -5,7 +5,7 @@ import { admitLoginAttempt, settleSignIn } from './throttle.js';
 import { SESSION_IDLE_MS, openSession, type PortalSession } from './sessions.js';
 import { costForNewPassword, currentHash, decoyFor, passwordTag } from './credentials.js';
 import { recordAction } from './audit.js';
-import type { PortalPassword } from './portal-records.js';
+import type { PortalPassword } from '../records/portal-records.js';
 
 export type { PortalPassword };
 

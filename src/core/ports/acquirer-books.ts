@@ -1,4 +1,4 @@
-import type { DisputeReason } from '../disputes/dispute-record.js';
+import type { DisputeReason } from '../records/dispute-record.js';
 
 /**
  * What the gateway knows of a payment that an acquirer needs to find its own records of it: every acquirer

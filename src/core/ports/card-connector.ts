@@ -1,6 +1,6 @@
-import type { BrowserInfo } from '../payments/payment.js';
+import type { BrowserInfo } from '../records/payment.js';
 import type { Clock } from '../kernel/clock.js';
-import type { DisputeEvidence, DisputeReason } from '../disputes/dispute-record.js';
+import type { DisputeEvidence, DisputeReason } from '../records/dispute-record.js';
 import type { AcquirerBooks, PaymentReferences } from './acquirer-books.js';
 
 export type { BrowserInfo };

@@ -2,11 +2,11 @@ import type { Clock, IdGenerator } from '../kernel/clock.js';
 import type { ConnectorRegistry } from './card-connector.js';
 import type { WebhookAcquirer } from './acquirer-webhooks.js';
 import type { PayoutConnector } from './payout-connector.js';
-import type { RateTable } from '../payouts/fx.js';
-import type { MerchantDirectory } from '../merchants/directory.js';
-import type { MerchantRecord } from '../merchants/merchant-record.js';
+import type { RateTable } from '../records/fx.js';
+import type { MerchantDirectory } from '../records/directory.js';
+import type { MerchantRecord } from '../records/merchant-record.js';
 import type { GatewayStore } from './store.js';
-import type { CardVault } from '../payments/vault.js';
+import type { CardVault } from '../records/vault.js';
 import type { NotificationTransport } from './transport.js';
 import type { GatewayMetrics } from './metrics.js';
 

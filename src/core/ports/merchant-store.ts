@@ -1,4 +1,4 @@
-import type { MerchantRecord, OperatorAuditRecord } from '../merchants/merchant-record.js';
+import type { MerchantRecord, OperatorAuditRecord } from '../records/merchant-record.js';
 
 /**
  * Where merchants and their accounts live (docs/operators.md): one record per merchant, a registry version

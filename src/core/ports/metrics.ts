@@ -12,7 +12,7 @@ export interface GatewayMetrics {
   jobRun(job: string, result: 'ok' | 'partial' | 'error'): void;
   /** a dispute reached a status (opened included): its dispute_reason and dispute_status (docs/disputes.md) */
   disputeMoved(reason: string, status: string): void;
-  /** reconciliation found a new discrepancy: the connector's code and its kind (reconcile/reconcile-records.ts) */
+  /** reconciliation found a new discrepancy: the connector's code and its kind (records/reconcile-records.ts) */
   reconciliationDiscrepancy(connector: string, kind: string): void;
   /** an acquirer's webhook was refused: its signature missing or not the account's (a wrong secret, a forgery) */
   webhookRefused?(connector: string): void;

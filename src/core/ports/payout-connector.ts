@@ -1,4 +1,4 @@
-import type { PayoutFailureType } from '../payouts/payout.js';
+import type { PayoutFailureType } from '../records/payout.js';
 
 /** What the gateway asks of a bank-transfer provider to send a payout. */
 export interface PayoutSubmission {

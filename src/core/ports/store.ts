@@ -1,17 +1,17 @@
 import type { AcquirerLedger } from './acquirer-ledger.js';
-import type { Payment } from '../payments/payment.js';
-import type { Contract } from '../subscriptions/contract-record.js';
-import type { IdempotencyRecord } from '../idempotency/idempotency-record.js';
-import type { OutboxRecord } from '../notifications/outbox-record.js';
-import type { VaultRecord } from '../payments/vault.js';
-import type { DepositBalance, Payout } from '../payouts/payout.js';
-import type { CheckoutSession } from '../checkout/session.js';
-import type { AuditRecord, LoginFailures, PortalPassword, PortalSession, ThrottleScope } from '../portal/portal-records.js';
-import type { PortalFlash, PortalFormRecord } from '../portal/form-records.js';
-import type { TestClock } from '../clocks/clock-record.js';
-import type { SavedCard, ShopperScope } from '../saved-cards/saved-card-record.js';
-import type { DisputeRecord } from '../disputes/dispute-record.js';
-import type { DiscrepancyRecord, ReconcilePass } from '../reconcile/reconcile-records.js';
+import type { Payment } from '../records/payment.js';
+import type { Contract } from '../records/contract-record.js';
+import type { IdempotencyRecord } from '../records/idempotency-record.js';
+import type { OutboxRecord } from '../records/outbox-record.js';
+import type { VaultRecord } from '../records/vault.js';
+import type { DepositBalance, Payout } from '../records/payout.js';
+import type { CheckoutSession } from '../records/session.js';
+import type { AuditRecord, LoginFailures, PortalPassword, PortalSession, ThrottleScope } from '../records/portal-records.js';
+import type { PortalFlash, PortalFormRecord } from '../records/form-records.js';
+import type { TestClock } from '../records/clock-record.js';
+import type { SavedCard, ShopperScope } from '../records/saved-card-record.js';
+import type { DisputeRecord } from '../records/dispute-record.js';
+import type { DiscrepancyRecord, ReconcilePass } from '../records/reconcile-records.js';
 import type { MerchantStore } from './merchant-store.js';
 
 /** Queues of work due at a time, per merchant: the sweeps and schedulers read them (`reconcile`: accounts, by account id). */

@@ -1,10 +1,10 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
-import type { Payment, RefundRecord } from '../payments/payment.js';
+import type { Account } from '../records/directory.js';
+import type { Payment, RefundRecord } from '../records/payment.js';
 import { formatAmount } from '../kernel/money.js';
 import { compactDate } from '../kernel/dates.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
-import { paymentOfOrder } from '../payments/order-lookup.js';
+import { paymentOfOrder } from './order-lookup.js';
 
 export const REFUND_SEARCH_LIMIT = 100;
 

@@ -8,7 +8,7 @@ const MAX_PER_INDEX = 1_000;
 /**
  * Reconciles a test clock's payments with the sandbox's books, in the clock's time (docs/test-clocks.md): what a live pass
  * does over the account's window, done at once when the clock's advance has made every step due up to its time
- * (clocks/advance.ts). Answers how many payments it compared. The clock's advance holds the clock, so no pass
+ * (jobs/advance.ts). Answers how many payments it compared. The clock's advance holds the clock, so no pass
  * record is kept.
  */
 export async function reconcileClockPayments(cdeps: ClockDeps): Promise<number> {

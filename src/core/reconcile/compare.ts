@@ -1,10 +1,10 @@
 import type { AcquirerBooks, BookDispute } from '../ports/acquirer-books.js';
 import type { AcquirerDispute } from '../ports/card-connector.js';
-import { PaymentStatus as S, type Payment } from '../payments/payment.js';
-import type { DisputeRecord } from '../disputes/dispute-record.js';
+import { PaymentStatus as S, type Payment } from '../records/payment.js';
+import type { DisputeRecord } from '../records/dispute-record.js';
 import { DECISION_DELAY_MS } from '../disputes/rules.js';
 import { fromAcquirerAmount, type Minor } from '../kernel/money.js';
-import type { DiscrepancyKind } from './reconcile-records.js';
+import type { DiscrepancyKind } from '../records/reconcile-records.js';
 
 /**
  * A transition the acquirer's settled books show the gateway is behind on: made through the same core

@@ -1,10 +1,10 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import type { CardConnector } from '../ports/card-connector.js';
-import { dueQueueJob, type BackgroundJob } from '../jobs/due-queue.js';
+import { dueQueueJob, type BackgroundJob } from '../schedule/due-queue.js';
 import { reconcilePayment } from './reconcile-payment.js';
 import { comparedHere, entriesAfter, nextPhase } from './walk.js';
-import type { ReconcilePass } from './reconcile-records.js';
+import type { ReconcilePass } from '../records/reconcile-records.js';
 
 /** RECONCILE_DAYS' default: a week of payments with activity at the acquirer. */
 export const DEFAULT_RECONCILE_WINDOW_MS = 7 * 86_400_000;

@@ -1,15 +1,15 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
+import type { Account } from '../records/directory.js';
 import type { AcquirerBooks, PaymentReferences } from '../ports/acquirer-books.js';
 import type { CardConnector } from '../ports/card-connector.js';
-import { PaymentStatus as S, type Payment } from '../payments/payment.js';
+import { PaymentStatus as S, type Payment } from '../records/payment.js';
 import { formatAmount } from '../kernel/money.js';
 import { disputesOfPayment, reportAcquirerDispute } from '../disputes/report.js';
 import { recordRefundFailedLater } from '../operations/refund-failed.js';
 import { recordCaptureFailedLater } from '../operations/capture-failed.js';
 import { clockOf, type ClockDeps } from '../clocks/clock-deps.js';
 import { compareBooks, disputeDifference, type CatchUp, type Difference } from './compare.js';
-import type { DiscrepancyRecord } from './reconcile-records.js';
+import type { DiscrepancyRecord } from '../records/reconcile-records.js';
 
 /** What reconciling one payment did: skipped (in flight, or not this connector's), compared, or its books unreadable. */
 export type ReconcileResult =

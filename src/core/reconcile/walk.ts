@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Payment } from '../payments/payment.js';
-import type { PassPhase, ReconcilePass } from './reconcile-records.js';
+import type { Payment } from '../records/payment.js';
+import type { PassPhase, ReconcilePass } from '../records/reconcile-records.js';
 
 /**
  * One entry of an index a pass walks (newest first): its score (the time it indexes) and member, for the

@@ -1,13 +1,13 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
-import type { AuthoriseCommand } from '../payments/authorise.js';
+import type { Account } from '../records/directory.js';
+import type { AuthoriseCommand } from '../authorisation/authorise.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import { compactDate } from '../kernel/dates.js';
 import { maskIdentifier } from '../kernel/cards.js';
 import { requestSignatureMatches, RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
-import { savedCardExpired, savedCardExpiry, savedCardHash, type SavedCard, type ShopperScope } from './saved-card-record.js';
+import { savedCardExpired, savedCardExpiry, savedCardHash, type SavedCard, type ShopperScope } from '../records/saved-card-record.js';
 
-export type { SavedCard, ShopperScope } from './saved-card-record.js';
+export type { SavedCard, ShopperScope } from '../records/saved-card-record.js';
 
 /** At most this many saved cards of one shopper are listed (and offered): the newest. */
 export const SAVED_CARDS_LIMIT = 20;

@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
-import type { Contract } from './contract.js';
+import type { Account } from '../records/directory.js';
+import type { Contract } from '../records/contract.js';
 import { contractNotificationFields, outboxRecord } from '../notifications/outbox.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../kernel/signing.js';
 

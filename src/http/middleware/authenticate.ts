@@ -1,5 +1,5 @@
 import { authenticationFailed, GatewayError, invalidField, missingField } from '../../core/kernel/errors.js';
-import { formerKeyPasses, type Account } from '../../core/merchants/directory.js';
+import { formerKeyPasses, type Account } from '../../core/records/directory.js';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { requestSignatureMatches, type SignedValue } from '../../core/kernel/signing.js';
 import { callAt, type CallSpec } from '../calls/index.js';

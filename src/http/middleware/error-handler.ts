@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { GatewayError } from '../../core/kernel/errors.js';
 import type { Logger } from '../../core/ports/deps.js';
 import { renderPortal } from '../render/portal.js';
-import type { Account } from '../../core/merchants/directory.js';
+import type { Account } from '../../core/records/directory.js';
 import { refusalDocument, wantsXmlRefusal } from '../render/refusal.js';
 import { errorsCarryReturnStatus } from '../calls/index.js';
 

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
-import { formerKeyPasses, type Account } from '../../core/merchants/directory.js';
+import { formerKeyPasses, type Account } from '../../core/records/directory.js';
 import { invalidField } from '../../core/kernel/errors.js';
 import { requestSignatureMatches } from '../../core/kernel/signing.js';
 import { signedValuesFor } from './authenticate.js';

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
-import { verifyingKeys, type Account } from '../../core/merchants/directory.js';
+import { verifyingKeys, type Account } from '../../core/records/directory.js';
 import { authenticationFailed } from '../../core/kernel/errors.js';
 import { strictSignatureExpiry, verifyRequestSignature } from '../../core/kernel/signing.js';
 import { isSignedPath } from './authenticate.js';

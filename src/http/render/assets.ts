@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Account, MerchantDirectory } from '../../core/merchants/directory.js';
-import { LOGO_TYPES } from '../../core/merchants/branding.js';
+import type { Account, MerchantDirectory } from '../../core/records/directory.js';
+import { LOGO_TYPES } from '../../core/records/branding.js';
 import { htmlText } from './html-text.js';
 
 /** The pages' own scripts and styles (next to src/ and dist/ alike). */

@@ -1,4 +1,4 @@
-import type { CardBrandCode } from '../../core/merchants/branding.js';
+import type { CardBrandCode } from '../../core/records/branding.js';
 
 /**
  * The card page's brand marks: small inline SVGs drawn for this project (simple shapes and wordmarks, no

@@ -1,9 +1,9 @@
 import type { Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
-import type { Account } from '../../core/merchants/directory.js';
-import { hostedUrls, type CheckoutSession } from '../../core/checkout/session.js';
+import type { Account } from '../../core/records/directory.js';
+import { hostedUrls, type CheckoutSession } from '../../core/records/session.js';
 import { parentOrigin } from '../../core/checkout/result.js';
-import { acceptedBrands, BRAND_NAMES } from '../../core/merchants/branding.js';
+import { acceptedBrands, BRAND_NAMES } from '../../core/records/branding.js';
 import { clientMessages, formatAmount, formatTime, t } from '../../i18n/index.js';
 import { parseItems } from '../schemas/payment-request.js';
 import { BROWSER_FIELDS, type CardFormErrors } from '../schemas/card-form.js';

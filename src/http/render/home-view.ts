@@ -1,6 +1,6 @@
 import type { CurrencySeries } from '../../core/home/home.js';
 import { answered, approvalRate } from '../../core/home/home.js';
-import type { DayFigures } from '../../core/home/day-figures-record.js';
+import type { DayFigures } from '../../core/records/day-figures-record.js';
 import type { PortalMessageKey } from '../../i18n/portal.js';
 import { barChartSvg, type ChartPoint } from './home-charts.js';
 

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
-import type { Account } from '../../core/merchants/directory.js';
+import type { Account } from '../../core/records/directory.js';
 import { originOf } from '../../core/checkout/result.js';
 import { returnOrigins } from '../../core/merchants/return-origins.js';
 import { dirOf, negotiate, t, type MessageKey } from '../../i18n/index.js';

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { formatAmount as decimalAmount } from '../../core/kernel/money.js';
 import { spacedDate } from '../../core/kernel/dates.js';
-import { orderStatusOf, type PaymentStatus, type RiskCheck } from '../../core/payments/payment.js';
+import { orderStatusOf, type PaymentStatus, type RiskCheck } from '../../core/records/payment.js';
 import type { PortalSession } from '../../core/portal/sessions.js';
 import type { DeliveryTry, StoryEvent } from '../../core/portal/story.js';
 import { dirOf, formatAmount } from '../../i18n/index.js';

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { GatewayError } from '../../core/kernel/errors.js';
-import type { Account } from '../../core/merchants/directory.js';
+import type { Account } from '../../core/records/directory.js';
 import { formatAmount, parseAmount } from '../../core/kernel/money.js';
 import { RESPONSE_SIGNATURE_FIELDS, signFields } from '../../core/kernel/signing.js';
 import type { PaymentAnswer } from '../../core/payments/answer.js';

@@ -1,10 +1,10 @@
 import type { Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
-import type { Account } from '../../core/merchants/directory.js';
-import { PaymentStatus as S, type Payment } from '../../core/payments/payment.js';
+import type { Account } from '../../core/records/directory.js';
+import { PaymentStatus as S, type Payment } from '../../core/records/payment.js';
 import { resultRedirect, type ShopperResult } from '../../core/checkout/result.js';
 import { parseAmount } from '../../core/kernel/money.js';
-import { CHALLENGE_ABANDONED } from '../../core/payments/challenge-expiry.js';
+import { CHALLENGE_ABANDONED } from '../../core/authorisation/challenge-expiry.js';
 import { SANDBOX_CODE_REFUSED } from '../../connectors/sandbox/sandbox.js';
 import { formatAmount, t } from '../../i18n/index.js';
 import { displayName, preparePage } from './pages.js';

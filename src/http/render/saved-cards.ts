@@ -1,10 +1,10 @@
 import type { Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
-import type { Account } from '../../core/merchants/directory.js';
-import { hostedUrls, type CheckoutSession } from '../../core/checkout/session.js';
+import type { Account } from '../../core/records/directory.js';
+import { hostedUrls, type CheckoutSession } from '../../core/records/session.js';
 import { offeredCards, type SavedCard } from '../../core/saved-cards/saved-cards.js';
-import { savedCardExpiry } from '../../core/saved-cards/saved-card-record.js';
-import { BRAND_NAMES, securityCodeLength, type CardBrandCode } from '../../core/merchants/branding.js';
+import { savedCardExpiry } from '../../core/records/saved-card-record.js';
+import { BRAND_NAMES, securityCodeLength, type CardBrandCode } from '../../core/records/branding.js';
 import { BRAND_MARKS } from './brand-marks.js';
 import { t } from '../../i18n/index.js';
 

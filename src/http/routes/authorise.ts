@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
-import { assertActive, type Account } from '../../core/merchants/directory.js';
-import { authorisePayment, type AuthoriseCommand } from '../../core/payments/authorise.js';
+import { assertActive, type Account } from '../../core/records/directory.js';
+import { authorisePayment, type AuthoriseCommand } from '../../core/authorisation/authorise.js';
 import { paymentAnswer } from '../../core/payments/answer.js';
 import { assertNotifyUrl } from '../../core/notifications/target.js';
 import { authenticate, signedValues } from '../middleware/authenticate.js';

@@ -1,6 +1,6 @@
 import express, { Router, type Request, type Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
-import type { Account } from '../../core/merchants/directory.js';
+import type { Account } from '../../core/records/directory.js';
 import type { AcquirerEvent, VerifiedEvent, WebhookAcquirer } from '../../core/ports/acquirer-webhooks.js';
 import { GatewayError } from '../../core/kernel/errors.js';
 import { applyAcquirerEvent, type EventResult } from '../../core/acquirers/acquirer-events.js';

@@ -1,10 +1,10 @@
 import { Router, type Request, type Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
-import type { Account } from '../../core/merchants/directory.js';
+import type { Account } from '../../core/records/directory.js';
 import { GatewayError } from '../../core/kernel/errors.js';
 import { expiryPassed } from '../../core/kernel/cards.js';
 import { cancelCheckout, checkoutStage, payCheckout, retryableAttempt, type CheckoutStage } from '../../core/checkout/hosted.js';
-import { hostedUrls, type CheckoutSession } from '../../core/checkout/session.js';
+import { hostedUrls, type CheckoutSession } from '../../core/records/session.js';
 import { cancelledResult, parentOrigin, paymentResult } from '../../core/checkout/result.js';
 import { issuerUrl } from '../../core/payments/settle.js';
 import { checkoutSchema } from '../schemas/payment-request.js';

@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../../core/ports/deps.js';
-import type { Account } from '../../core/merchants/directory.js';
-import type { CheckoutSession } from '../../core/checkout/session.js';
+import type { Account } from '../../core/records/directory.js';
+import type { CheckoutSession } from '../../core/records/session.js';
 
 const SESSION_ID = /^cs_[0-9A-Za-z_-]{8,64}$/;
 

@@ -8,7 +8,7 @@ import { captureOperation } from '../../core/operations/capture.js';
 import { cancelOperation } from '../../core/operations/cancel.js';
 import { reviewOperation } from '../../core/operations/review.js';
 import { refundOperation } from '../../core/operations/refund.js';
-import type { Account } from '../../core/merchants/directory.js';
+import type { Account } from '../../core/records/directory.js';
 import { authenticate, signedValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
 import { cancelCall, captureCall, refundCall, reviewCall } from '../calls/operations.js';

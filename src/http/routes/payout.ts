@@ -1,4 +1,4 @@
-import { assertActive } from '../../core/merchants/directory.js';
+import { assertActive } from '../../core/records/directory.js';
 import { Router } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { parseAmount } from '../../core/kernel/money.js';
@@ -7,7 +7,7 @@ import { createPayout } from '../../core/payouts/create.js';
 import { paymentDepsOnClock } from '../../core/clocks/clocks.js';
 import { payoutAnswer } from '../../core/payouts/answer.js';
 import { findPayout, localClearingSystem } from '../../core/payouts/query.js';
-import type { PayoutEcho } from '../../core/payouts/payout.js';
+import type { PayoutEcho } from '../../core/records/payout.js';
 import { authenticate, signedValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';
 import { type PayoutRequest } from '../schemas/payout-request.js';

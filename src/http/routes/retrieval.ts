@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
-import type { Account } from '../../core/merchants/directory.js';
+import type { Account } from '../../core/records/directory.js';
 import { GatewayError, invalidField } from '../../core/kernel/errors.js';
 import { ipAllowed } from '../../core/merchants/ip-allow.js';
 import { parseCompactDate } from '../../core/kernel/dates.js';

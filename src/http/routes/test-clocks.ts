@@ -3,7 +3,7 @@ import type { CoreDeps } from '../../core/ports/deps.js';
 import { parseCompactDate } from '../../core/kernel/dates.js';
 import { invalidField } from '../../core/kernel/errors.js';
 import { clockAnswer, createClock, deleteClock, listClocks } from '../../core/clocks/clocks.js';
-import { startAdvance } from '../../core/clocks/advance.js';
+import { startAdvance } from '../../core/jobs/advance.js';
 import { assertNotifyUrl } from '../../core/notifications/target.js';
 import { authenticate, signedValues } from '../middleware/authenticate.js';
 import { parseOrThrow } from '../schemas/common.js';

@@ -1,13 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
-import type { Account } from '../../core/merchants/directory.js';
-import type { Payment } from '../../core/payments/payment.js';
+import type { Account } from '../../core/records/directory.js';
+import type { Payment } from '../../core/records/payment.js';
 import { formatAmount } from '../../i18n/index.js';
-import { answerChallenge } from '../../core/payments/authorise.js';
+import { answerChallenge } from '../../core/authorisation/authorise.js';
 import { depsOnClockOf } from '../../core/clocks/clock-deps.js';
 import { handOffChallenge } from '../../core/payments/challenge-handoff.js';
-import { CHALLENGE_ABANDONED, failChallenge } from '../../core/payments/challenge-expiry.js';
+import { CHALLENGE_ABANDONED, failChallenge } from '../../core/authorisation/challenge-expiry.js';
 import { paymentResult, parentOrigin } from '../../core/checkout/result.js';
 import { httpUrl } from '../schemas/common.js';
 import { returnUrlAllowed } from '../../core/merchants/return-origins.js';

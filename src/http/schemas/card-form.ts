@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cardBrand, luhnValid } from '../../core/kernel/cards.js';
-import { acceptedBrands, BRAND_NAMES, securityCodeLength, type CardBrandCode } from '../../core/merchants/branding.js';
+import { acceptedBrands, BRAND_NAMES, securityCodeLength, type CardBrandCode } from '../../core/records/branding.js';
 import type { MessageKey } from '../../i18n/index.js';
 import type { BrowserInfo } from '../../core/ports/card-connector.js';
 

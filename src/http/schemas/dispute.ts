@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EVIDENCE_MAX_CHARS } from '../../core/disputes/dispute-record.js';
+import { EVIDENCE_MAX_CHARS } from '../../core/records/dispute-record.js';
 import { accountId, merchantId, signature } from './common.js';
 import { nameList } from './retrieval.js';
 

@@ -2,8 +2,8 @@ import { formatAmount, parseAmount, type Minor } from '../../core/kernel/money.j
 import { formerRequestFingerprint, requestFingerprint } from '../../core/kernel/fingerprint.js';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import { withoutEmptyFields } from './common.js';
-import type { PaymentOrder } from '../../core/payments/authorise.js';
-import type { SubscriptionTerms } from '../../core/subscriptions/contract.js';
+import type { PaymentOrder } from '../../core/authorisation/authorise.js';
+import type { SubscriptionTerms } from '../../core/records/contract.js';
 import type { CheckoutRequest, SubscriptionRequest } from './payment-request.js';
 
 /** Request-to-core mapping shared by the direct payment and the hosted checkout. */

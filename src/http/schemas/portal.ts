@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseAmount } from '../../core/kernel/money.js';
 import { parseCompactDate } from '../../core/kernel/dates.js';
-import { PaymentStatus } from '../../core/payments/payment.js';
+import { PaymentStatus } from '../../core/records/payment.js';
 
 /** "10", "10.5" and "10.50" all mean 10.50; anything else (signs, exponents, three decimals) is refused. */
 export function readPortalAmount(text: string): number | undefined {

@@ -1,8 +1,8 @@
 import type { CoreDeps } from '../../core/ports/deps.js';
-import type { Account } from '../../core/merchants/directory.js';
-import type { CheckoutSession } from '../../core/checkout/session.js';
+import type { Account } from '../../core/records/directory.js';
+import type { CheckoutSession } from '../../core/records/session.js';
 import { chosenCard, type ShopperChoice } from '../../core/saved-cards/saved-cards.js';
-import { acceptedBrands, securityCodeLength } from '../../core/merchants/branding.js';
+import { acceptedBrands, securityCodeLength } from '../../core/records/branding.js';
 import type { CardFormErrors } from './card-form.js';
 
 /** What the card form says of saved cards (docs/checkout.md#saved-cards-for-returning-shoppers). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answersSent, emptyEvidence } from '../../../src/core/disputes/dispute-record.js';
+import { answersSent, emptyEvidence } from '../../../src/core/records/dispute-record.js';
 import { disputeReference } from '../../../src/core/disputes/rules.js';
 
 describe('the answers a dispute records as sent', () => {

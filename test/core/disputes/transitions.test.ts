@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canMoveDispute, disputeMoves, pathTo } from '../../../src/core/disputes/transitions.js';
-import { emptyEvidence, type DisputeRecord, type DisputeStatus } from '../../../src/core/disputes/dispute-record.js';
+import { emptyEvidence, type DisputeRecord, type DisputeStatus } from '../../../src/core/records/dispute-record.js';
 
 function dispute(status: DisputeStatus): DisputeRecord {
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
-import { dueQueueJob, ITEM_RETRY_MS } from '../../../src/core/jobs/due-queue.js';
+import { dueQueueJob, ITEM_RETRY_MS } from '../../../src/core/schedule/due-queue.js';
 import type { Logger } from '../../../src/core/ports/deps.js';
 import type { GatewayStore } from '../../../src/core/ports/store.js';
 import { KvGatewayStore } from '../../../src/store/gateway-store.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { meteredJob } from '../../../src/core/jobs/metered.js';
-import type { BackgroundJob } from '../../../src/core/jobs/due-queue.js';
+import { meteredJob } from '../../../src/core/schedule/metered.js';
+import type { BackgroundJob } from '../../../src/core/schedule/due-queue.js';
 import type { GatewayMetrics } from '../../../src/core/ports/metrics.js';
 
 /** A job whose runs are scripted: each run handles n items, fails f of them, or throws. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { startJobs } from '../../../src/core/jobs/runner.js';
-import type { BackgroundJob } from '../../../src/core/jobs/due-queue.js';
+import { startJobs } from '../../../src/core/schedule/runner.js';
+import type { BackgroundJob } from '../../../src/core/schedule/due-queue.js';
 import type { Logger } from '../../../src/core/ports/deps.js';
 
 describe('the job runner', () => {

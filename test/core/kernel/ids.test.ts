@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock, randomIds } from '../../../src/core/kernel/clock.js';
 import { luhnValid, maskCardNumbers } from '../../../src/core/kernel/cards.js';
 import { orderMismatch } from '../../../src/core/operations/apply.js';
-import type { Payment } from '../../../src/core/payments/payment.js';
+import type { Payment } from '../../../src/core/records/payment.js';
 
 // 2026-11-23 06:55:04 UTC: its stamp 20261123065504 is Luhn-valid, as one second in ten is
 const LUHN_SECOND = Date.UTC(2026, 10, 23, 6, 55, 4);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { backgroundJobs } from '../../../src/compose.js';
-import type { BackgroundJob } from '../../../src/core/jobs/due-queue.js';
+import type { BackgroundJob } from '../../../src/core/schedule/due-queue.js';
 import { startRedis, type RedisServer } from '../../support/redis.js';
 import { makeGateway, MERCHANT_ID, type TestGateway } from '../../support/gateway.js';
 import { pay, postBatch, ref, type Paid } from '../../support/operations.js';

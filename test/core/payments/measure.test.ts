@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { approvalCounters, rollUpApprovals } from '../../../src/core/payments/measure.js';
-import { PaymentStatus as S, type Payment } from '../../../src/core/payments/payment.js';
+import { PaymentStatus as S, type Payment } from '../../../src/core/records/payment.js';
 
 const payment = (status: string, brand: string, country?: string): Payment =>
   ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { authorisePayment, type PaymentOrder } from '../../../src/core/payments/authorise.js';
+import { authorisePayment, type PaymentOrder } from '../../../src/core/authorisation/authorise.js';
 import { ACCOUNT_ID, makeGateway, MERCHANT_ID } from '../../support/gateway.js';
 import { CARDS, TEST_SECURITY_CODE } from '../../support/cards.js';
 

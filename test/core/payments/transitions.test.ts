@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canMove, moveTo } from '../../../src/core/payments/transitions.js';
-import {
-  PaymentStatus as S,
-  orderStatusOf,
-  withLaterFields,
-  type Payment,
-  type PaymentStatus,
-} from '../../../src/core/payments/payment.js';
+import { PaymentStatus as S, orderStatusOf, withLaterFields, type Payment, type PaymentStatus } from '../../../src/core/records/payment.js';
 
 const ALL = Object.values(S) as PaymentStatus[];
 

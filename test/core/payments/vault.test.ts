@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCipheriv, createHmac, randomBytes } from 'node:crypto';
-import { CardVault, type VaultRecord } from '../../../src/core/payments/vault.js';
-import type { CardSummary } from '../../../src/core/payments/payment.js';
+import { CardVault, type VaultRecord } from '../../../src/core/records/vault.js';
+import type { CardSummary } from '../../../src/core/records/payment.js';
 
 const PAN = '4242424242424242';
 const SUMMARY: CardSummary = { masked: '424242***4242', bin: '424242', last4: '4242', brand: 'visa', exp_month: '12', exp_year: '2034' };

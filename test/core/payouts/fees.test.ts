@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { buildRateTable, convert, DEFAULT_RATES } from '../../../src/core/payouts/fx.js';
-import { quotePayout, type PayoutTerms } from '../../../src/core/payouts/fees.js';
+import { buildRateTable, convert, DEFAULT_RATES } from '../../../src/core/records/fx.js';
+import { quotePayout, type PayoutTerms } from '../../../src/core/records/fees.js';
 import { ConfigError, loadConfig } from '../../../src/config.js';
 
 const table = buildRateTable(DEFAULT_RATES);

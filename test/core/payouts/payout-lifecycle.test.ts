@@ -6,7 +6,7 @@ import { payoutBody, payoutMerchants, payoutQueryBody } from '../../support/payo
 import { sign } from '../../support/sign.js';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { backgroundJobs } from '../../../src/compose.js';
-import type { BackgroundJob } from '../../../src/core/jobs/due-queue.js';
+import type { BackgroundJob } from '../../../src/core/schedule/due-queue.js';
 import type { OutboxRecord } from '../../../src/core/notifications/outbox.js';
 
 let redis: RedisServer;

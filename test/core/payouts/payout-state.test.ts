@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canMovePayout, isFinalPayout } from '../../../src/core/payouts/payout-state.js';
-import type { PayoutStatus } from '../../../src/core/payouts/payout.js';
+import type { PayoutStatus } from '../../../src/core/records/payout.js';
 
 describe('when a payout status change is asked for', () => {
   it.each([

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashPassword, verifyPassword } from '../../../src/core/portal/password.js';
-import { PORTAL_HASH, buildDirectory, merchantsFileSchema } from '../../../src/core/merchants/directory.js';
+import { PORTAL_HASH, buildDirectory, merchantsFileSchema } from '../../../src/core/records/directory.js';
 import { testMerchants } from '../../support/gateway.js';
 
 const cost = { ln: 14, r: 8, p: 1 };

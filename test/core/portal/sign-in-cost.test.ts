@@ -13,7 +13,7 @@ import { ManualClock, randomIds } from '../../../src/core/kernel/clock.js';
 import { KvGatewayStore } from '../../../src/store/gateway-store.js';
 import { MemoryKv } from '../../../src/store/memory-kv.js';
 import type { CoreDeps } from '../../../src/core/ports/deps.js';
-import { buildDirectory, merchantsFileSchema, type MerchantsFile } from '../../../src/core/merchants/directory.js';
+import { buildDirectory, merchantsFileSchema, type MerchantsFile } from '../../../src/core/records/directory.js';
 import { hashPassword } from '../../../src/core/portal/password.js';
 import { changePassword, signIn } from '../../../src/core/portal/users.js';
 import { portalMerchants, PORTAL } from '../../support/portal.js';

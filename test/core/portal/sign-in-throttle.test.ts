@@ -5,7 +5,7 @@ import { KvGatewayStore } from '../../../src/store/gateway-store.js';
 import { MemoryKv } from '../../../src/store/memory-kv.js';
 import type { CoreDeps } from '../../../src/core/ports/deps.js';
 import { LOGIN_RULES, admitLoginAttempt, pairDelayMs, settleSignIn } from '../../../src/core/portal/throttle.js';
-import { buildDirectory, merchantsFileSchema } from '../../../src/core/merchants/directory.js';
+import { buildDirectory, merchantsFileSchema } from '../../../src/core/records/directory.js';
 import { portalMerchants, PORTAL } from '../../support/portal.js';
 import { signIn } from '../../../src/core/portal/users.js';
 

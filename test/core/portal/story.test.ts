@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { historyOf, summariseDelivery } from '../../../src/core/portal/story.js';
 import type { OutboxRecord } from '../../../src/core/notifications/outbox.js';
-import type { Payment } from '../../../src/core/payments/payment.js';
+import type { Payment } from '../../../src/core/records/payment.js';
 
 const T0 = Date.UTC(2026, 10, 24, 10, 0, 0);
 

@@ -4,7 +4,7 @@ import { startRedis, type RedisServer } from '../../support/redis.js';
 import { ACCOUNT_ID, MERCHANT_ID, makeGateway, testMerchants, type TestGateway } from '../../support/gateway.js';
 import { pay, postBatch, postQuery, ref, batchSignature } from '../../support/operations.js';
 import { FIELDS, signBody } from '../../support/sign.js';
-import type { MerchantsFile } from '../../../src/core/merchants/directory.js';
+import type { MerchantsFile } from '../../../src/core/records/directory.js';
 import { luhnNumber } from '../../support/cards.js';
 
 const OFFICE_ACCOUNT = '1000001003';

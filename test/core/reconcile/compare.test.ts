@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compareBooks } from '../../../src/core/reconcile/compare.js';
 import type { AcquirerBooks } from '../../../src/core/ports/acquirer-books.js';
-import type { Payment } from '../../../src/core/payments/payment.js';
-import type { DisputeRecord } from '../../../src/core/disputes/dispute-record.js';
+import type { Payment } from '../../../src/core/records/payment.js';
+import type { DisputeRecord } from '../../../src/core/records/dispute-record.js';
 import { DECISION_DELAY_MS } from '../../../src/core/disputes/rules.js';
 
 const NOW = Date.UTC(2026, 10, 21, 10);

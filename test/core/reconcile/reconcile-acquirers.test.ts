@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adyenDelivery } from '../../support/acquirers/deliveries.js';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { PASS_EVERY_MS } from '../../../src/core/reconcile/job.js';
-import { connectorFor } from '../../../src/core/payments/connector.js';
+import { connectorFor } from '../../../src/core/ports/connector.js';
 import { referencesOf } from '../../../src/core/reconcile/reconcile-payment.js';
 import { ACCOUNT_ID, MERCHANT_ID, makeGateway, type TestGateway } from '../../support/gateway.js';
 import { pay, postBatch, ref, type Paid } from '../../support/operations.js';

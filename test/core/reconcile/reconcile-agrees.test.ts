@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
-import { connectorFor } from '../../../src/core/payments/connector.js';
+import { connectorFor } from '../../../src/core/ports/connector.js';
 import { referencesOf } from '../../../src/core/reconcile/reconcile-payment.js';
 import { PASS_EVERY_MS } from '../../../src/core/reconcile/job.js';
 import { DECISION_DELAY_MS } from '../../../src/core/disputes/rules.js';

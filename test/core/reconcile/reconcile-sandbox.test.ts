@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { PASS_EVERY_MS, STEP_PAYMENTS } from '../../../src/core/reconcile/job.js';
 import { reconcilePayment } from '../../../src/core/reconcile/reconcile-payment.js';
-import { connectorFor } from '../../../src/core/payments/connector.js';
+import { connectorFor } from '../../../src/core/ports/connector.js';
 import { redisWorld } from '../../support/redis-world.js';
 import { ACCOUNT_ID, MERCHANT_ID, type TestGateway } from '../../support/gateway.js';
 import { pay, postBatch, ref, type Paid } from '../../support/operations.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
-import type { Payment } from '../../../src/core/payments/payment.js';
+import type { Payment } from '../../../src/core/records/payment.js';
 import { verifyNotificationFields } from '../../../packages/sdk/src/index.js';
 import { redisWorld } from '../../support/redis-world.js';
 import {

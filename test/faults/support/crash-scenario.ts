@@ -10,7 +10,7 @@ import { LOG_DIR } from '../../support/paths.js';
 import { spawnGateway } from '../../support/process.js';
 import { authoriseBody, VAULT_KEY_HEX, MERCHANT_ID, ACCOUNT_ID, SIGN_KEY } from '../../support/gateway.js';
 import { signBatch } from '../../support/sign.js';
-import type { MerchantsFile } from '../../../src/core/merchants/directory.js';
+import type { MerchantsFile } from '../../../src/core/records/directory.js';
 
 /**
  * The crash scenario of docs/operations.md#money-moves-exactly-once-claims-acquirer-references-and-recovery, shared by the crash tests (the sandbox, and each acquirer connector against

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { referenceKind } from '../../../src/core/acquirers/journal.js';
 import { acquirerReference } from '../../../src/core/payments/claim.js';
-import { MAX_CHECKOUT_ATTEMPTS } from '../../../src/core/payments/retry.js';
+import { MAX_CHECKOUT_ATTEMPTS } from '../../../src/core/authorisation/retry.js';
 import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY } from '../../support/gateway.js';
 import { attributeOf, checkoutBody } from '../../support/checkout.js';
 import { CARDS, TEST_SECURITY_CODE } from '../../support/cards.js';

@@ -9,7 +9,7 @@ import { pay } from '../../support/operations.js';
 import { StripeStub } from '../../support/acquirers/stripe-stub.js';
 import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
 import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../support/acquirers/accounts.js';
-import type { MerchantsFile } from '../../../src/core/merchants/directory.js';
+import type { MerchantsFile } from '../../../src/core/records/directory.js';
 import type { AcquirerJournal } from '../../../src/core/acquirers/journal.js';
 
 /**

@@ -7,7 +7,7 @@ import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY, testMerchants, type TestGateway } fr
 import { authorise } from '../../support/jobs.js';
 import { CARDS } from '../../support/cards.js';
 import { sign } from '../../support/sign.js';
-import type { MerchantsFile } from '../../../src/core/merchants/directory.js';
+import type { MerchantsFile } from '../../../src/core/records/directory.js';
 
 const world = redisWorld('optimise');
 const OPTIMISE_FIELDS = ['merchant_id', 'account_id', 'request_id', 'currency', 'amount', 'shopper_email'];

@@ -238,7 +238,7 @@ describe('advancing one clock from two processes', () => {
     const sub = await authorise(g1, { test_clock_id: id, subscription: dailyPlan({ billing_cycle: 6 }) });
     signedAnswer(await clockCall(g1.app, 'testClockAdvance', { test_clock_id: id, frozen_time: compact(T0 + 5 * DAY) }));
     // process 1 takes the advance and dies at once: its lease stands, the clock stays advancing
-    const { takeAdvance } = await import('../../../src/core/clocks/advance.js');
+    const { takeAdvance } = await import('../../../src/core/jobs/advance.js');
     expect(await takeAdvance(g1.deps, MERCHANT_ID, id)).toBeDefined();
     const { testClockJob } = await import('../../../src/core/jobs/test-clocks.js');
     expect(await testClockJob(g2.deps).runOnce()).toBe(0);

@@ -1,5 +1,5 @@
 import { testMerchants, ACCOUNT_ID, AUTO_ACCOUNT_ID } from '../gateway.js';
-import type { MerchantsFile } from '../../../src/core/merchants/directory.js';
+import type { MerchantsFile } from '../../../src/core/records/directory.js';
 
 export const STRIPE_ENV = { STRIPE_KEY_SHOP1: 'sk_test_stub', STRIPE_WHSEC_SHOP1: 'whsec_stub_secret' };
 export const ADYEN_HMAC = '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056';

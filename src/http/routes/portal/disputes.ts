@@ -7,7 +7,7 @@ import {
   answersSent,
   isOpenDispute,
   type DisputeRecord,
-} from '../../../core/disputes/dispute-record.js';
+} from '../../../core/records/dispute-record.js';
 import { pastDue } from '../../../core/disputes/rules.js';
 import { acceptDisputeByHand, disputeEvidenceByHand, ownDispute } from '../../../core/portal/dispute-actions.js';
 import { actOnce, takeNotice, type PortalNotice } from '../../../core/portal/forms.js';

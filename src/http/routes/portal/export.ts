@@ -3,7 +3,7 @@ import type { CoreDeps } from '../../../core/ports/deps.js';
 import { scanPayments } from '../../../core/portal/search.js';
 import { formatAmount } from '../../../core/kernel/money.js';
 import { spacedDate } from '../../../core/kernel/dates.js';
-import type { Payment } from '../../../core/payments/payment.js';
+import type { Payment } from '../../../core/records/payment.js';
 import { GatewayError } from '../../../core/kernel/errors.js';
 import { sessionOf } from '../../middleware/portal.js';
 import { readPaymentFilter } from './filters.js';

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { CoreDeps } from '../../../core/ports/deps.js';
 import type { PaymentFilter, SearchCursor } from '../../../core/portal/search.js';
-import type { PaymentStatus } from '../../../core/payments/payment.js';
+import type { PaymentStatus } from '../../../core/records/payment.js';
 import type { PortalSession } from '../../../core/portal/sessions.js';
 import { dayBound, fieldErrors, paymentSearchQuery } from '../../schemas/portal.js';
 

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { CoreDeps } from '../../../core/ports/deps.js';
 import { GatewayError } from '../../../core/kernel/errors.js';
-import { acceptInvitation, openInvitation } from '../../../core/merchants/invitations.js';
+import { acceptInvitation, openInvitation } from '../../../core/portal/invitations.js';
 import { renderPortal } from '../../render/portal.js';
 
 const params = (req: Request) => ({ merchantId: String(req.params.merchantId ?? ''), token: String(req.params.token ?? '') });

@@ -1,7 +1,7 @@
 import { Router, type Response } from 'express';
 import type { CoreDeps } from '../../../core/ports/deps.js';
 import { paymentStory } from '../../../core/portal/story.js';
-import { orderStatusOf, PaymentStatus as S } from '../../../core/payments/payment.js';
+import { orderStatusOf, PaymentStatus as S } from '../../../core/records/payment.js';
 import { resultInfoOf } from '../../../core/kernel/result-codes.js';
 import { sessionOf } from '../../middleware/portal.js';
 import { renderPortal } from '../../render/portal.js';

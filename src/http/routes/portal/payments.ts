@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { CoreDeps } from '../../../core/ports/deps.js';
 import { searchPayments } from '../../../core/portal/search.js';
-import { PaymentStatus } from '../../../core/payments/payment.js';
+import { PaymentStatus } from '../../../core/records/payment.js';
 import { sessionOf } from '../../middleware/portal.js';
 import { renderPortal } from '../../render/portal.js';
 import { readPaymentFilter } from './filters.js';

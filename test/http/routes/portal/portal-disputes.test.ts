@@ -7,7 +7,7 @@ import { pay, postBatch, ref } from '../../../support/operations.js';
 import { CARDS } from '../../../support/cards.js';
 import { portalMerchants, PORTAL, postForm, signedIn, tokenOfForm } from '../../../support/portal.js';
 import { commitDisputeChange } from '../../../../src/core/disputes/write.js';
-import { emptyEvidence } from '../../../../src/core/disputes/dispute-record.js';
+import { emptyEvidence } from '../../../../src/core/records/dispute-record.js';
 
 const world = redisWorld('portal-disputes');
 const DAY = 86_400_000;

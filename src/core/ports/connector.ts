@@ -1,6 +1,6 @@
-import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
-import type { CardConnector } from '../ports/card-connector.js';
+import type { CoreDeps } from './deps.js';
+import type { Account } from '../records/directory.js';
+import type { CardConnector } from './card-connector.js';
 import { GatewayError } from '../kernel/errors.js';
 
 /** The card connector an account's payments are routed to. */

@@ -1,6 +1,6 @@
 // The portal's records: a leaf file (imports only the merchants file's types), so that ports/store.ts can name
 // them without an import circle.
-import type { PortalRole } from '../merchants/directory.js';
+import type { PortalRole } from './directory.js';
 
 /** A signed-in portal user. Kept in the store under a hash of its token, so a store dump holds no live cookie. */
 export interface PortalSession {

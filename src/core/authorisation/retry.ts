@@ -1,10 +1,10 @@
 import type { CoreDeps } from '../ports/deps.js';
 import { RESULT } from '../kernel/result-codes.js';
-import { PaymentStatus as S, type Payment } from './payment.js';
-import { moveTo } from './transitions.js';
-import { acquirerReference, newClaim, withoutClaim } from './claim.js';
-import { connectorFor } from './connector.js';
-import { settleAuthorisation, type PaymentResult } from './settle.js';
+import { PaymentStatus as S, type Payment } from '../records/payment.js';
+import { moveTo } from '../payments/transitions.js';
+import { acquirerReference, newClaim, withoutClaim } from '../payments/claim.js';
+import { connectorFor } from '../ports/connector.js';
+import { settleAuthorisation, type PaymentResult } from '../payments/settle.js';
 import { askAndSettle, commitReopened, keptCards, orderRisk, resolveCard, type AuthoriseCommand } from './authorise.js';
 
 /** Attempts one hosted checkout may make (the first card and four more): a card-testing loop ends there. */

@@ -2,8 +2,8 @@
 // ports/store.ts can name it without an import circle (docs/architecture.md).
 import type { Minor } from '../kernel/money.js';
 import type { CardSummary } from '../kernel/cards.js';
-import type { SubscriptionTerms } from '../subscriptions/contract-record.js';
-import type { DisputeSummary } from '../disputes/dispute-record.js';
+import type { SubscriptionTerms } from './contract-record.js';
+import type { DisputeSummary } from './dispute-record.js';
 
 export type { CardSummary };
 
@@ -124,7 +124,7 @@ export interface Payment {
   never_sent?: true;
   /**
    * the authorisation attempt the payment stands at: absent for the first; 2, 3, ... when the shopper of a hosted
-   * checkout tried another card after a decline (payments/retry.ts), each under references of its own
+   * checkout tried another card after a decline (authorisation/retry.ts), each under references of its own
    */
   attempt?: number;
   note: string;

@@ -1,9 +1,9 @@
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import type { CoreDeps } from '../ports/deps.js';
-import { hashPassword } from '../portal/password.js';
-import { MIN_PASSWORD_LENGTH } from '../portal/users.js';
-import type { MerchantRecord, StoredPortalUser } from './merchant-record.js';
-import { inviteTokenHash } from './operators.js';
+import { hashPassword } from './password.js';
+import { MIN_PASSWORD_LENGTH } from './users.js';
+import type { MerchantRecord, StoredPortalUser } from '../records/merchant-record.js';
+import { inviteTokenHash } from '../merchants/operators.js';
 
 type Deps = Pick<CoreDeps, 'store' | 'clock' | 'ids' | 'operators'>;
 

@@ -1,8 +1,8 @@
 // The portal home's daily figures (docs/portal.md#home): what each payment and dispute adds to its days. A
 // leaf file (kernel/ and record files only), so the store can count them in the commit that moves them.
 import { compactDate } from '../kernel/dates.js';
-import { PaymentStatus as S, type Payment } from '../payments/payment.js';
-import type { DisputeRecord } from '../disputes/dispute-record.js';
+import { PaymentStatus as S, type Payment } from './payment.js';
+import type { DisputeRecord } from './dispute-record.js';
 
 /**
  * The figures kept per merchant, day, account and currency; amounts in the gateway's minor units (hundredths).

@@ -1,22 +1,22 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Account } from '../merchants/directory.js';
-import type { BackgroundJob } from '../jobs/due-queue.js';
-import { ITEM_RETRY_MS } from '../jobs/due-queue.js';
+import type { Account } from '../records/directory.js';
+import type { BackgroundJob } from '../schedule/due-queue.js';
+import { ITEM_RETRY_MS } from '../schedule/due-queue.js';
 import { GatewayError, invalidField } from '../kernel/errors.js';
 import { compactDate } from '../kernel/dates.js';
 import { nextTurn } from '../kernel/turns.js';
-import { authExpiryJob } from '../jobs/auth-expiry.js';
-import { recoveryJob } from '../jobs/recovery.js';
+import { authExpiryJob } from './auth-expiry.js';
+import { recoveryJob } from './recovery.js';
 import { deliveryJob } from '../notifications/delivery.js';
 import { outboxRecord } from '../notifications/outbox.js';
 import { subscriptionChargeJob } from '../subscriptions/charges.js';
-import { chargeQueueAt, dueAt } from '../subscriptions/contract.js';
-import { challengeExpiryJob } from '../payments/challenge-expiry.js';
+import { chargeQueueAt, dueAt } from '../records/contract.js';
+import { challengeExpiryJob } from '../authorisation/challenge-expiry.js';
 import { disputeStepsJob } from '../disputes/steps.js';
 import { payoutLifecycleJob } from '../payouts/lifecycle.js';
-import { CLOCK_QUEUES, type ClockQueue, type TestClock } from './clock-record.js';
-import { clockDeps, type ClockDeps } from './clock-deps.js';
-import { assertSandbox, findClock } from './clocks.js';
+import { CLOCK_QUEUES, type ClockQueue, type TestClock } from '../records/clock-record.js';
+import { clockDeps, type ClockDeps } from '../clocks/clock-deps.js';
+import { assertSandbox, findClock } from '../clocks/clocks.js';
 import { reconcileClockPayments } from '../reconcile/clock.js';
 
 /** An advance may cross at most this many due steps of one object (docs/test-clocks.md); more is refused before anything moves. */

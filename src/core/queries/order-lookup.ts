@@ -1,5 +1,5 @@
 import type { CoreDeps } from '../ports/deps.js';
-import type { Payment } from './payment.js';
+import type { Payment } from '../records/payment.js';
 import { formerMask, maskIdentifier } from '../kernel/cards.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Clock } from '../kernel/clock.js';
-import type { MerchantDirectory } from '../merchants/directory.js';
+import type { MerchantDirectory } from '../records/directory.js';
 import type { Logger } from '../ports/deps.js';
 import type { DueQueue, GatewayStore } from '../ports/store.js';
 import { nextTurn } from '../kernel/turns.js';

@@ -1,13 +1,13 @@
 import type { CoreDeps } from '../ports/deps.js';
-import { dueQueueJob, type BackgroundJob } from '../jobs/due-queue.js';
+import { dueQueueJob, type BackgroundJob } from '../schedule/due-queue.js';
 import { resolveStaleClaim } from '../operations/stale-claim.js';
-import { PaymentStatus as S, type Payment } from './payment.js';
-import { acquirerReference, takeClaim } from './claim.js';
-import { settleAuthorisation, type PaymentResult } from './settle.js';
-import type { Account } from '../merchants/directory.js';
+import { PaymentStatus as S, type Payment } from '../records/payment.js';
+import { acquirerReference, takeClaim } from '../payments/claim.js';
+import { settleAuthorisation, type PaymentResult } from '../payments/settle.js';
+import type { Account } from '../records/directory.js';
 import type { AuthorisationOutcome } from '../ports/card-connector.js';
-import { connectorFor } from './connector.js';
-import { CHALLENGE_EXPIRED, endChallengeAtAcquirer } from './recovery.js';
+import { connectorFor } from '../ports/connector.js';
+import { CHALLENGE_EXPIRED, endChallengeAtAcquirer } from '../payments/recovery.js';
 
 /**
  * Fails challenges still unanswered CHALLENGE_WINDOW_MS (settle.ts) after they began: 4300 with its

@@ -1,5 +1,4 @@
-import type { Payment } from '../payments/payment.js';
-import type { ChangeSet } from '../ports/store.js';
+import type { Payment } from './payment.js';
 import type { Contract, ContractInterval, SubscriptionTerms } from './contract-record.js';
 import { spacedDate } from '../kernel/dates.js';
 
@@ -126,6 +125,13 @@ export function deductionSchedule(c: Contract, timezone: string): { period: stri
   };
 }
 
+/** A contract's next charge in the store's due queue (ChangeSet.due): the subscription charge job takes it then. */
+export interface ContractChargeDue {
+  queue: 'contract_charge';
+  member: string;
+  at: number;
+}
+
 /**
  * The contract an approved payment's subscription block creates (on approval, or when a held payment is
  * approved on review): the payment now naming it, the contract, and its first charge in the due queue.
@@ -135,10 +141,10 @@ export function contractOnApproval(
   payment: Payment,
   newRecurringId: () => string,
   now: number,
-): { payment: Payment; contract: Contract; due: NonNullable<ChangeSet['due']> } | undefined {
+): { payment: Payment; contract: Contract; due: ContractChargeDue[] } | undefined {
   if (!payment.subscription || !payment.vault_token || payment.recurring_id) return undefined;
   const contract = newContract(payment, payment.subscription, newRecurringId(), payment.vault_token, now);
-  const due: NonNullable<ChangeSet['due']> =
+  const due: ContractChargeDue[] =
     contract.next_charge_at === null
       ? []
       : [{ queue: 'contract_charge', member: contract.recurring_id, at: chargeQueueAt(contract.next_charge_at) }];
