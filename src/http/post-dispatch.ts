@@ -52,14 +52,13 @@ const folded = (path: string): string => (path.length > 1 && path.endsWith('/') 
  * runs `front` (the middlewares every such call passes, in the app's order) and its route's handlers as one
  * chain (middleware/chain.ts), with Express's rules for errors, which go on to the app's error handlers.
  * Through the router a call passed a path match per layer, the `/v1` mount's prefix trimming and the route's
- * router: about 3 % of the gateway's CPU per authorisation (`npm run bench -- --profile`). With and without
- * it at issue 42's head (BENCH_COMPARE, three epochs): authorise req/s x1.12, CPU a request x0.85; kept (the
+ * router, a share of the gateway's CPU per authorisation worth saving (`npm run bench -- --profile`; the
  * measurements and their noise: docs/performance.md, "Library bypasses").
  *
  * A call that names an endpoint in another letter case or with a trailing slash (`/V1/CAPTURE`,
  * `/v1/refund/`), which Express's router routes to the endpoint too, is given the endpoint's own path first.
  * The checks that go by path (strict signing, the authentication throttle, body limits, the error's
- * return_status) then see the endpoint it reaches; before, such a call reached the
+ * return_status) then see the endpoint it reaches; otherwise such a call would reach the
  * endpoint with every one of them skipped. Anything else (another method, a path with parameters) goes on
  * through the router.
  */

@@ -6,7 +6,7 @@ import { currentHash, passwordTag } from './credentials.js';
 
 export type { PortalSession };
 
-/** docs/portal.md / issue 15: a session ends after 30 minutes without a request. */
+/** docs/portal.md: a session ends after 30 minutes without a request. */
 export const SESSION_IDLE_MS = 30 * 60_000;
 /** last_seen is written again at most this often (not on every page view) */
 const TOUCH_EVERY_MS = 60_000;

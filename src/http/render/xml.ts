@@ -1,9 +1,8 @@
 /**
  * The `respon` document of /v1/authorise, written by hand: its shape is fixed (text elements, and arrays of
  * flat objects as repeated elements), and on the payment hot path a general XML builder (fast-xml-parser's
- * XMLBuilder, same output) cost authorise req/s x0.81 and CPU a request x1.25 at issue 42's head (BENCH_COMPARE,
- * three epochs; docs/performance.md, "Library bypasses"); measured earlier at about 6 % of
- * the request's CPU. Every text is escaped, and characters XML 1.0 cannot carry are dropped.
+ * XMLBuilder, same output) costs a measurable share of the request (docs/performance.md, "Library bypasses").
+ * Every text is escaped, and characters XML 1.0 cannot carry are dropped.
  */
 
 /** Characters XML 1.0 cannot carry, even escaped (C0 controls but tab and line breaks, lone surrogates, U+FFFE/F). */

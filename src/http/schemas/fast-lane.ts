@@ -3,9 +3,8 @@ import { z } from 'zod';
 /**
  * A narrower success path for the widest request schemas. /v1/authorise and /v1/checkout have about 70 fields,
  * 42 of them plain optional text ("at most N characters, '' when absent"); zod runs each through three
- * wrappers (default, optional, string) and its checks: the full parse of a bench authorise body took 46 µs,
- * the lanes' 29 µs; at issue 42's head, with against without, authorise req/s x1.31 and CPU a request x0.73
- * (docs/performance.md, "Library bypasses"). Here a field whose schema carries a lane (its
+ * wrappers (default, optional, string) and its checks, the largest part of the call's own CPU (measured in
+ * docs/performance.md, "Library bypasses"). Here a field whose schema carries a lane (its
  * own check, written out) is checked by that lane, the other fields by zod (an object of those fields
  * only), then the call's cross-field rules run on the whole.
  *

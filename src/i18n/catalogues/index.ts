@@ -40,7 +40,7 @@ import { zhHans } from './zh-Hans.js';
 import { zhHant } from './zh-Hant.js';
 import { cy } from './cy.js';
 
-/** Every language the hosted pages speak, by its BCP 47 tag (docs/checkout.md and issue 14's list of 40). */
+/** Every language the hosted pages speak, by its BCP 47 tag (the 40 docs/checkout.md lists). */
 export const CATALOGUES: Record<string, Catalogue> = {
   en: en,
   de: de,
