@@ -1,9 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { CoreDeps } from '../../core/ports/deps.js';
 import type { Account } from '../../core/records/directory.js';
-import { GatewayError } from '../../core/kernel/errors.js';
-import { expiryPassed } from '../../core/kernel/cards.js';
-import { cancelCheckout, checkoutStage, payCheckout, retryableAttempt, type CheckoutStage } from '../../core/checkout/hosted.js';
+import { cancelCheckout, checkoutStage, retryableAttempt, type CheckoutStage } from '../../core/checkout/hosted.js';
 import { hostedUrls, type CheckoutSession } from '../../core/records/session.js';
 import { cancelledResult, parentOrigin, paymentResult } from '../../core/checkout/result.js';
 import { issuerUrl } from '../../core/payments/settle.js';
@@ -15,9 +13,10 @@ import { displayName, NOTICES, preparePage, renderNotice, renderUnknown, shopOf,
 import { renderResult } from '../render/result-page.js';
 import { renderCard } from '../render/card-page.js';
 import { findSession } from './hosted-session.js';
+import { cardPageGate, submitCard, type CardPageGate } from '../../core/checkout/card-submit.js';
 import { prepareSavedCards } from '../render/saved-cards.js';
 import { readShopperChoice } from '../schemas/saved-card-form.js';
-import { deleteSavedCard, saveChoiceFor } from '../../core/saved-cards/saved-cards.js';
+import { deleteSavedCard } from '../../core/saved-cards/saved-cards.js';
 import { CHECKOUT_PAGES } from '../calls/payments.js';
 
 const s = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -49,6 +48,19 @@ function followStage(deps: CoreDeps, req: Request, res: Response, account: Accou
   }
 }
 
+/** The card page's answer when it takes no card: the suspended notice, or the session's stage. */
+function answerGate(
+  deps: CoreDeps,
+  req: Request,
+  res: Response,
+  account: Account,
+  session: CheckoutSession,
+  gate: Exclude<CardPageGate, { kind: 'open' }>,
+): void {
+  if (gate.kind === 'stage') return followStage(deps, req, res, account, session, gate.stage);
+  renderNotice(res, deps, account, shopperLang(req, session.request), { ...NOTICES.suspended, backTo: shopOf(account, session) });
+}
+
 async function sessionOf(deps: CoreDeps, req: Request, res: Response) {
   const found = await findSession(deps, req.params.merchantId, req.params.sessionId);
   if (!found) renderUnknown(res, deps, req, req.params.merchantId);
@@ -63,24 +75,18 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
   router.get(base, async (req, res) => {
     const found = await sessionOf(deps, req, res);
     if (!found) return;
-    const stage = await checkoutStage(deps, found.session);
-    // after a decline the card page takes another card while the session is open ("try another card")
-    const retry = retryableAttempt(deps, found.session, stage);
-    if (found.account.merchant_status === 'suspended' && (stage.kind === 'open' || retry !== undefined))
-      return renderNotice(res, deps, found.account, shopperLang(req, found.session.request), {
-        ...NOTICES.suspended,
-        backTo: shopOf(found.account, found.session),
-      });
-    if (stage.kind !== 'open' && retry === undefined) return followStage(deps, req, res, found.account, found.session, stage);
-    const r = found.session.request;
+    const { account, session } = found;
+    const gate = await cardPageGate(deps, account, session);
+    if (gate.kind !== 'open') return answerGate(deps, req, res, account, session, gate);
+    const r = session.request;
     const lang = shopperLang(req, r);
-    await prepareSavedCards(deps, res, found.account, found.session, lang);
+    await prepareSavedCards(deps, res, account, session, lang);
     renderCard(deps, res, {
-      account: found.account,
-      session: found.session,
+      account,
+      session,
       lang,
       values: { cardholder: [s(r.first_name), s(r.last_name)].filter(Boolean).join(' ') },
-      retryOf: retry,
+      retryOf: gate.retryOf,
     });
   });
 
@@ -89,17 +95,11 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     if (!found) return;
     const { session, account } = found;
     const lang = shopperLang(req, session.request);
-    // an expired, paid or cancelled session answers its own page, whatever card was typed
-    const current = await checkoutStage(deps, session);
     const body = req.body as Record<string, unknown>;
-    // another card after a decline: only for the attempt whose decline the form was shown with (a double
-    // submit of the first card's form, which carries none, answers the first payment)
-    const open = retryableAttempt(deps, session, current);
-    const retry = open !== undefined && s(body.attempt) === String(open) ? open : undefined;
-    // a merchant suspended while the page was open: a clear page, nothing charged
-    if (account.merchant_status === 'suspended' && (current.kind === 'open' || retry !== undefined))
-      return renderNotice(res, deps, account, lang, { ...NOTICES.suspended, backTo: shopOf(account, session) });
-    if (current.kind !== 'open' && retry === undefined) return followStage(deps, req, res, account, session, current);
+    // an expired, paid or cancelled session answers its own page, whatever card was typed
+    const gate = await cardPageGate(deps, account, session, s(body.attempt));
+    if (gate.kind !== 'open') return answerGate(deps, req, res, account, session, gate);
+    const retryOf = gate.retryOf;
     // the re-shown form keeps name and expiry; the security code never, and the number only while it is
     // itself at fault (not a valid card number), so a real card number never comes back in a page
     const kept = {
@@ -108,9 +108,8 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
       expiration_month: s(body.expiration_month),
       expiration_year: s(body.expiration_year),
     };
-    // the form again, with what was wrong
     const again = (errors: CardFormErrors, values = kept) =>
-      renderCard(deps, res, { account, session, lang, values, errors, status: 422, retryOf: retry });
+      renderCard(deps, res, { account, session, lang, values, errors, status: 422, retryOf });
     // a proven shopper's saved card (its security code asked again) or consent to save the card typed (docs/checkout.md#saved-cards-for-returning-shoppers)
     await prepareSavedCards(deps, res, account, session, lang, s(body.saved_card));
     const shopper = await readShopperChoice(deps, account, session, body);
@@ -120,54 +119,35 @@ export function hostedPagesRouter(deps: CoreDeps): Router {
     const card = read?.form;
     const refusal = card && brandRefusal(card.card, account.card_brands);
     if (refusal) return again({ card: refusal });
-    if (card && expiryPassed(card.expiration_month, card.expiration_year, deps.clock.now()))
-      return again({ expiration_year: { key: 'error.expired' } });
-    const stored = safeParseRequest(checkoutSchema, session.request);
-    if (!stored.success) {
-      return renderNotice(res, deps, account, lang, {
-        ...NOTICES.outdated,
-        parentOrigin: parentOrigin(account, session.return_url),
-        backTo: shopOf(account, session),
-      });
-    }
-    const order = paymentOrder(stored.data);
-    let choice = shopper.kind === 'none' ? undefined : shopper.choice;
-    // a card the shopper has saved already (the same number and expiry) is paid with, not saved a second time
-    if (card && choice && 'saveCardFor' in choice)
-      choice = await saveChoiceFor(deps, account, choice, {
+    const outcome = await submitCard(deps, account, session, {
+      card: card && {
         pan: card.card,
         expMonth: card.expiration_month,
         expYear: card.expiration_year,
-      });
-    let stage: CheckoutStage;
-    try {
-      stage = await payCheckout(
-        deps,
-        account,
-        session,
-        order,
-        card && {
-          pan: card.card,
-          expMonth: card.expiration_month,
-          expYear: card.expiration_year,
-          securityCode: card.security_code,
-        },
-        readBrowserData(body, { userAgent: req.get('user-agent'), accept: req.get('accept') }),
-        retry,
-        choice,
-      );
-    } catch (err) {
-      // another request paid this order_no between the stage check and the payment: nothing was charged here
-      if (err instanceof GatewayError && err.code === 'ORDER_CONFLICT')
-        return followStage(deps, req, res, account, session, { kind: 'taken' });
-      // the acquirer was asked and its answer is not known yet: the payment is pending (the result page says
-      // so), recovery settles it and the shopper's result and the merchant's notification follow
-      if (err instanceof GatewayError && err.code === 'OUTCOME_UNKNOWN')
-        return followStage(deps, req, res, account, session, await checkoutStage(deps, session));
-      if (err instanceof GatewayError && err.status === 400) return again({ card: { key: 'error.card_refused' } });
-      throw err;
+        securityCode: card.security_code,
+      },
+      choice: shopper.kind === 'none' ? undefined : shopper.choice,
+      browser: readBrowserData(body, { userAgent: req.get('user-agent'), accept: req.get('accept') }),
+      retryOf,
+      order: () => {
+        const stored = safeParseRequest(checkoutSchema, session.request);
+        return stored.success ? paymentOrder(stored.data) : undefined;
+      },
+    });
+    switch (outcome.kind) {
+      case 'card-expired':
+        return again({ expiration_year: { key: 'error.expired' } });
+      case 'card-refused':
+        return again({ card: { key: 'error.card_refused' } });
+      case 'outdated':
+        return renderNotice(res, deps, account, lang, {
+          ...NOTICES.outdated,
+          parentOrigin: parentOrigin(account, session.return_url),
+          backTo: shopOf(account, session),
+        });
+      case 'stage':
+        return followStage(deps, req, res, account, session, outcome.stage);
     }
-    followStage(deps, req, res, account, session, stage);
   });
 
   // the shopper removes one of its saved cards (docs/checkout.md#saved-cards-for-returning-shoppers); the session's address is the form's capability, as
