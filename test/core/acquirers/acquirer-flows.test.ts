@@ -1,39 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { ManualClock } from '../../../src/core/kernel/clock.js';
 import { ACCOUNT_ID, AUTO_ACCOUNT_ID, MERCHANT_ID, authoriseBody, makeGateway, type TestGateway } from '../../support/gateway.js';
 import { pay, postBatch, ref } from '../../support/operations.js';
 import { authorise, dailyPlan, jobOf } from '../../support/jobs.js';
-import { StripeStub } from '../../support/acquirers/stripe-stub.js';
-import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
 import { faultyStore } from '../../support/faults.js';
 import { CHALLENGE_WINDOW_MS } from '../../../src/core/payments/settle.js';
-import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../support/acquirers/accounts.js';
+import { ADYEN_ENV, ADYEN_HMAC, acquirerMerchants } from '../../support/acquirers/accounts.js';
 import { stripeDelivery } from '../../support/acquirers/deliveries.js';
+import { acquirerStubs } from '../../support/acquirers/stubs-world.js';
 
 /**
  * The /v1 money flows with the account routed to Stripe and to Adyen (docs/connectors.md), each against its stub:
  * what the merchant sees, and what the acquirer's own records show (never two charges or captures).
  */
-const stripe = new StripeStub();
-const adyen = new AdyenStub();
-beforeAll(async () => {
-  await Promise.all([stripe.start(), adyen.start()]);
-});
-afterAll(async () => {
-  await Promise.all([stripe.stop(), adyen.stop()]);
-});
-
-function gateway(code: 'stripe' | 'adyen', name: string): { gw: TestGateway; clock: ManualClock } {
-  const clock = new ManualClock();
-  const gw = makeGateway({
-    name: `acquirer-${code}-${name}`,
-    clock,
-    merchants: acquirerMerchants(code, code === 'stripe' ? stripe.baseUrl : adyen.baseUrl),
-    env: code === 'stripe' ? STRIPE_ENV : ADYEN_ENV,
-  });
-  return { gw, clock };
-}
+const { stripe, adyen, gateway } = acquirerStubs('acquirer');
 
 /** A direct payment on the 3-D Secure test card: the answer, its issuer_url and its transaction. */
 async function challenged(gw: TestGateway): Promise<{ res: request.Response; issuer: URL; transactionId: string }> {

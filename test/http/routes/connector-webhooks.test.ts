@@ -1,40 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import Stripe from 'stripe';
-import { ManualClock } from '../../../src/core/kernel/clock.js';
-import { ACCOUNT_ID, MERCHANT_ID, authoriseBody, makeGateway, type TestGateway } from '../../support/gateway.js';
+import { ACCOUNT_ID, MERCHANT_ID, authoriseBody, type TestGateway } from '../../support/gateway.js';
 import { CARDS } from '../../support/cards.js';
 import { jobOf } from '../../support/jobs.js';
-import { StripeStub } from '../../support/acquirers/stripe-stub.js';
-import { AdyenStub } from '../../support/acquirers/adyen-stub.js';
-import { ADYEN_ENV, ADYEN_HMAC, STRIPE_ENV, acquirerMerchants } from '../../support/acquirers/accounts.js';
+import { ADYEN_HMAC, STRIPE_ENV } from '../../support/acquirers/accounts.js';
 import type { AcquirerJournal } from '../../../src/core/acquirers/journal.js';
 import type { StripeConnector } from '../../../src/connectors/stripe/connector.js';
+import { acquirerStubs } from '../../support/acquirers/stubs-world.js';
 
 /**
  * POST /connectors/stripe/webhook and /connectors/adyen/webhook (docs/connectors.md): verified by the SDKs' own
  * checks, a forged signature refused with 400, an event applied once however often it is sent, an unknown
  * type acknowledged, and a late authorisation result settling the payment's claim.
  */
-const stripe = new StripeStub();
-const adyen = new AdyenStub();
-beforeAll(async () => {
-  await Promise.all([stripe.start(), adyen.start()]);
-});
-afterAll(async () => {
-  await Promise.all([stripe.stop(), adyen.stop()]);
-});
-
-function gateway(code: 'stripe' | 'adyen', name: string): { gw: TestGateway; clock: ManualClock } {
-  const clock = new ManualClock();
-  const gw = makeGateway({
-    name: `webhook-${code}-${name}`,
-    clock,
-    merchants: acquirerMerchants(code, code === 'stripe' ? stripe.baseUrl : adyen.baseUrl),
-    env: code === 'stripe' ? STRIPE_ENV : ADYEN_ENV,
-  });
-  return { gw, clock };
-}
+const { stripe, adyen, gateway } = acquirerStubs('webhook');
 
 const account = (gw: TestGateway) => gw.deps.merchants.find(MERCHANT_ID, ACCOUNT_ID)!;
 
