@@ -63,7 +63,12 @@ function mapped(deps: CoreDeps, account: Account, verified: VerifiedEvent): Acqu
   return refused(`event: ${verified.type} ${verified.id} is not an event the gateway can read (${why})`, 'event');
 }
 
-const PATHS = ['/connectors/:code/webhook', '/connectors/:code/webhook/:account_id', '/connectors/:code/webhook/:merchant_id/:account_id'];
+/** An acquirer's webhook addresses: the shared one, one account's, and one merchant's account. */
+const pathsOf = (code: string) => [
+  `/connectors/${code}/webhook`,
+  `/connectors/${code}/webhook/:account_id`,
+  `/connectors/${code}/webhook/:merchant_id/:account_id`,
+];
 /**
  * POST /connectors/<code>/webhook[/<account_id>] (docs/connectors.md) for each acquirer registered in
  * CoreDeps.acquirers (Stripe, Adyen): each address is one account's, verified with that account's secret only,
@@ -73,21 +78,24 @@ const PATHS = ['/connectors/:code/webhook', '/connectors/:code/webhook/:account_
  */
 export function connectorWebhooksRouter(deps: CoreDeps): Router {
   const router = Router();
-  // the address's acquirer and account, found before the body is read: a post to no account's address costs
-  // nothing more; a code that names no acquirer is not this router's (404)
-  const addressed = (req: Request, res: Response, next: (err?: unknown) => void): void => {
-    const acquirer = deps.acquirers?.get(String(req.params.code));
-    if (!acquirer) return next('route');
-    try {
-      res.locals.webhookAcquirer = acquirer;
-      res.locals.webhookAccount = accountOf(deps, acquirer, req.params as Record<string, string | undefined>);
-      next();
-    } catch (err) {
-      next(err);
-    }
-  };
+  // the address's account, found before the body is read: a post to no account's address costs nothing more
+  const addressed =
+    (acquirer: WebhookAcquirer) =>
+    (req: Request, res: Response, next: (err?: unknown) => void): void => {
+      try {
+        res.locals.webhookAcquirer = acquirer;
+        res.locals.webhookAccount = accountOf(deps, acquirer, req.params as Record<string, string | undefined>);
+        next();
+      } catch (err) {
+        next(err);
+      }
+    };
 
-  router.post(PATHS, addressed, rawBody, async (req: Request, res: Response) => {
+  // one route per registered acquirer (its code in the path as text), so the route table and the OpenAPI
+  // document name each acquirer's addresses; an unregistered code is no route (404)
+  for (const acquirer of deps.acquirers?.values() ?? []) router.post(pathsOf(acquirer.code), addressed(acquirer), rawBody, receive);
+
+  async function receive(req: Request, res: Response): Promise<void> {
     const acquirer = res.locals.webhookAcquirer as WebhookAcquirer;
     const account = res.locals.webhookAccount as Account;
     const webhooks = acquirer.webhooksOf(account);
@@ -114,7 +122,7 @@ export function connectorWebhooksRouter(deps: CoreDeps): Router {
       res.locals.outcome = { events: events.length, result: results.join(',') };
       res.status(200).type('text/plain').send(verified.acknowledgement);
     }
-  });
+  }
 
   return router;
 }
